@@ -1,0 +1,100 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# foliolab build. Variants by variable, each in its own folder:
+#   make                      release (-O2, FL_DEBUG=0)      build/release
+#   make SAN=address,undefined ASan+UBSan (FL_DEBUG=3)        build/asan
+#   make SAN=thread            TSan (FL_DEBUG=2)              build/tsan
+#   make WERROR=1              warnings are errors (CI)
+# Targets: all (default), run, check, check-stress, bench, format, format-check, clean
+
+CC ?= cc
+SAN ?=
+WERROR ?=
+
+ifeq ($(SAN),)
+  VARIANT := release
+  OPT := -O2 -DFL_DEBUG=0
+else ifeq ($(SAN),thread)
+  VARIANT := tsan
+  OPT := -O1 -g -DFL_DEBUG=2 -fsanitize=thread
+else
+  VARIANT := asan
+  OPT := -O1 -g -DFL_DEBUG=3 -fsanitize=$(SAN) -fno-sanitize-recover=all
+endif
+
+B := build/$(VARIANT)
+WARN := -Wall -Wextra -Wpedantic -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
+        -Wformat=2 -Wvla -Wundef
+ifneq ($(WERROR),)
+  WARN += -Werror
+endif
+CPPFLAGS := -D_GNU_SOURCE -Iinclude -Isrc
+CFLAGS := -std=gnu11 $(OPT) -g -fno-omit-frame-pointer -fvisibility=hidden -pthread -MMD -MP $(WARN) $(EXTRA_CFLAGS)
+LDFLAGS := -pthread $(filter -fsanitize=%,$(OPT))
+LDLIBS := -lm
+
+LIB_SRCS := $(wildcard src/platform/*.c src/mm/*.c src/target/*.c src/workloads/*.c)
+CLI_SRCS := $(wildcard src/cli/*.c)
+TEST_SRCS := $(wildcard tests/unit/*.c tests/whitebox/*.c tests/stress/*.c)
+BENCH_SRCS := $(wildcard bench/*.c)
+
+LIB_OBJS := $(LIB_SRCS:%.c=$(B)/%.o)
+CLI_OBJS := $(CLI_SRCS:%.c=$(B)/%.o)
+LIB := $(B)/libfoliolab.a
+PROG := $(B)/foliolab
+TESTS := $(TEST_SRCS:tests/%.c=$(B)/tests/%)
+STRESS_TESTS := $(filter $(B)/tests/stress/%,$(TESTS))
+BENCHES := $(BENCH_SRCS:bench/%.c=$(B)/bench/%)
+SCRIPT_TESTS := $(wildcard tests/cli/*.sh)
+
+.PHONY: all run check check-stress bench format format-check clean
+all: $(PROG) foliolab
+
+# ./foliolab is the release program (or whatever variant was built last)
+foliolab: $(PROG)
+	ln -sf $(PROG) foliolab
+
+$(B)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
+
+$(LIB): $(LIB_OBJS)
+	@mkdir -p $(dir $@)
+	rm -f $@
+	ar rcs $@ $^
+
+$(PROG): $(CLI_OBJS) $(LIB)
+	$(CC) $(LDFLAGS) -o $@ $(CLI_OBJS) $(LIB) $(LDLIBS)
+
+$(B)/tests/%: tests/%.c $(LIB) tests/harness.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) -Itests $(CFLAGS) -o $@ $< $(LIB) $(LDLIBS)
+
+$(B)/bench/%: bench/%.c $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(LIB) $(LDLIBS)
+
+# The default job: the LRU-cache policies side by side on the seed's
+# microbenchmark with 16K mTHP.
+run: $(PROG)
+	$(PROG) compare lru-microbench --threads 2 --loops 200 --mthp 16K=always \
+		--lru-cache=order0,max16,pages31
+
+check: $(TESTS) $(PROG)
+	FOLIOLAB=$(abspath $(PROG)) prove --exec tests/tap-run $(TESTS) $(SCRIPT_TESTS)
+
+check-stress: $(STRESS_TESTS)
+	prove --exec tests/tap-run $(STRESS_TESTS)
+
+bench: $(BENCHES)
+	@for b in $(BENCHES); do $$b || exit 1; done
+
+FORMAT_FILES := $(shell find src include tests bench -name '*.[ch]' 2>/dev/null)
+format:
+	clang-format -i $(FORMAT_FILES)
+format-check:
+	clang-format --dry-run -Werror $(FORMAT_FILES)
+
+clean:
+	rm -rf build foliolab
+
+-include $(LIB_OBJS:.o=.d) $(CLI_OBJS:.o=.d)

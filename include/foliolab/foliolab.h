@@ -1,0 +1,177 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * foliolab.h - the public API: run a workload on a target and get one
+ * result record back (counters under /proc/vmstat and sysfs names, lock
+ * statistics in perf lock's columns, times, workload metrics).
+ *
+ * This header is self-contained and uses only the C standard library, so
+ * the CLI, tests and other programs can include it alone.
+ *
+ * Conventions in this file: functions return 0 or a negative errno; a
+ * char *err buffer receives a one-line message on failure; growable
+ * arrays (counters, locks) are owned by the record and freed with it.
+ */
+#ifndef FOLIOLAB_FOLIOLAB_H
+#define FOLIOLAB_FOLIOLAB_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#ifndef FL_API
+#define FL_API __attribute__((visibility("default")))
+#endif
+
+#define FL_NAME_MAX 80
+#define FL_VALUE_MAX 48
+#define FL_MAX_KNOBS 48
+#define FL_MAX_PARAMS 16
+#define FL_MAX_METRICS 16
+
+struct fl_counter {
+	char name[FL_NAME_MAX];
+	int64_t value;
+};
+
+struct fl_counters {
+	struct fl_counter *v;
+	int nr;
+	int cap;
+};
+
+struct fl_lock_stat_row {
+	char name[FL_NAME_MAX]; /* lock class, e.g. "lruvec->lru_lock" */
+	char site[FL_NAME_MAX]; /* kernel function that took it */
+	char kind[16];		/* spinlock, mutex, local_lock, rwsem:R, rwsem:W */
+	uint64_t acquired;
+	uint64_t contended;
+	uint64_t wait_total_ns;
+	uint64_t wait_max_ns;
+	uint64_t wait_min_ns;
+};
+
+struct fl_locks {
+	struct fl_lock_stat_row *v;
+	int nr;
+	int cap;
+};
+
+/* A sysfs-style setting, e.g. "transparent_hugepage/hugepages-16kB/enabled". */
+struct fl_knob {
+	char name[FL_NAME_MAX];
+	char value[FL_VALUE_MAX];
+};
+
+struct fl_knobs {
+	struct fl_knob v[FL_MAX_KNOBS];
+	int nr;
+};
+
+struct fl_param {
+	char name[32];
+	char value[FL_VALUE_MAX];
+};
+
+struct fl_metric {
+	char name[32];
+	char unit[16];
+	double value;
+};
+
+/* What to run: a workload, a target, the machine and the knobs to apply. */
+struct fl_config {
+	char workload[32];
+	char target[16];     /* "model" */
+	uint64_t mem_bytes;  /* 0: sized for the workload */
+	int nodes;	     /* 0: 1 */
+	int cpus;	     /* 0: one per workload thread */
+	struct fl_knobs knobs; /* applied in order before the run */
+	struct fl_param params[FL_MAX_PARAMS];
+	int nr_params;
+	bool progress;	/* progress line on stderr for runs over 2 s */
+	const char *label; /* optional name of this configuration in a compare */
+};
+
+struct fl_result {
+	char workload[32];
+	char target[16];
+	char label[64];
+	struct fl_param params[FL_MAX_PARAMS];
+	int nr_params;
+	struct fl_knobs knobs; /* every setting in force during the run */
+	uint64_t mem_bytes;
+	int nodes;
+	int cpus;
+	double wall_s;
+	double user_s;
+	double sys_s;
+	struct fl_counters counters; /* deltas over the run, all names */
+	struct fl_locks locks;
+	struct fl_metric metrics[FL_MAX_METRICS];
+	int nr_metrics;
+	int status; /* 0 ok, else the run failed (see error) */
+	char error[256];
+};
+
+/* counters */
+FL_API int fl_counters_set(struct fl_counters *c, const char *name, int64_t value);
+FL_API const struct fl_counter *fl_counters_find(const struct fl_counters *c,
+						 const char *name);
+FL_API int64_t fl_counters_get(const struct fl_counters *c, const char *name);
+FL_API void fl_counters_free(struct fl_counters *c);
+FL_API int fl_locks_add(struct fl_locks *l, const struct fl_lock_stat_row *row);
+FL_API const struct fl_lock_stat_row *fl_locks_find(const struct fl_locks *l,
+						    const char *cls, const char *site);
+FL_API void fl_locks_free(struct fl_locks *l);
+
+/* config helpers */
+FL_API void fl_config_init(struct fl_config *cfg, const char *workload);
+FL_API int fl_config_set_knob(struct fl_config *cfg, const char *name, const char *value);
+FL_API int fl_config_set_param(struct fl_config *cfg, const char *name, const char *value);
+FL_API const char *fl_config_param(const struct fl_config *cfg, const char *name);
+
+/* workloads */
+struct fl_workload_param_info {
+	const char *name;
+	const char *def;
+	const char *help;
+};
+
+struct fl_workload_info {
+	const char *name;
+	const char *summary;
+	const struct fl_workload_param_info *params; /* NULL-name terminated */
+};
+
+FL_API int fl_workload_count(void);
+FL_API const struct fl_workload_info *fl_workload_get(int i);
+FL_API const struct fl_workload_info *fl_workload_find(const char *name);
+
+/**
+ * fl_validate() - check a configuration without running it.
+ * Return: 0, or -EINVAL with a one-line message in @err.
+ */
+FL_API int fl_validate(const struct fl_config *cfg, char *err, size_t errlen);
+
+/**
+ * fl_run() - run @cfg and fill @res.
+ * Return: 0 when the run completed (res->status says whether it passed its
+ * checks), -EINVAL for bad input (message in @err), other -errno when the
+ * target could not be started.
+ */
+FL_API int fl_run(const struct fl_config *cfg, struct fl_result *res, char *err,
+		  size_t errlen);
+FL_API void fl_result_free(struct fl_result *res);
+FL_API const char *fl_result_param(const struct fl_result *res, const char *name);
+FL_API const struct fl_metric *fl_result_metric(const struct fl_result *res,
+						const char *name);
+
+/* output */
+FL_API int fl_result_write_json(FILE *f, const struct fl_result *res, int nr);
+
+/* sizes: "16M", "4G", "2048K", "4096" (bytes) */
+FL_API int fl_parse_size(const char *s, uint64_t *out);
+FL_API void fl_format_size(uint64_t bytes, char *buf, size_t len);
+
+#endif /* FOLIOLAB_FOLIOLAB_H */

@@ -1,0 +1,78 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * help.c - --help texts; docs/foliolab-*.md say the same at length.
+ *
+ * Conventions in this file: one function per subcommand.
+ */
+#include <stdio.h>
+#include "cli.h"
+
+void help_main(FILE *f)
+{
+	fputs("usage: foliolab <command> [arguments]\n"
+	      "\n"
+	      "A userspace model of the Linux kernel's large-folio memory management.\n"
+	      "\n"
+	      "commands:\n"
+	      "  list                     the workloads and their options\n"
+	      "  run WORKLOAD [options]   run one configuration and report it\n"
+	      "  compare WORKLOAD [opts]  run several configurations side by side\n"
+	      "  help [run|compare|list]  this text, or a command's\n"
+	      "\n"
+	      "Each command takes --help. Exit status: 0 ok, 1 a run failed, 2 bad input.\n",
+	      f);
+}
+
+void help_list(FILE *f)
+{
+	fputs("usage: foliolab list\n"
+	      "\n"
+	      "Print every workload with its options and their defaults.\n",
+	      f);
+}
+
+void help_run(FILE *f, bool compare)
+{
+	if (compare)
+		fputs("usage: foliolab compare WORKLOAD [options]\n"
+		      "\n"
+		      "Run WORKLOAD once per configuration and print one table: a column per\n"
+		      "configuration and a ratio column against the first. The configurations\n"
+		      "are every combination of the lists given to --lru-cache and --mthp:\n"
+		      "  --lru-cache=order0,max16,pages31    one configuration per policy\n"
+		      "  --mthp 4K,16K,64K                   one per size (that size always,\n"
+		      "                                      every other never; 4K = none)\n",
+		      f);
+	else
+		fputs("usage: foliolab run WORKLOAD [options]\n"
+		      "\n"
+		      "Run WORKLOAD once and report the time, the counters that changed\n"
+		      "(/proc/vmstat names), the mTHP stats per size and the lock table in\n"
+		      "perf lock's columns.\n",
+		      f);
+	fputs("\n"
+	      "machine:\n"
+	      "  --mem SIZE                 simulated memory (default: sized for the workload)\n"
+	      "  --nodes N                  NUMA nodes, 1..8 (default 1)\n"
+	      "  --cpus N                   model CPUs (default: one per workload thread)\n"
+	      "  --target model             where to run (the host target comes later)\n"
+	      "THP and mTHP (sysfs names and defaults of the host kernel):\n"
+	      "  --thp-enabled always|madvise|never     transparent_hugepage/enabled (madvise)\n"
+	      "  --mthp 16K=always,64K=never            hugepages-<N>kB/enabled, per size\n"
+	      "  --mthp 16K                             16K always, every other size never\n"
+	      "  --knob NAME=VALUE                      any knob, e.g.\n"
+	      "                                         transparent_hugepage/use_zero_page=0\n"
+	      "per-CPU LRU cache:\n"
+	      "  --lru-cache order0|max16|pages31       which folios may stay cached (pages31)\n"
+	      "      order0   only order-0 folios; a large folio flushes the batch at once\n"
+	      "      max16    folios of up to 16 pages (the 2023 proposal); 31-folio batches\n"
+	      "      pages31  folios of < 31 pages; a batch flushes once it holds > 31 pages\n"
+	      "  --lru-cache-folio-pages N  cache folios of fewer than N pages (1..1024)\n"
+	      "  --lru-cache-batch-pages M  flush a batch holding more than M pages (0: no cap)\n"
+	      "  --lru-add-free-dead on|off free folios already dead in an lru_add batch\n"
+	      "                             without putting them on the LRU (7.x; off = 6.18)\n"
+	      "output:\n"
+	      "  --json FILE                the result record(s) as JSON\n"
+	      "workload options: see `foliolab list`, e.g. --threads 2 --loops 100 --size 16M\n",
+	      f);
+}

@@ -1,0 +1,179 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * main.c - the foliolab command: list, run, compare, help.
+ *
+ * Every configuration is validated before the first one runs, and the
+ * JSON file is written to a temporary name and renamed only when all runs
+ * finished, so bad input leaves nothing behind. Exit status: 0 success,
+ * 1 a run failed its checks, 2 bad input.
+ *
+ * Conventions in this file: errors print "foliolab: <one line>" to stderr.
+ */
+#include <errno.h>
+#include <libgen.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "cli.h"
+
+static int usage_error(const char *msg)
+{
+	fprintf(stderr, "foliolab: %s\n", msg);
+	return 2;
+}
+
+static bool wants_help(int argc, char **argv)
+{
+	int i;
+
+	for (i = 1; i < argc; i++)
+		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h"))
+			return true;
+	return false;
+}
+
+static int cmd_list(int argc, char **argv)
+{
+	int i;
+
+	if (wants_help(argc, argv)) {
+		help_list(stdout);
+		return 0;
+	}
+	if (argc > 1) {
+		fprintf(stderr, "foliolab: list takes no arguments (got '%s')\n", argv[1]);
+		return 2;
+	}
+	for (i = 0; i < fl_workload_count(); i++) {
+		const struct fl_workload_info *wi = fl_workload_get(i);
+		const struct fl_workload_param_info *p;
+
+		printf("%-16s %s\n", wi->name, wi->summary);
+		for (p = wi->params; p->name; p++)
+			printf("    --%-12s %-8s %s\n", p->name, p->def, p->help);
+	}
+	return 0;
+}
+
+static int check_json_path(const char *path, char *err, size_t len)
+{
+	char buf[4096], *dir;
+
+	if (!*path) {
+		snprintf(err, len, "--json: empty file name");
+		return -EINVAL;
+	}
+	snprintf(buf, sizeof(buf), "%s", path);
+	dir = dirname(buf);
+	if (access(dir, W_OK) != 0) {
+		snprintf(err, len, "--json %s: cannot write in %s (%s)", path, dir, strerror(errno));
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int write_json(const char *path, const struct fl_result *res, int n)
+{
+	char tmp[4200];
+	FILE *f;
+
+	snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", path, (long)getpid());
+	f = fopen(tmp, "w");
+	if (!f) {
+		fprintf(stderr, "foliolab: --json %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	if (fl_result_write_json(f, res, n) || fclose(f) || rename(tmp, path)) {
+		fprintf(stderr, "foliolab: --json %s: %s\n", path, strerror(errno));
+		unlink(tmp);
+		return -1;
+	}
+	return 0;
+}
+
+static int cmd_run(int argc, char **argv)
+{
+	static struct cli_opts o;
+	static struct fl_config cfgs[CLI_MAX_CONFIGS];
+	static char labels[CLI_MAX_CONFIGS][64];
+	struct fl_result *res;
+	bool compare = !strcmp(argv[0], "compare");
+	char err[512];
+	int i, n, status = 0;
+
+	if (wants_help(argc, argv)) {
+		help_run(stdout, compare);
+		return 0;
+	}
+	if (cli_parse(argc, argv, &o, err, sizeof(err)))
+		return usage_error(err);
+	n = cli_configs(&o, cfgs, labels, CLI_MAX_CONFIGS, err, sizeof(err));
+	if (n < 0)
+		return usage_error(err);
+	for (i = 0; i < n; i++) {
+		cfgs[i].progress = isatty(STDERR_FILENO);
+		if (fl_validate(&cfgs[i], err, sizeof(err)))
+			return usage_error(err);
+	}
+	if (o.json && check_json_path(o.json, err, sizeof(err)))
+		return usage_error(err);
+	res = calloc((size_t)n, sizeof(*res));
+	if (!res)
+		return usage_error("out of memory");
+	for (i = 0; i < n; i++) {
+		int ret = fl_run(&cfgs[i], &res[i], err, sizeof(err));
+
+		if (ret) {
+			fprintf(stderr, "foliolab: %s\n", err);
+			status = ret == -EINVAL ? 2 : 1;
+			n = i;
+			goto out;
+		}
+		if (res[i].status)
+			status = 1;
+	}
+	if (compare)
+		report_compare(stdout, res, n);
+	else
+		report_run(stdout, &res[0]);
+	if (o.json && write_json(o.json, res, n))
+		status = 1;
+out:
+	for (i = 0; i < n; i++)
+		fl_result_free(&res[i]);
+	free(res);
+	return status;
+}
+
+int main(int argc, char **argv)
+{
+	const char *cmd;
+
+	if (argc < 2) {
+		help_main(stderr);
+		return 2;
+	}
+	cmd = argv[1];
+	if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h")) {
+		help_main(stdout);
+		return 0;
+	}
+	if (!strcmp(cmd, "help")) {
+		if (argc > 2 && !strcmp(argv[2], "list"))
+			help_list(stdout);
+		else if (argc > 2 && (!strcmp(argv[2], "run") || !strcmp(argv[2], "compare")))
+			help_run(stdout, !strcmp(argv[2], "compare"));
+		else if (argc > 2)
+			return usage_error("help: accepted topics are list, run, compare");
+		else
+			help_main(stdout);
+		return 0;
+	}
+	if (!strcmp(cmd, "list"))
+		return cmd_list(argc - 1, argv + 1);
+	if (!strcmp(cmd, "run") || !strcmp(cmd, "compare"))
+		return cmd_run(argc - 1, argv + 1);
+	fprintf(stderr, "foliolab: unknown command '%s'; accepted: list, run, compare, help\n", cmd);
+	return 2;
+}

@@ -1,0 +1,387 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * options.c - command-line options to configurations.
+ *
+ * Machine and policy options are known here; any other --NAME VALUE is a
+ * workload parameter, which the workload itself checks. In `compare`,
+ * --lru-cache and --mthp may hold lists; the configurations are every
+ * combination of their entries, in order.
+ *
+ * --mthp grammar: comma-separated SIZE=POLICY settings (one configuration,
+ * e.g. 16K=always,64K=never), or comma-separated bare sizes, each meaning
+ * "that size always, every other size never" (4K: every size never), one
+ * configuration per size.
+ *
+ * Conventions in this file: errors fill @err with one line naming the
+ * option, what was wrong and what is accepted, and return -EINVAL.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "cli.h"
+
+#define THP "transparent_hugepage/"
+
+static const char *const policy_names[] = { "order0", "max16", "pages31" };
+
+static int size_order(const char *s, int *order)
+{
+	uint64_t bytes;
+	char buf[32];
+	size_t n = strlen(s);
+	int o;
+
+	if (n >= sizeof(buf))
+		return -EINVAL;
+	memcpy(buf, s, n + 1);
+	/* "16kB" and "16KB" as sysfs spells them */
+	if (n > 2 && (buf[n - 1] == 'B' || buf[n - 1] == 'b') && isalpha((unsigned char)buf[n - 2]))
+		buf[n - 1] = '\0';
+	if (fl_parse_size(buf, &bytes))
+		return -EINVAL;
+	for (o = 0; o <= 9; o++) {
+		if ((4096ull << o) == bytes && o != 1) {
+			*order = o;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+static void knob_for_order(int order, char *buf, size_t len)
+{
+	snprintf(buf, len, THP "hugepages-%llukB/enabled", (4096ull << order) / 1024);
+}
+
+/**
+ * cli_apply_mthp() - turn one --mthp configuration into knobs of @cfg.
+ * @allow_list: accept a single bare size only when false.
+ */
+int cli_apply_mthp(struct fl_config *cfg, const char *spec, bool allow_list, char *err,
+		   size_t len)
+{
+	char buf[96], *tok, *save = NULL, name[FL_NAME_MAX];
+	int bare = 0, set = 0, order, o;
+
+	(void)allow_list;
+	if (strlen(spec) >= sizeof(buf)) {
+		snprintf(err, len, "--mthp %s: too long", spec);
+		return -EINVAL;
+	}
+	snprintf(buf, sizeof(buf), "%s", spec);
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		char *eq = strchr(tok, '=');
+		const char *pol = "always";
+
+		if (eq) {
+			*eq = '\0';
+			pol = eq + 1;
+			set++;
+		} else {
+			bare++;
+		}
+		if (size_order(tok, &order) || (eq && order == 0)) {
+			snprintf(err, len, "--mthp %s: '%s' is not an mTHP size; accepted 16K, 32K, 64K, 128K, 256K, 512K, 1M, 2M%s",
+				 spec, tok, eq ? "" : " (or 4K: base pages only)");
+			return -EINVAL;
+		}
+		if (strcmp(pol, "always") && strcmp(pol, "inherit") && strcmp(pol, "madvise") &&
+		    strcmp(pol, "never")) {
+			snprintf(err, len, "--mthp %s: policy '%s' for %s is not one of always, inherit, madvise, never",
+				 spec, pol, tok);
+			return -EINVAL;
+		}
+		if (bare && set) {
+			snprintf(err, len, "--mthp %s: mix of SIZE and SIZE=POLICY; use one form", spec);
+			return -EINVAL;
+		}
+		if (bare > 1) {
+			snprintf(err, len, "--mthp %s: several sizes are several configurations; use compare", spec);
+			return -EINVAL;
+		}
+		if (!eq) {
+			for (o = 2; o <= 9; o++) {
+				knob_for_order(o, name, sizeof(name));
+				fl_config_set_knob(cfg, name, "never");
+			}
+			if (order == 0)
+				continue;
+		}
+		knob_for_order(order, name, sizeof(name));
+		if (fl_config_set_knob(cfg, name, pol)) {
+			snprintf(err, len, "too many knobs");
+			return -EINVAL;
+		}
+	}
+	if (!bare && !set) {
+		snprintf(err, len, "--mthp: empty; accepted e.g. 16K=always,64K=never or 16K");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int parse_int(const char *opt, const char *v, long lo, long hi, long *out, char *err,
+		     size_t len)
+{
+	char *end;
+	long n;
+
+	errno = 0;
+	n = strtol(v, &end, 10);
+	if (!*v || *end || errno || n < lo || n > hi) {
+		snprintf(err, len, "%s %s: accepted a whole number %ld..%ld", opt, v, lo, hi);
+		return -EINVAL;
+	}
+	*out = n;
+	return 0;
+}
+
+static int split_list(const char *opt, const char *v, char (*out)[16], int max, int *nr,
+		      char *err, size_t len)
+{
+	char buf[128], *tok, *save = NULL;
+	size_t i;
+
+	snprintf(buf, sizeof(buf), "%s", v);
+	*nr = 0;
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		for (i = 0; i < sizeof(policy_names) / sizeof(policy_names[0]); i++)
+			if (!strcmp(tok, policy_names[i]))
+				break;
+		if (i == sizeof(policy_names) / sizeof(policy_names[0])) {
+			snprintf(err, len, "%s %s: '%s' is not one of order0, max16, pages31", opt, v, tok);
+			return -EINVAL;
+		}
+		if (*nr == max) {
+			snprintf(err, len, "%s %s: at most %d entries", opt, v, max);
+			return -EINVAL;
+		}
+		snprintf(out[(*nr)++], 16, "%s", tok);
+	}
+	if (!*nr) {
+		snprintf(err, len, "%s: empty; accepted order0, max16, pages31", opt);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static bool mthp_is_list(const char *v)
+{
+	return !strchr(v, '=') && strchr(v, ',');
+}
+
+static int split_mthp_list(const char *v, struct cli_opts *o, char *err, size_t len)
+{
+	char buf[256], *tok, *save = NULL;
+
+	snprintf(buf, sizeof(buf), "%s", v);
+	o->nr_mthp = 0;
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		int order;
+
+		if (size_order(tok, &order)) {
+			snprintf(err, len, "--mthp %s: '%s' is not a size; accepted 4K, 16K, 32K, 64K, 128K, 256K, 512K, 1M, 2M",
+				 v, tok);
+			return -EINVAL;
+		}
+		if (o->nr_mthp == 8) {
+			snprintf(err, len, "--mthp %s: at most 8 sizes", v);
+			return -EINVAL;
+		}
+		snprintf(o->mthp[o->nr_mthp++], sizeof(o->mthp[0]), "%s", tok);
+	}
+	return 0;
+}
+
+/**
+ * cli_parse() - parse "run|compare WORKLOAD [options]".
+ * @argv: argv[0] is the subcommand.
+ */
+int cli_parse(int argc, char **argv, struct cli_opts *o, char *err, size_t len)
+{
+	bool compare = !strcmp(argv[0], "compare");
+	int i;
+
+	memset(o, 0, sizeof(*o));
+	o->cmd = argv[0];
+	if (argc < 2 || argv[1][0] == '-') {
+		char names[128] = "";
+
+		for (i = 0; i < fl_workload_count(); i++) {
+			strncat(names, i ? ", " : "", sizeof(names) - strlen(names) - 1);
+			strncat(names, fl_workload_get(i)->name, sizeof(names) - strlen(names) - 1);
+		}
+		snprintf(err, len, "%s needs a workload first; accepted: %s", argv[0], names);
+		return -EINVAL;
+	}
+	o->workload = argv[1];
+	fl_config_init(&o->base, argv[1]);
+	if (!fl_workload_find(argv[1])) {
+		char names[128] = "";
+
+		for (i = 0; i < fl_workload_count(); i++) {
+			strncat(names, i ? ", " : "", sizeof(names) - strlen(names) - 1);
+			strncat(names, fl_workload_get(i)->name, sizeof(names) - strlen(names) - 1);
+		}
+		snprintf(err, len, "unknown workload '%s'; accepted: %s", argv[1], names);
+		return -EINVAL;
+	}
+	for (i = 2; i < argc; i++) {
+		char optbuf[64];
+		const char *arg = argv[i], *val, *eq;
+		size_t n;
+		long num;
+		uint64_t size;
+
+		if (strncmp(arg, "--", 2) != 0 || !arg[2]) {
+			snprintf(err, len, "unexpected argument '%s'; options look like --name VALUE", arg);
+			return -EINVAL;
+		}
+		eq = strchr(arg, '=');
+		n = eq ? (size_t)(eq - arg) : strlen(arg);
+		if (n >= sizeof(optbuf)) {
+			snprintf(err, len, "option '%.40s...' is too long", arg);
+			return -EINVAL;
+		}
+		memcpy(optbuf, arg, n);
+		optbuf[n] = '\0';
+		if (eq) {
+			val = eq + 1;
+		} else if (i + 1 < argc) {
+			val = argv[++i];
+		} else {
+			snprintf(err, len, "%s needs a value", optbuf);
+			return -EINVAL;
+		}
+		if (!strcmp(optbuf, "--mem")) {
+			if (fl_parse_size(val, &size) || !size) {
+				snprintf(err, len, "--mem %s: accepted a size such as 512M, 4G or 256G", val);
+				return -EINVAL;
+			}
+			o->base.mem_bytes = size;
+		} else if (!strcmp(optbuf, "--nodes")) {
+			if (parse_int(optbuf, val, 1, 8, &num, err, len))
+				return -EINVAL;
+			o->base.nodes = (int)num;
+		} else if (!strcmp(optbuf, "--cpus")) {
+			if (parse_int(optbuf, val, 1, 1024, &num, err, len))
+				return -EINVAL;
+			o->base.cpus = (int)num;
+		} else if (!strcmp(optbuf, "--target")) {
+			if (strcmp(val, "model")) {
+				snprintf(err, len, "--target %s: accepted model (the host target comes next)", val);
+				return -EINVAL;
+			}
+			snprintf(o->base.target, sizeof(o->base.target), "%s", val);
+		} else if (!strcmp(optbuf, "--json")) {
+			o->json = val;
+		} else if (!strcmp(optbuf, "--mthp")) {
+			if (mthp_is_list(val)) {
+				if (!compare) {
+					snprintf(err, len, "--mthp %s: several sizes are several configurations; use compare",
+						 val);
+					return -EINVAL;
+				}
+				if (split_mthp_list(val, o, err, len))
+					return -EINVAL;
+			} else {
+				if (cli_apply_mthp(&o->base, val, false, err, len))
+					return -EINVAL;
+			}
+		} else if (!strcmp(optbuf, "--thp-enabled")) {
+			if (strcmp(val, "always") && strcmp(val, "madvise") && strcmp(val, "never")) {
+				snprintf(err, len, "--thp-enabled %s: accepted always, madvise, never", val);
+				return -EINVAL;
+			}
+			fl_config_set_knob(&o->base, THP "enabled", val);
+		} else if (!strcmp(optbuf, "--lru-cache")) {
+			if (split_list(optbuf, val, o->lru_cache, 8, &o->nr_lru_cache, err, len))
+				return -EINVAL;
+			if (!compare && o->nr_lru_cache > 1) {
+				snprintf(err, len, "--lru-cache %s: several policies are several configurations; use compare",
+					 val);
+				return -EINVAL;
+			}
+		} else if (!strcmp(optbuf, "--lru-cache-folio-pages")) {
+			if (parse_int(optbuf, val, 1, 1024, &num, err, len))
+				return -EINVAL;
+			fl_config_set_knob(&o->base, "foliolab/lru_cache_folio_pages", val);
+		} else if (!strcmp(optbuf, "--lru-cache-batch-pages")) {
+			if (parse_int(optbuf, val, 0, 254, &num, err, len))
+				return -EINVAL;
+			fl_config_set_knob(&o->base, "foliolab/lru_cache_batch_pages", val);
+		} else if (!strcmp(optbuf, "--lru-add-free-dead")) {
+			if (strcmp(val, "on") && strcmp(val, "off")) {
+				snprintf(err, len, "--lru-add-free-dead %s: accepted on, off", val);
+				return -EINVAL;
+			}
+			fl_config_set_knob(&o->base, "foliolab/lru_add_free_dead", val);
+		} else if (!strcmp(optbuf, "--knob")) {
+			const char *e = strchr(val, '=');
+			char name[FL_NAME_MAX];
+
+			if (!e || e == val || (size_t)(e - val) >= sizeof(name)) {
+				snprintf(err, len, "--knob %s: accepted NAME=VALUE, e.g. transparent_hugepage/enabled=always",
+					 val);
+				return -EINVAL;
+			}
+			memcpy(name, val, (size_t)(e - val));
+			name[e - val] = '\0';
+			fl_config_set_knob(&o->base, name, e + 1);
+		} else {
+			if (fl_config_set_param(&o->base, optbuf + 2, val)) {
+				snprintf(err, len, "too many options");
+				return -EINVAL;
+			}
+		}
+	}
+	if (compare && o->nr_lru_cache < 2 && o->nr_mthp < 2) {
+		snprintf(err, len, "compare needs a list to compare: --lru-cache=order0,pages31 or --mthp 4K,16K");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/**
+ * cli_configs() - the configurations to run: the product of the lists.
+ * Return: how many, or -EINVAL.
+ */
+int cli_configs(const struct cli_opts *o, struct fl_config *cfgs, char labels[][64], int max,
+		char *err, size_t len)
+{
+	int nl = o->nr_lru_cache ? o->nr_lru_cache : 1;
+	int nm = o->nr_mthp ? o->nr_mthp : 1;
+	int i, j, k, n = 0;
+
+	if (nl * nm > max) {
+		snprintf(err, len, "%d configurations; at most %d", nl * nm, max);
+		return -EINVAL;
+	}
+	for (i = 0; i < nm; i++) {
+		for (j = 0; j < nl; j++) {
+			struct fl_config *c = &cfgs[n];
+
+			*c = o->base;
+			c->knobs.nr = 0;
+			labels[n][0] = '\0';
+			if (o->nr_lru_cache)
+				fl_config_set_knob(c, "foliolab/lru_cache", o->lru_cache[j]);
+			if (o->nr_mthp && cli_apply_mthp(c, o->mthp[i], false, err, len))
+				return -EINVAL;
+			for (k = 0; k < o->base.knobs.nr; k++)
+				fl_config_set_knob(c, o->base.knobs.v[k].name, o->base.knobs.v[k].value);
+			if (o->nr_mthp)
+				snprintf(labels[n], 64, "%s", o->mthp[i]);
+			if (o->nr_lru_cache && o->nr_lru_cache > 1)
+				snprintf(labels[n] + strlen(labels[n]), 64 - strlen(labels[n]), "%s%s",
+					 labels[n][0] ? "/" : "", o->lru_cache[j]);
+			if (!labels[n][0])
+				snprintf(labels[n], 64, "%s", o->nr_lru_cache ? o->lru_cache[j] : "run");
+			c->label = labels[n];
+			n++;
+		}
+	}
+	return n;
+}

@@ -1,0 +1,393 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * internal.h - what the mm/ files share among themselves (mm/internal.h
+ * in the kernel). Nothing outside src/mm and src/target/model.c includes it.
+ *
+ * Conventions in this file: prototypes are grouped under the file that
+ * defines them; lock ranks (outermost first) feed the debug witness.
+ */
+#ifndef FL_MM_INTERNAL_H
+#define FL_MM_INTERNAL_H
+
+#include <errno.h>
+#include "mm_types.h"
+#include "folio.h"
+#include "folio_batch.h"
+#include "vmstat.h"
+#include <foliolab/foliolab.h>
+
+
+/* Lock ranks: a lock may only be taken while holding lower-ranked ones. */
+enum {
+	FL_RANK_DRAIN_MUTEX = 10,
+	FL_RANK_MMAP_LOCK = 20,
+	FL_RANK_PAGE_TABLE_LOCK = 30,
+	FL_RANK_PMD_PTL = 38,
+	FL_RANK_PTE_PTL = 40,
+	FL_RANK_LOCAL_LOCK = 50,
+	FL_RANK_LOCAL_LOCK_IRQ = 51,
+	FL_RANK_LRU = 60,
+	FL_RANK_DEFERRED_SPLIT = 65,
+	FL_RANK_PCP = 70,
+	FL_RANK_ZONE = 80,
+	FL_RANK_PGTABLE_POOL = 90,
+};
+
+/* page_alloc.c */
+extern unsigned long fl__fail_page_alloc_orders;
+int fl__page_alloc_init(unsigned long nr_pages, int nr_nodes);
+void fl__page_alloc_exit(void);
+struct page *__alloc_pages(gfp_t gfp, unsigned int order, int nid);
+struct page *alloc_pages(gfp_t gfp, unsigned int order);
+struct folio *folio_alloc(gfp_t gfp, unsigned int order);
+void __free_pages(struct page *page, unsigned int order);
+void free_frozen_pages(struct page *page, unsigned int order);
+void free_unref_folios(struct folio_batch *folios);
+void drain_all_pages(struct zone *zone);
+long fl__page_alloc_check(char *msg, size_t len);
+unsigned long fl__nr_free_pages(void);
+
+/* vmscan.c */
+void fl__lruvec_init(struct lruvec *lruvec, struct pglist_data *pgdat);
+void lruvec_add_folio(struct lruvec *lruvec, struct folio *folio);
+void lruvec_add_folio_tail(struct lruvec *lruvec, struct folio *folio);
+void lruvec_del_folio(struct lruvec *lruvec, struct folio *folio);
+bool folio_isolate_lru(struct folio *folio);
+/**
+ * fl__lruvec_validate() - walk every list and compare with the counters.
+ * Return: true when each list's pages equal its nr_pages and every folio
+ * on a list has PG_lru and belongs there.
+ */
+bool fl__lruvec_validate(struct lruvec *lruvec, char *msg, size_t len);
+
+static inline struct lruvec *folio_lruvec(const struct folio *folio)
+{
+	return &folio_pgdat(folio)->__lruvec;
+}
+
+static inline enum lru_list folio_lru_list(const struct folio *folio)
+{
+	enum lru_list lru;
+
+	if (folio_test_unevictable(folio))
+		return LRU_UNEVICTABLE;
+	lru = folio_test_swapbacked(folio) ? LRU_INACTIVE_ANON : LRU_INACTIVE_FILE;
+	if (folio_test_active(folio))
+		lru += LRU_ACTIVE;
+	return lru;
+}
+
+/**
+ * folio_lruvec_relock_irqsave() - hold @folio's lruvec lock, keeping the
+ * one already held in *@lruvecp when it is the same lruvec.
+ * @site: the caller's lock site, so the table names the real caller.
+ */
+static inline void folio_lruvec_relock_irqsave(struct folio *folio,
+					       struct lruvec **lruvecp,
+					       struct fl_lock_site *site)
+{
+	struct lruvec *lruvec = folio_lruvec(folio);
+
+	if (*lruvecp == lruvec)
+		return;
+	if (*lruvecp)
+		spin_unlock(&(*lruvecp)->lru_lock);
+	fl_spin_lock_at(&lruvec->lru_lock, site);
+	*lruvecp = lruvec;
+}
+
+static inline void lruvec_unlock_irqrestore(struct lruvec *lruvec)
+{
+	spin_unlock(&lruvec->lru_lock);
+}
+
+/* swap.c */
+struct lru_cache_policy {
+	unsigned int folio_pages; /* a folio may stay cached if nr_pages < this */
+	unsigned int batch_pages; /* flush once a batch holds more; 0: no cap */
+};
+extern struct lru_cache_policy fl__lru_cache_policy;
+extern bool fl__lru_add_free_dead;
+int fl__swap_init(void);
+void fl__swap_exit(void);
+
+static inline bool folio_may_be_lru_cached(const struct folio *folio)
+{
+	return folio_nr_pages(folio) < fl__lru_cache_policy.folio_pages;
+}
+
+/**
+ * folio_batch_add_lru_cache() - append @folio and count its pages.
+ * Return: 0 when the batch must be flushed now (slots full, or more pages
+ * than the policy's batch cap), else the slots left.
+ */
+static inline unsigned int folio_batch_add_lru_cache(struct folio_batch *fb,
+						     struct folio *folio)
+{
+	unsigned long pages = fb->nr_pages + folio_nr_pages(folio);
+	unsigned int cap = fl__lru_cache_policy.batch_pages;
+
+	fb->nr_pages = (unsigned char)(pages > 255 ? 255 : pages);
+	if (!folio_batch_add(fb, folio))
+		return 0;
+	if (cap && fb->nr_pages > cap)
+		return 0;
+	return folio_batch_space(fb);
+}
+
+typedef void (*move_fn_t)(struct lruvec *lruvec, struct folio *folio);
+void folio_batch_move_lru(struct folio_batch *fbatch, move_fn_t move_fn);
+void folio_add_lru(struct folio *folio);
+struct vm_area_struct;
+void folio_add_lru_vma(struct folio *folio, struct vm_area_struct *vma);
+void folio_rotate_reclaimable(struct folio *folio);
+void folio_activate(struct folio *folio);
+void deactivate_file_folio(struct folio *folio);
+void folio_deactivate(struct folio *folio);
+void folio_mark_lazyfree(struct folio *folio);
+void folio_mark_accessed(struct folio *folio);
+void lru_add_drain_cpu(int cpu);
+void lru_add_drain(void);
+void lru_add_drain_all(void);
+void lru_cache_disable(void);
+void lru_cache_enable(void);
+bool lru_cache_disabled(void);
+void folios_put_refs(struct folio_batch *folios, unsigned int *refs);
+static inline void folios_put(struct folio_batch *folios)
+{
+	folios_put_refs(folios, NULL);
+}
+/* test access: the CPU's batches */
+struct folio_batch *fl__cpu_lru_add_batch(int cpu);
+unsigned int fl__cpu_batches_count(int cpu);
+
+/* swap_state.c */
+struct encoded_page;
+void free_pages_and_swap_cache(struct encoded_page **pages, int nr);
+
+/* rmap.c */
+#define RMAP_EXCLUSIVE 0x1
+void folio_add_new_anon_rmap(struct folio *folio, struct vm_area_struct *vma,
+			     unsigned long address, int flags, bool pmd);
+void folio_add_anon_rmap_ptes(struct folio *folio, struct page *page, int nr,
+			      struct vm_area_struct *vma);
+void folio_remove_rmap_ptes(struct folio *folio, struct page *page, int nr,
+			    struct vm_area_struct *vma);
+void folio_remove_rmap_pmd(struct folio *folio, struct page *page,
+			   struct vm_area_struct *vma);
+
+/* huge_memory.c */
+struct fl_thp_knobs {
+	int enabled; /* TRANSPARENT_HUGEPAGE_{NEVER,MADVISE,ALWAYS} */
+	unsigned long orders_always;
+	unsigned long orders_inherit;
+	unsigned long orders_madvise;
+	bool use_zero_page;
+	bool shrink_underused;
+	int defrag;
+};
+enum { THP_NEVER, THP_MADVISE, THP_ALWAYS };
+#define THP_ORDERS_ALL_ANON (((1ul << (PMD_ORDER + 1)) - 1) & ~3ul)
+extern struct fl_thp_knobs fl__thp;
+void fl__thp_knobs_default(void);
+int fl__thp_knob_set(const char *name, const char *value, char *err, size_t len);
+int fl__thp_knob_get(const char *name, char *buf, size_t len);
+unsigned long thp_vma_allowable_orders(struct vm_area_struct *vma,
+				       unsigned long vm_flags, unsigned long orders);
+bool thp_vma_suitable_order(struct vm_area_struct *vma, unsigned long addr, int order);
+struct vm_fault;
+int do_huge_pmd_anonymous_page(struct vm_fault *vmf);
+struct mmu_gather;
+int zap_huge_pmd(struct mmu_gather *tlb, struct vm_area_struct *vma,
+		 struct pgtable *pmdt, int idx, unsigned long addr);
+void __split_huge_pmd(struct vm_area_struct *vma, struct pgtable *pmdt, int idx,
+		      unsigned long haddr);
+void deferred_split_folio(struct folio *folio, bool partially_mapped);
+void folio_unqueue_deferred_split(struct folio *folio);
+
+/* memory.c */
+#define VM_FAULT_OOM 0x1
+#define VM_FAULT_SIGSEGV 0x2
+#define VM_FAULT_FALLBACK 0x4
+#define VM_FAULT_RETRY 0x8
+#define VM_FAULT_ERROR (VM_FAULT_OOM | VM_FAULT_SIGSEGV)
+#define FAULT_FLAG_WRITE 0x1
+
+struct vm_fault {
+	struct vm_area_struct *vma;
+	unsigned long address; /* page aligned */
+	unsigned int flags;
+	struct pgtable *pmdt; /* the PMD table */
+	int pmd_idx;
+	/*
+	 * The faulting access itself: a handler that maps the page may do it
+	 * under the page-table lock and set done, sparing "hardware" the
+	 * retry walk. NULL tag: no access to complete.
+	 */
+	uint64_t *tag;
+	bool done;
+};
+
+/* Complete the faulting access on frame @pfn (page-table lock held). */
+static inline void vmf_access(struct vm_fault *vmf, unsigned long pfn)
+{
+	if (!vmf->tag)
+		return;
+	if (vmf->flags & FAULT_FLAG_WRITE)
+		page_tag_set(pfn, *vmf->tag);
+	else
+		*vmf->tag = page_tag(pfn);
+	vmf->done = true;
+}
+
+pteval_t *fl__pte_lookup(struct mm_struct *mm, unsigned long addr,
+			 struct pgtable **ptetp);
+int handle_mm_fault(struct vm_area_struct *vma, unsigned long address,
+		    unsigned int flags, uint64_t *tag, bool *done);
+struct pgtable *fl__pgtable_alloc(struct mm_struct *mm, int level);
+void fl__pgtable_free(struct mm_struct *mm, struct pgtable *t);
+void fl__pgtable_pool_init(struct mm_struct *mm);
+void fl__pgtable_pool_destroy(struct mm_struct *mm);
+struct zap_details {
+	bool reclaim_pt;
+};
+void unmap_page_range(struct mmu_gather *tlb, struct vm_area_struct *vma,
+		      unsigned long addr, unsigned long end,
+		      const struct zap_details *details);
+void free_pgtables(struct mmu_gather *tlb, struct mm_struct *mm,
+		   unsigned long addr, unsigned long end, unsigned long floor,
+		   unsigned long ceiling);
+int fl__mm_access(struct mm_struct *mm, unsigned long addr, bool write,
+		  uint64_t *tag);
+
+/* mmu_gather.c */
+#define MMU_GATHER_BUNDLE 8
+#define MAX_GATHER_BATCH ((PAGE_SIZE - 2 * sizeof(void *)) / sizeof(void *))
+#define MAX_GATHER_BATCH_COUNT (10000ul / MAX_GATHER_BATCH)
+#define MAX_NR_FOLIOS_PER_FREE 512
+
+struct mmu_gather_batch {
+	struct mmu_gather_batch *next;
+	unsigned int nr;
+	unsigned int max;
+	struct page *desc; /* the frame this batch page was allocated as */
+	struct encoded_page **encoded_pages; /* local: __pages; else after the header */
+};
+
+struct mmu_gather {
+	struct mm_struct *mm;
+	bool fullmm;
+	unsigned int batch_count;
+	struct mmu_gather_batch *active;
+	struct mmu_gather_batch local;
+	struct encoded_page *__pages[MMU_GATHER_BUNDLE];
+	unsigned long start, end; /* range needing a TLB flush */
+	struct pgtable *freed_tables; /* page tables to free after the flush */
+};
+
+void tlb_gather_mmu(struct mmu_gather *tlb, struct mm_struct *mm, bool fullmm);
+void tlb_finish_mmu(struct mmu_gather *tlb);
+void tlb_flush_mmu(struct mmu_gather *tlb);
+bool __tlb_remove_folio_pages(struct mmu_gather *tlb, struct page *page,
+			      unsigned int nr_pages, bool delay_rmap);
+void tlb_remove_table(struct mmu_gather *tlb, struct pgtable *t);
+
+/* ENCODED_PAGE bits in the low bits of an entry (pages are 64-byte aligned) */
+#define ENCODED_PAGE_BIT_DELAY_RMAP 1ul
+#define ENCODED_PAGE_BIT_NR_PAGES_NEXT 2ul
+#define ENCODED_PAGE_BITS 3ul
+
+static inline struct encoded_page *encode_page(struct page *page, unsigned long flags)
+{
+	return (struct encoded_page *)((unsigned long)page | flags);
+}
+
+static inline struct page *encoded_page_ptr(struct encoded_page *p)
+{
+	return (struct page *)((unsigned long)p & ~ENCODED_PAGE_BITS);
+}
+
+static inline unsigned long encoded_page_flags(struct encoded_page *p)
+{
+	return (unsigned long)p & ENCODED_PAGE_BITS;
+}
+
+static inline struct encoded_page *encode_nr_pages(unsigned long nr)
+{
+	return (struct encoded_page *)(nr << 2);
+}
+
+static inline unsigned long encoded_nr_pages(struct encoded_page *p)
+{
+	return (unsigned long)p >> 2;
+}
+
+/* mmap.c */
+struct mm_struct *mm_alloc(int id);
+void mmput(struct mm_struct *mm);
+void exit_mmap(struct mm_struct *mm);
+int fl__do_mmap(struct mm_struct *mm, unsigned long len, unsigned long vm_flags,
+		unsigned long *addr);
+int do_munmap(struct mm_struct *mm, unsigned long start, unsigned long len);
+struct vm_area_struct *lock_vma_under_rcu(struct mm_struct *mm, unsigned long addr);
+void vma_end_read(struct vm_area_struct *vma);
+struct vm_area_struct *find_vma(struct mm_struct *mm, unsigned long addr);
+int fl__split_vma(struct mm_struct *mm, struct vm_area_struct *vma,
+		  unsigned long addr);
+void vma_start_write(struct vm_area_struct *vma);
+void vma_end_write(struct vm_area_struct *vma);
+void mm_vmas_begin_change(struct mm_struct *mm);
+void mm_vmas_end_change(struct mm_struct *mm);
+int fl__mm_nr_vmas(struct mm_struct *mm);
+struct vm_area_struct *fl__mm_vma(struct mm_struct *mm, int i);
+int64_t fl__mm_counter(struct mm_struct *mm, int member);
+
+static inline unsigned long vma_start(const struct vm_area_struct *vma)
+{
+	return READ_ONCE(vma->vm_start);
+}
+
+static inline unsigned long vma_end(const struct vm_area_struct *vma)
+{
+	return READ_ONCE(vma->vm_end);
+}
+
+static inline bool vma_is_anonymous(const struct vm_area_struct *vma)
+{
+	(void)vma;
+	return true; /* file mappings come with the page cache */
+}
+
+/* madvise.c */
+#define MADV_NORMAL 0
+#define MADV_DONTNEED 4
+#define MADV_FREE 8
+#define MADV_COLD 20
+#define MADV_PAGEOUT 21
+#define MADV_HUGEPAGE 14
+#define MADV_NOHUGEPAGE 15
+#define MADV_COLLAPSE 25
+int do_madvise(struct mm_struct *mm, unsigned long start, size_t len, int behavior);
+
+/* vmstat.c */
+int fl__vmstat_init(void);
+void fl__vmstat_exit(void);
+int fl__vmstat_snapshot(struct fl_counters *c);
+int64_t fl__mthp_stat_sum(int order, enum mthp_stat_item item);
+int64_t fl__fl_stat_sum(enum fl_stat_item item);
+int64_t fl__vm_event_sum(enum vm_event_item item);
+int64_t fl__node_stat_sum(enum node_stat_item item);
+
+/* mm_init.c */
+struct fl_mm_config {
+	unsigned long nr_pages;
+	int nr_nodes;
+	int nr_cpus;
+};
+int fl__mm_boot(const struct fl_mm_config *cfg, char *err, size_t len);
+void fl__mm_shutdown(void);
+int fl__mm_knob_set(const char *name, const char *value, char *err, size_t len);
+int fl__mm_knobs_read(struct fl_knobs *out);
+long fl__mm_quiesce_and_check(char *msg, size_t len);
+
+#endif /* FL_MM_INTERNAL_H */

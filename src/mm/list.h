@@ -1,0 +1,85 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * list.h - circular doubly linked lists, as include/linux/list.h offers
+ * them (our own implementation of the same interface).
+ *
+ * Conventions in this file: @head is the list anchor, @entry a member.
+ */
+#ifndef FL_MM_LIST_H
+#define FL_MM_LIST_H
+
+#include "../platform/compiler.h"
+
+struct list_head {
+	struct list_head *next, *prev;
+};
+
+#define LIST_HEAD_INIT(name) { &(name), &(name) }
+
+static inline void INIT_LIST_HEAD(struct list_head *l)
+{
+	l->next = l;
+	l->prev = l;
+}
+
+static inline void list_insert_between(struct list_head *entry,
+				       struct list_head *prev,
+				       struct list_head *next)
+{
+	next->prev = entry;
+	entry->next = next;
+	entry->prev = prev;
+	prev->next = entry;
+}
+
+static inline void list_add(struct list_head *entry, struct list_head *head)
+{
+	list_insert_between(entry, head, head->next);
+}
+
+static inline void list_add_tail(struct list_head *entry, struct list_head *head)
+{
+	list_insert_between(entry, head->prev, head);
+}
+
+static inline void list_del(struct list_head *entry)
+{
+	entry->next->prev = entry->prev;
+	entry->prev->next = entry->next;
+	entry->next = NULL;
+	entry->prev = NULL;
+}
+
+static inline void list_del_init(struct list_head *entry)
+{
+	entry->next->prev = entry->prev;
+	entry->prev->next = entry->next;
+	INIT_LIST_HEAD(entry);
+}
+
+static inline bool list_empty(const struct list_head *head)
+{
+	return head->next == head;
+}
+
+static inline void list_move(struct list_head *entry, struct list_head *head)
+{
+	list_del(entry);
+	list_add(entry, head);
+}
+
+static inline void list_move_tail(struct list_head *entry, struct list_head *head)
+{
+	list_del(entry);
+	list_add_tail(entry, head);
+}
+
+#define list_entry(ptr, type, member) container_of(ptr, type, member)
+#define list_first_entry(head, type, member) list_entry((head)->next, type, member)
+#define list_last_entry(head, type, member) list_entry((head)->prev, type, member)
+#define list_for_each(pos, head) for ((pos) = (head)->next; (pos) != (head); (pos) = (pos)->next)
+#define list_for_each_safe(pos, n, head)                                       \
+	for ((pos) = (head)->next, (n) = (pos)->next; (pos) != (head);         \
+	     (pos) = (n), (n) = (pos)->next)
+
+#endif /* FL_MM_LIST_H */

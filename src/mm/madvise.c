@@ -1,0 +1,227 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * madvise.c - MADV_DONTNEED, MADV_FREE, MADV_COLD, MADV_HUGEPAGE and
+ * MADV_NOHUGEPAGE (mm/madvise.c in the kernel).
+ *
+ * DONTNEED zaps the range through one mmu_gather for the whole call and
+ * frees PTE tables it leaves empty (CONFIG_PT_RECLAIM). FREE marks
+ * exclusive anon folios lazy-free: it clears their PTEs' young and dirty
+ * bits and queues them on the lru_lazyfree batch. COLD clears the young
+ * bits and queues active folios for deactivation. (NO)HUGEPAGE split the
+ * VMAs at the range ends and set or clear the flag.
+ *
+ * Not modelled yet: splitting a large folio that a FREE or COLD range
+ * covers only in part (the kernel tries split_folio(); here the folio is
+ * skipped, as when that split fails), PAGEOUT (needs reclaim) and
+ * COLLAPSE (needs khugepaged): both return -EOPNOTSUPP.
+ *
+ * Conventions in this file: [start, end) is page aligned; ranges with
+ * holes are applied to the mapped parts and return -ENOMEM, as Linux does.
+ */
+#include "internal.h"
+#include "pgtable.h"
+
+/* Walk the PTEs of @vma in [addr, end) for FREE or COLD under each ptl. */
+static void madvise_lru_range(struct vm_area_struct *vma, unsigned long addr,
+			      unsigned long end, bool lazyfree)
+{
+	FL_LOCK_SITE(site);
+	FL_LOCK_SITE(site_pmd);
+	struct mm_struct *mm = vma->vm_mm;
+
+	while (addr < end) {
+		unsigned long next = ALIGN_DOWN(addr, PMD_SIZE) + PMD_SIZE;
+		pteval_t *pmdslot, pmdv, v;
+		struct pgtable *pmdt, *ptet;
+		struct folio *folio;
+
+		if (next > end)
+			next = end;
+		pmdt = NULL;
+		if (entry_is_table(entry_load(&mm->pgd->e[pgd_index(addr)]))) {
+			struct pgtable *pudt = entry_table(entry_load(&mm->pgd->e[pgd_index(addr)]));
+
+			v = entry_load(&pudt->e[pud_index(addr)]);
+			if (entry_is_table(v))
+				pmdt = entry_table(v);
+		}
+		if (!pmdt) {
+			addr = next;
+			continue;
+		}
+		pmdslot = &pmdt->e[pmd_index(addr)];
+		pmdv = entry_load(pmdslot);
+		if (pmd_trans_huge(pmdv)) {
+			/* only a range covering the whole THP acts on it */
+			if (IS_ALIGNED(addr, PMD_SIZE) && next - addr == PMD_SIZE) {
+				fl_spin_lock_at(&pmdt->ptl, &site_pmd);
+				v = entry_load(pmdslot);
+				if (pmd_trans_huge(v)) {
+					folio = pfn_folio(pte_pfn(v));
+					entry_store(pmdslot, v & ~(_PAGE_ACCESSED | _PAGE_DIRTY));
+					if (lazyfree) {
+						folio_clear_dirty(folio);
+						folio_mark_lazyfree(folio);
+					} else {
+						folio_clear_referenced(folio);
+						folio_deactivate(folio);
+					}
+				}
+				spin_unlock(&pmdt->ptl);
+			}
+			addr = next;
+			continue;
+		}
+		if (!entry_is_table(pmdv)) {
+			addr = next;
+			continue;
+		}
+		ptet = entry_table(pmdv);
+		fl_spin_lock_at(&ptet->ptl, &site);
+		if (entry_load(pmdslot) != pmdv) {
+			spin_unlock(&ptet->ptl);
+			continue; /* the table went away under us: look again */
+		}
+		while (addr < next) {
+			pteval_t *slot = &ptet->e[pte_index(addr)];
+			unsigned long nr, i, fpfn;
+
+			v = READ_ONCE(*slot);
+			if (!(v & _PAGE_PRESENT) || (v & _PAGE_SPECIAL)) {
+				addr += PAGE_SIZE;
+				continue;
+			}
+			folio = pfn_folio(pte_pfn(v));
+			nr = folio_nr_pages(folio);
+			fpfn = folio_pfn(folio);
+			if (folio_test_large(folio)) {
+				unsigned long fstart = addr - (pte_pfn(v) - fpfn) * PAGE_SIZE;
+
+				/* partly covered, or mapped elsewhere too: skip it */
+				if (fstart < ALIGN_DOWN(addr, PMD_SIZE) || fstart < addr ||
+				    fstart + nr * PAGE_SIZE > next ||
+				    (unsigned long)folio_mapcount(folio) != nr) {
+					addr += PAGE_SIZE;
+					continue;
+				}
+			} else if (folio_mapcount(folio) != 1) {
+				addr += PAGE_SIZE;
+				continue;
+			}
+			for (i = 0; i < nr; i++)
+				__atomic_fetch_and(&slot[i], ~(_PAGE_ACCESSED |
+						   (lazyfree ? _PAGE_DIRTY : 0)),
+						   __ATOMIC_RELAXED);
+			if (lazyfree) {
+				folio_clear_dirty(folio);
+				folio_mark_lazyfree(folio);
+			} else {
+				folio_clear_referenced(folio);
+				folio_clear_young(folio);
+				folio_deactivate(folio);
+			}
+			addr += nr * PAGE_SIZE;
+		}
+		spin_unlock(&ptet->ptl);
+	}
+}
+
+static int madvise_vma_flags(struct mm_struct *mm, unsigned long start,
+			     unsigned long end, int behavior)
+{
+	int i, ret = 0;
+	unsigned long covered = 0;
+
+	for (i = 0; i < mm->nr_vmas; i++) {
+		struct vm_area_struct *vma = mm->vmas[i];
+
+		if (vma->vm_end <= start || vma->vm_start >= end)
+			continue;
+		if (vma->vm_start < start) {
+			ret = fl__split_vma(mm, vma, start);
+			if (ret)
+				return ret;
+			continue; /* the upper half comes next */
+		}
+		if (vma->vm_end > end) {
+			ret = fl__split_vma(mm, vma, end);
+			if (ret)
+				return ret;
+		}
+		vma_start_write(vma);
+		if (behavior == MADV_HUGEPAGE)
+			vma->vm_flags = (vma->vm_flags & ~VM_NOHUGEPAGE) | VM_HUGEPAGE;
+		else
+			vma->vm_flags = (vma->vm_flags & ~VM_HUGEPAGE) | VM_NOHUGEPAGE;
+		vma_end_write(vma);
+		covered += vma->vm_end - vma->vm_start;
+	}
+	return covered == end - start ? 0 : -ENOMEM;
+}
+
+/**
+ * do_madvise() - apply @behavior to [@start, @start + @len).
+ * Return: 0, -EINVAL (misaligned start, unknown advice, locked VMA),
+ * -ENOMEM (part of the range is unmapped), -EOPNOTSUPP (not modelled).
+ */
+int do_madvise(struct mm_struct *mm, unsigned long start, size_t len, int behavior)
+{
+	struct mmu_gather tlb;
+	struct zap_details details = { .reclaim_pt = true };
+	unsigned long end, covered = 0;
+	int i, ret = 0;
+
+	if (!IS_ALIGNED(start, PAGE_SIZE))
+		return -EINVAL;
+	end = start + ALIGN_UP(len, PAGE_SIZE);
+	if (end < start)
+		return -EINVAL;
+	switch (behavior) {
+	case MADV_DONTNEED:
+	case MADV_FREE:
+	case MADV_COLD:
+		break;
+	case MADV_HUGEPAGE:
+	case MADV_NOHUGEPAGE:
+		if (end == start)
+			return 0;
+		down_write(&mm->mmap_lock);
+		ret = madvise_vma_flags(mm, start, end, behavior);
+		up_write(&mm->mmap_lock);
+		return ret;
+	case MADV_PAGEOUT:
+	case MADV_COLLAPSE:
+		return -EOPNOTSUPP;
+	default:
+		return -EINVAL;
+	}
+	if (end == start)
+		return 0;
+	down_read(&mm->mmap_lock);
+	if (behavior != MADV_DONTNEED)
+		lru_add_drain();
+	tlb_gather_mmu(&tlb, mm, false);
+	for (i = 0; i < mm->nr_vmas; i++) {
+		struct vm_area_struct *vma = mm->vmas[i];
+		unsigned long s, e;
+
+		if (vma->vm_end <= start || vma->vm_start >= end)
+			continue;
+		s = vma->vm_start > start ? vma->vm_start : start;
+		e = vma->vm_end < end ? vma->vm_end : end;
+		if (vma->vm_flags & VM_LOCKED) {
+			ret = -EINVAL;
+			break;
+		}
+		if (behavior == MADV_DONTNEED)
+			unmap_page_range(&tlb, vma, s, e, &details);
+		else
+			madvise_lru_range(vma, s, e, behavior == MADV_FREE);
+		covered += e - s;
+	}
+	tlb_finish_mmu(&tlb);
+	up_read(&mm->mmap_lock);
+	if (!ret && covered != end - start)
+		ret = -ENOMEM;
+	return ret;
+}

@@ -1,0 +1,802 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * memory.c - page tables, anonymous faults and zapping (mm/memory.c in the
+ * kernel).
+ *
+ * Four levels of 512-entry tables. Upper levels are populated under
+ * mm->page_table_lock; a PTE table is installed under its PMD table's lock
+ * and its entries change under its own lock (split page-table locks).
+ * "Hardware" (fl__mm_access) walks the tables without locks, as a CPU's
+ * page walker does, and faults when a translation is missing or does not
+ * allow the access.
+ *
+ * An anonymous write fault picks the largest mTHP order that is enabled,
+ * naturally aligned inside the VMA, and whose PTEs are all none, falls back
+ * order by order when allocation fails, maps the folio with one PTE per
+ * page and queues it on the LRU through the lru_add cache (under the PTE
+ * lock, as the kernel does). A read fault maps the shared zero page.
+ *
+ * Zapping clears PTEs run by run (one run per large folio), hands the pages
+ * to an mmu_gather and, for MADV_DONTNEED, frees PTE tables left empty
+ * (CONFIG_PT_RECLAIM).
+ *
+ * Conventions in this file: "slot" is a pointer to an entry; @pmdt is a PMD
+ * table and @idx an index in it; entries are read with acquire and written
+ * with release, so a walker that sees a table sees it initialised.
+ */
+#include <string.h>
+#include "internal.h"
+#include "pgtable.h"
+
+static const struct fl_lock_class pte_ptl_class = {
+	.name = "pte->ptl", .rank = FL_RANK_PTE_PTL, .kind = FL_LOCK_SPIN
+};
+static const struct fl_lock_class pmd_ptl_class = {
+	.name = "pmd->ptl", .rank = FL_RANK_PMD_PTL, .kind = FL_LOCK_SPIN
+};
+static const struct fl_lock_class pgtable_pool_class = {
+	.name = "mm->pgtable_pool_lock", .rank = FL_RANK_PGTABLE_POOL,
+	.kind = FL_LOCK_SPIN
+};
+
+static inline pteval_t vma_pte_prot(const struct vm_area_struct *vma)
+{
+	pteval_t prot = _PAGE_PRESENT | _PAGE_ACCESSED;
+
+	if (vma->vm_flags & VM_WRITE)
+		prot |= _PAGE_RW | _PAGE_DIRTY;
+	return prot;
+}
+
+/* ---- page-table pages ---- */
+
+/**
+ * fl__pgtable_alloc() - a zeroed table for @level, backed by a frame from
+ * the page allocator (counted in nr_page_table_pages).
+ * Return: the table or NULL.
+ */
+struct pgtable *fl__pgtable_alloc(struct mm_struct *mm, int level)
+{
+	FL_LOCK_SITE(site);
+	struct page *desc = alloc_pages(GFP_KERNEL, 0);
+	struct pgtable *t;
+
+	if (!desc)
+		return NULL;
+	fl_spin_lock_at(&mm->pool_lock, &site);
+	t = mm->pgtable_pool;
+	if (t)
+		mm->pgtable_pool = t->next_free;
+	spin_unlock(&mm->pool_lock);
+	if (!t) {
+		t = fl_aligned_alloc(PAGE_SIZE, sizeof(*t));
+		if (!t) {
+			__free_pages(desc, 0);
+			return NULL;
+		}
+		t->deposit = NULL;
+		fl_spin_lock_init(&t->ptl, &pte_ptl_class);
+	}
+	memset(t->e, 0, sizeof(t->e));
+	t->ptl.cls = level == 1 ? &pmd_ptl_class : &pte_ptl_class;
+	t->desc = desc;
+	t->level = level;
+	t->next_free = NULL;
+	if (level == 1 && !t->deposit) {
+		t->deposit = fl_calloc(PTRS_PER_TABLE, sizeof(*t->deposit));
+		if (!t->deposit) {
+			fl__pgtable_free(mm, t);
+			return NULL;
+		}
+	}
+	fl_set_bit(PG_table, &desc->flags);
+	desc->private = (unsigned long)t;
+	mod_node_page_state(NODE_DATA(page_to_nid(desc)), NR_PAGETABLE, 1);
+	return t;
+}
+
+/* Give the frame back; keep the host memory in the mm's pool. */
+void fl__pgtable_free(struct mm_struct *mm, struct pgtable *t)
+{
+	FL_LOCK_SITE(site);
+	struct page *desc = t->desc;
+
+	if (desc) {
+		mod_node_page_state(NODE_DATA(page_to_nid(desc)), NR_PAGETABLE, -1);
+		fl_clear_bit(PG_table, &desc->flags);
+		desc->private = 0;
+		__free_pages(desc, 0);
+		t->desc = NULL;
+	}
+	fl_spin_lock_at(&mm->pool_lock, &site);
+	t->next_free = mm->pgtable_pool;
+	mm->pgtable_pool = t;
+	spin_unlock(&mm->pool_lock);
+}
+
+void fl__pgtable_pool_destroy(struct mm_struct *mm)
+{
+	while (mm->pgtable_pool) {
+		struct pgtable *t = mm->pgtable_pool;
+
+		mm->pgtable_pool = t->next_free;
+		fl_free(t->deposit);
+		fl_free(t);
+	}
+}
+
+void fl__pgtable_pool_init(struct mm_struct *mm)
+{
+	fl_spin_lock_init(&mm->pool_lock, &pgtable_pool_class);
+	mm->pgtable_pool = NULL;
+}
+
+/* Populate an upper-level slot if empty; return the table it points to. */
+static struct pgtable *table_alloc_slot(struct mm_struct *mm, pteval_t *slot,
+					int level)
+{
+	FL_LOCK_SITE(site);
+	pteval_t v = entry_load(slot);
+	struct pgtable *new;
+
+	if (entry_is_table(v))
+		return entry_table(v);
+	new = fl__pgtable_alloc(mm, level);
+	if (!new)
+		return NULL;
+	fl_spin_lock_at(&mm->page_table_lock, &site);
+	if (!entry_load(slot)) {
+		entry_store(slot, table_entry(new));
+		new = NULL;
+	}
+	spin_unlock(&mm->page_table_lock);
+	if (new)
+		fl__pgtable_free(mm, new);
+	return entry_table(entry_load(slot));
+}
+
+/* Install a PTE table under the PMD table's lock (pmd_install). */
+static int pte_alloc(struct mm_struct *mm, struct pgtable *pmdt, int idx)
+{
+	FL_LOCK_SITE(site);
+	struct pgtable *new;
+
+	if (entry_load(&pmdt->e[idx]))
+		return 0;
+	new = fl__pgtable_alloc(mm, 0);
+	if (!new)
+		return -ENOMEM;
+	fl_spin_lock_at(&pmdt->ptl, &site);
+	if (!entry_load(&pmdt->e[idx])) {
+		entry_store(&pmdt->e[idx], table_entry(new));
+		new = NULL;
+	}
+	spin_unlock(&pmdt->ptl);
+	if (new)
+		fl__pgtable_free(mm, new);
+	return 0;
+}
+
+/*
+ * Lock the PTE table @pmdt[@idx] points to and check it still does (a
+ * racing PT reclaim may have freed it). Return: the locked table or NULL.
+ */
+static struct pgtable *pte_offset_map_lock(struct pgtable *pmdt, int idx,
+					   struct fl_lock_site *site)
+{
+	pteval_t v = entry_load(&pmdt->e[idx]);
+	struct pgtable *ptet;
+
+	if (!entry_is_table(v))
+		return NULL;
+	ptet = entry_table(v);
+	fl_spin_lock_at(&ptet->ptl, site);
+	if (entry_load(&pmdt->e[idx]) != v) {
+		spin_unlock(&ptet->ptl);
+		return NULL;
+	}
+	return ptet;
+}
+
+/* Walk to the PMD table for @addr without allocating; NULL if absent. */
+static struct pgtable *walk_pmd_table(struct mm_struct *mm, unsigned long addr)
+{
+	pteval_t v = entry_load(&mm->pgd->e[pgd_index(addr)]);
+	struct pgtable *pudt;
+
+	if (!entry_is_table(v))
+		return NULL;
+	pudt = entry_table(v);
+	v = entry_load(&pudt->e[pud_index(addr)]);
+	if (!entry_is_table(v))
+		return NULL;
+	return entry_table(v);
+}
+
+/**
+ * fl__pte_lookup() - the PTE slot for @addr, or NULL if no PTE table maps it.
+ * @ptetp: receives the PTE table. For tests and validators.
+ */
+pteval_t *fl__pte_lookup(struct mm_struct *mm, unsigned long addr,
+			 struct pgtable **ptetp)
+{
+	struct pgtable *pmdt = walk_pmd_table(mm, addr);
+	pteval_t v;
+
+	if (!pmdt)
+		return NULL;
+	v = entry_load(&pmdt->e[pmd_index(addr)]);
+	if (!entry_is_table(v))
+		return NULL;
+	if (ptetp)
+		*ptetp = entry_table(v);
+	return &entry_table(v)->e[pte_index(addr)];
+}
+
+/* ---- anonymous faults ---- */
+
+static unsigned long highest_order(unsigned long orders)
+{
+	return orders ? 63ul - (unsigned long)__builtin_clzl(orders) : 0;
+}
+
+static unsigned long next_order(unsigned long *orders, unsigned long prev)
+{
+	*orders &= ~(1ul << prev);
+	return highest_order(*orders);
+}
+
+static bool pte_range_none(pteval_t *pte, int nr)
+{
+	int i;
+
+	for (i = 0; i < nr; i++)
+		if (READ_ONCE(pte[i]))
+			return false;
+	return true;
+}
+
+/* Keep the orders whose aligned block around @addr lies inside @vma. */
+static unsigned long thp_vma_suitable_orders(struct vm_area_struct *vma,
+					     unsigned long addr,
+					     unsigned long orders)
+{
+	unsigned long order = highest_order(orders);
+
+	while (orders) {
+		if (thp_vma_suitable_order(vma, addr, (int)order))
+			break;
+		order = next_order(&orders, order);
+	}
+	return orders;
+}
+
+static struct folio *alloc_anon_folio(struct vm_fault *vmf, struct pgtable *ptet)
+{
+	struct vm_area_struct *vma = vmf->vma;
+	unsigned long orders, order, addr;
+	struct folio *folio;
+
+	orders = thp_vma_allowable_orders(vma, vma->vm_flags, (1ul << PMD_ORDER) - 1);
+	orders = thp_vma_suitable_orders(vma, vmf->address, orders);
+	if (!orders)
+		goto fallback;
+	/* the largest order whose whole aligned range of PTEs is still none */
+	order = highest_order(orders);
+	while (orders) {
+		addr = ALIGN_DOWN(vmf->address, PAGE_SIZE << order);
+		if (pte_range_none(&ptet->e[pte_index(addr)], 1 << order))
+			break;
+		order = next_order(&orders, order);
+	}
+	while (orders) {
+		folio = folio_alloc(GFP_TRANSHUGE | __GFP_ZERO, (unsigned int)order);
+		if (folio)
+			return folio;
+		count_mthp_stat((int)order, MTHP_STAT_ANON_FAULT_FALLBACK);
+		order = next_order(&orders, order);
+	}
+fallback:
+	return folio_alloc(GFP_HIGHUSER_MOVABLE | __GFP_ZERO, 0);
+}
+
+static int do_anonymous_page(struct vm_fault *vmf)
+{
+	FL_LOCK_SITE(site);
+	struct vm_area_struct *vma = vmf->vma;
+	struct mm_struct *mm = vma->vm_mm;
+	struct pgtable *ptet;
+	struct folio *folio;
+	unsigned long addr, i, nr, pfn;
+	pteval_t prot;
+
+	if (pte_alloc(mm, vmf->pmdt, vmf->pmd_idx))
+		return VM_FAULT_OOM;
+	if (!entry_is_table(entry_load(&vmf->pmdt->e[vmf->pmd_idx])))
+		return 0; /* a huge PMD raced in: retry */
+
+	if (!(vmf->flags & FAULT_FLAG_WRITE) && READ_ONCE(fl__thp.use_zero_page)) {
+		ptet = pte_offset_map_lock(vmf->pmdt, vmf->pmd_idx, &site);
+		if (!ptet)
+			return 0;
+		i = (unsigned long)pte_index(vmf->address);
+		if (!READ_ONCE(ptet->e[i])) {
+			entry_store(&ptet->e[i], pfn_pte(fl__zero_pfn, _PAGE_PRESENT |
+							       _PAGE_SPECIAL |
+							       _PAGE_ACCESSED));
+			vmf_access(vmf, fl__zero_pfn);
+		}
+		spin_unlock(&ptet->ptl);
+		return 0;
+	}
+
+	ptet = entry_table(entry_load(&vmf->pmdt->e[vmf->pmd_idx]));
+	folio = alloc_anon_folio(vmf, ptet);
+	if (!folio)
+		return VM_FAULT_OOM;
+	nr = folio_nr_pages(folio);
+	addr = ALIGN_DOWN(vmf->address, nr * PAGE_SIZE);
+
+	ptet = pte_offset_map_lock(vmf->pmdt, vmf->pmd_idx, &site);
+	if (!ptet)
+		goto release;
+	if (!pte_range_none(&ptet->e[pte_index(addr)], (int)nr)) {
+		spin_unlock(&ptet->ptl);
+		goto release;
+	}
+	if (nr > 1)
+		folio_ref_add(folio, (int)nr - 1); /* one reference per PTE */
+	add_mm_counter(mm, MM_ANONPAGES, (long)nr);
+	count_mthp_stat((int)folio_order(folio), MTHP_STAT_ANON_FAULT_ALLOC);
+	folio_add_new_anon_rmap(folio, vma, addr, RMAP_EXCLUSIVE, false);
+	folio_add_lru_vma(folio, vma);
+	prot = vma_pte_prot(vma);
+	pfn = folio_pfn(folio);
+	for (i = 0; i < nr; i++)
+		entry_store(&ptet->e[pte_index(addr) + (int)i], pfn_pte(pfn + i, prot));
+	vmf_access(vmf, pfn + ((vmf->address - addr) >> PAGE_SHIFT));
+	spin_unlock(&ptet->ptl);
+	return 0;
+release:
+	folio_put(folio);
+	return 0;
+}
+
+/* A write to a present read-only PTE: copy the zero page or the folio. */
+static int wp_page_copy(struct vm_fault *vmf, pteval_t orig, struct folio *old,
+			struct page *old_page)
+{
+	FL_LOCK_SITE(site);
+	struct vm_area_struct *vma = vmf->vma;
+	struct folio *new = folio_alloc(GFP_HIGHUSER_MOVABLE | __GFP_ZERO, 0);
+	struct pgtable *ptet;
+	int i = pte_index(vmf->address);
+
+	if (!new)
+		return VM_FAULT_OOM;
+	if (old)
+		page_tag_set(folio_pfn(new), page_tag(page_to_pfn(old_page)));
+	ptet = pte_offset_map_lock(vmf->pmdt, vmf->pmd_idx, &site);
+	if (!ptet || READ_ONCE(ptet->e[i]) != orig) {
+		if (ptet)
+			spin_unlock(&ptet->ptl);
+		folio_put(new);
+		return 0;
+	}
+	if (old)
+		folio_remove_rmap_ptes(old, old_page, 1, vma);
+	else
+		add_mm_counter(vma->vm_mm, MM_ANONPAGES, 1);
+	folio_add_new_anon_rmap(new, vma, vmf->address, RMAP_EXCLUSIVE, false);
+	folio_add_lru_vma(new, vma);
+	entry_store(&ptet->e[i], pfn_pte(folio_pfn(new), vma_pte_prot(vma)));
+	vmf_access(vmf, folio_pfn(new));
+	spin_unlock(&ptet->ptl);
+	if (old)
+		folio_put(old); /* the old mapping's reference */
+	return 0;
+}
+
+/* Write fault on a present PTE that lacks _PAGE_RW. Called with ptl held. */
+static int do_wp_page(struct vm_fault *vmf, struct pgtable *ptet, pteval_t orig)
+{
+	int i = pte_index(vmf->address);
+	struct page *page;
+	struct folio *folio;
+
+	if (orig & _PAGE_SPECIAL) {
+		spin_unlock(&ptet->ptl);
+		return wp_page_copy(vmf, orig, NULL, NULL);
+	}
+	page = pfn_to_page(pte_pfn(orig));
+	folio = page_folio(page);
+	if (folio_test_anon(folio) && PageAnonExclusive(page)) {
+		/* wp_page_reuse(): only this mapping can see the page */
+		entry_store(&ptet->e[i], orig | _PAGE_RW | _PAGE_DIRTY | _PAGE_ACCESSED);
+		vmf_access(vmf, pte_pfn(orig));
+		spin_unlock(&ptet->ptl);
+		count_vm_event(PGREUSE);
+		return 0;
+	}
+	/* shared anon pages appear with fork (CoW), which comes later */
+	folio_get(folio);
+	spin_unlock(&ptet->ptl);
+	i = wp_page_copy(vmf, orig, folio, page);
+	folio_put(folio);
+	return i;
+}
+
+static int handle_pte_fault(struct vm_fault *vmf)
+{
+	FL_LOCK_SITE(site);
+	pteval_t pmdv = entry_load(&vmf->pmdt->e[vmf->pmd_idx]);
+	struct pgtable *ptet;
+	pteval_t *slot, orig;
+
+	if (!pmdv)
+		return do_anonymous_page(vmf);
+	if (!entry_is_table(pmdv))
+		return 0; /* a huge PMD appeared: retry */
+	ptet = entry_table(pmdv);
+	orig = entry_load(&ptet->e[pte_index(vmf->address)]);
+	if (!orig)
+		return do_anonymous_page(vmf);
+	ptet = pte_offset_map_lock(vmf->pmdt, vmf->pmd_idx, &site);
+	if (!ptet)
+		return 0;
+	slot = &ptet->e[pte_index(vmf->address)];
+	if (READ_ONCE(*slot) != orig) {
+		spin_unlock(&ptet->ptl);
+		return 0;
+	}
+	if ((vmf->flags & FAULT_FLAG_WRITE) && !(orig & _PAGE_RW))
+		return do_wp_page(vmf, ptet, orig);
+	/* spurious: the entry allows the access; update A/D like hardware */
+	entry_store(slot, orig | _PAGE_ACCESSED |
+			  ((vmf->flags & FAULT_FLAG_WRITE) ? _PAGE_DIRTY : 0));
+	spin_unlock(&ptet->ptl);
+	return 0;
+}
+
+static int __handle_mm_fault(struct vm_area_struct *vma, unsigned long address,
+			     unsigned int flags, uint64_t *tag, bool *done)
+{
+	struct mm_struct *mm = vma->vm_mm;
+	struct vm_fault vmf = { .vma = vma, .address = address, .flags = flags,
+				.tag = tag };
+	struct pgtable *pudt, *pmdt;
+	pteval_t pmdv;
+	int ret;
+
+	pudt = table_alloc_slot(mm, &mm->pgd->e[pgd_index(address)], 2);
+	if (!pudt)
+		return VM_FAULT_OOM;
+	pmdt = table_alloc_slot(mm, &pudt->e[pud_index(address)], 1);
+	if (!pmdt)
+		return VM_FAULT_OOM;
+	vmf.pmdt = pmdt;
+	vmf.pmd_idx = pmd_index(address);
+	pmdv = entry_load(&pmdt->e[vmf.pmd_idx]);
+	if (!pmdv && thp_vma_allowable_orders(vma, vma->vm_flags, 1ul << PMD_ORDER)) {
+		ret = do_huge_pmd_anonymous_page(&vmf);
+		if (!(ret & VM_FAULT_FALLBACK))
+			goto out;
+	} else if (pmd_trans_huge(pmdv)) {
+		if (!(flags & FAULT_FLAG_WRITE) || (pmdv & _PAGE_RW))
+			return 0; /* present and allowed: the access retries */
+		/* no huge zero page or fork yet, so no read-only huge PMDs */
+		__split_huge_pmd(vma, pmdt, vmf.pmd_idx, address & PMD_MASK);
+	}
+	ret = handle_pte_fault(&vmf);
+out:
+	*done = vmf.done;
+	return ret;
+}
+
+/**
+ * handle_mm_fault() - resolve a fault at @address in @vma.
+ * Context: the VMA is read-locked (per-VMA lock or mmap_lock).
+ * Return: 0 (the access may retry) or VM_FAULT_* error bits.
+ */
+int handle_mm_fault(struct vm_area_struct *vma, unsigned long address,
+		    unsigned int flags, uint64_t *tag, bool *done)
+{
+	count_vm_event(PGFAULT);
+	return __handle_mm_fault(vma, address & PAGE_MASK, flags, tag, done);
+}
+
+/*
+ * One access by "hardware": translate without locks, set the accessed and
+ * dirty bits, read or write the tag. Return: pfn or -1 on a missing or
+ * insufficient translation.
+ */
+static long hw_translate(struct mm_struct *mm, unsigned long addr, bool write)
+{
+	struct pgtable *pmdt = walk_pmd_table(mm, addr);
+	pteval_t v, need;
+	pteval_t *slot;
+	unsigned long pfn;
+
+	if (!pmdt)
+		return -1;
+	slot = &pmdt->e[pmd_index(addr)];
+	v = entry_load(slot);
+	if (pmd_trans_huge(v)) {
+		pfn = pte_pfn(v) + (unsigned long)pte_index(addr);
+	} else if (entry_is_table(v)) {
+		slot = &entry_table(v)->e[pte_index(addr)];
+		v = entry_load(slot);
+		if (!(v & _PAGE_PRESENT))
+			return -1;
+		pfn = pte_pfn(v);
+	} else {
+		return -1;
+	}
+	if (write && !(v & _PAGE_RW))
+		return -1;
+	need = _PAGE_ACCESSED | (write ? _PAGE_DIRTY : 0);
+	if ((v & need) != need)
+		__atomic_fetch_or(slot, need, __ATOMIC_RELAXED);
+	return (long)pfn;
+}
+
+/**
+ * fl__mm_access() - a user load or store of the tag of the page at @addr,
+ * faulting as needed.
+ * Return: 0, -EFAULT (no VMA or no permission, i.e. SIGSEGV), -ENOMEM.
+ */
+int fl__mm_access(struct mm_struct *mm, unsigned long addr, bool write,
+		  uint64_t *tag)
+{
+	int tries;
+
+	for (tries = 0; tries < 64; tries++) {
+		struct vm_area_struct *vma;
+		long pfn = hw_translate(mm, addr, write);
+		bool locked_mm = false, done = false;
+		int ret;
+
+		if (pfn >= 0) {
+			if (write)
+				page_tag_set((unsigned long)pfn, *tag);
+			else
+				*tag = page_tag((unsigned long)pfn);
+			return 0;
+		}
+		vma = lock_vma_under_rcu(mm, addr);
+		if (!vma) {
+			down_read(&mm->mmap_lock);
+			locked_mm = true;
+			vma = find_vma(mm, addr);
+			if (!vma || addr < vma_start(vma)) {
+				up_read(&mm->mmap_lock);
+				return -EFAULT;
+			}
+		}
+		if ((write && !(vma->vm_flags & VM_WRITE)) ||
+		    (!write && !(vma->vm_flags & VM_READ))) {
+			ret = VM_FAULT_SIGSEGV;
+		} else {
+			ret = handle_mm_fault(vma, addr, write ? FAULT_FLAG_WRITE : 0, tag,
+					      &done);
+		}
+		if (locked_mm)
+			up_read(&mm->mmap_lock);
+		else
+			vma_end_read(vma);
+		if (ret & VM_FAULT_OOM)
+			return -ENOMEM;
+		if (ret & VM_FAULT_SIGSEGV)
+			return -EFAULT;
+		if (done)
+			return 0;
+	}
+	return -EAGAIN;
+}
+
+/* ---- zapping ---- */
+
+/* Count the PTEs from @slot that map consecutive pages of @folio. */
+static int folio_pte_batch(struct folio *folio, unsigned long pfn, pteval_t *slot,
+			   int max_nr)
+{
+	unsigned long end = folio_pfn(folio) + folio_nr_pages(folio);
+	int nr = 1;
+
+	if ((unsigned long)max_nr > end - pfn)
+		max_nr = (int)(end - pfn);
+	while (nr < max_nr) {
+		pteval_t v = READ_ONCE(slot[nr]);
+
+		if (!(v & _PAGE_PRESENT) || pte_pfn(v) != pfn + (unsigned long)nr)
+			break;
+		nr++;
+	}
+	return nr;
+}
+
+/* Free the PTE table at @pmdt[@idx] if it maps nothing (CONFIG_PT_RECLAIM). */
+static void try_to_free_pte(struct mmu_gather *tlb, struct pgtable *pmdt, int idx,
+			    struct pgtable *ptet)
+{
+	FL_LOCK_SITE(site_pmd);
+	FL_LOCK_SITE(site_pte);
+	bool freed = false;
+
+	fl_spin_lock_at(&pmdt->ptl, &site_pmd);
+	if (entry_load(&pmdt->e[idx]) == table_entry(ptet)) {
+		fl_spin_lock_at(&ptet->ptl, &site_pte);
+		if (pte_range_none(ptet->e, PTRS_PER_TABLE)) {
+			entry_store(&pmdt->e[idx], 0);
+			freed = true;
+		}
+		spin_unlock(&ptet->ptl);
+	}
+	spin_unlock(&pmdt->ptl);
+	if (freed) {
+		tlb_remove_table(tlb, ptet);
+		count_fl_stat(FL_PT_RECLAIM, 1);
+	}
+}
+
+static unsigned long zap_pte_range(struct mmu_gather *tlb,
+				   struct vm_area_struct *vma, struct pgtable *pmdt,
+				   int pidx, unsigned long addr, unsigned long end,
+				   const struct zap_details *details)
+{
+	FL_LOCK_SITE(site);
+	struct mm_struct *mm = vma->vm_mm;
+	unsigned long start = addr;
+	bool force_flush = false;
+	struct pgtable *ptet;
+	long rss = 0;
+
+	ptet = pte_offset_map_lock(pmdt, pidx, &site);
+	if (!ptet)
+		return end;
+	do {
+		pteval_t *slot = &ptet->e[pte_index(addr)];
+		pteval_t v = READ_ONCE(*slot);
+		struct folio *folio;
+		struct page *page;
+		int i, nr;
+
+		if (!v) {
+			addr += PAGE_SIZE;
+			continue;
+		}
+		if ((v & _PAGE_SPECIAL) || !(v & _PAGE_PRESENT)) {
+			/* the zero page; swap entries come with swap */
+			entry_store(slot, 0);
+			addr += PAGE_SIZE;
+			continue;
+		}
+		page = pfn_to_page(pte_pfn(v));
+		folio = page_folio(page);
+		nr = 1;
+		if (folio_test_large(folio))
+			nr = folio_pte_batch(folio, pte_pfn(v), slot,
+					     (int)((end - addr) >> PAGE_SHIFT));
+		for (i = 0; i < nr; i++)
+			entry_store(&slot[i], 0);
+		rss -= nr;
+		folio_remove_rmap_ptes(folio, page, nr, vma);
+		addr += (unsigned long)nr * PAGE_SIZE;
+		if (__tlb_remove_folio_pages(tlb, page, (unsigned int)nr, false)) {
+			force_flush = true;
+			break;
+		}
+	} while (addr != end);
+	add_mm_counter(mm, MM_ANONPAGES, rss);
+	spin_unlock(&ptet->ptl);
+	if (force_flush) {
+		count_fl_stat(FL_TLB_FORCE_FLUSH, 1);
+		tlb_flush_mmu(tlb);
+	}
+	if (details && details->reclaim_pt && addr == end &&
+	    IS_ALIGNED(start, PMD_SIZE) && end - start == PMD_SIZE)
+		try_to_free_pte(tlb, pmdt, pidx, ptet);
+	return addr;
+}
+
+static void zap_pmd_range(struct mmu_gather *tlb, struct vm_area_struct *vma,
+			  struct pgtable *pmdt, unsigned long addr,
+			  unsigned long end, const struct zap_details *details)
+{
+	while (addr < end) {
+		unsigned long next = ALIGN_DOWN(addr, PMD_SIZE) + PMD_SIZE;
+		int idx = pmd_index(addr);
+		pteval_t v;
+
+		if (next > end || next == 0)
+			next = end;
+		v = entry_load(&pmdt->e[idx]);
+		if (pmd_trans_huge(v)) {
+			if (next - addr == PMD_SIZE) {
+				zap_huge_pmd(tlb, vma, pmdt, idx, addr);
+				addr = next;
+				continue;
+			}
+			__split_huge_pmd(vma, pmdt, idx, ALIGN_DOWN(addr, PMD_SIZE));
+			v = entry_load(&pmdt->e[idx]);
+		}
+		if (!entry_is_table(v)) {
+			addr = next;
+			continue;
+		}
+		while (addr < next)
+			addr = zap_pte_range(tlb, vma, pmdt, idx, addr, next, details);
+	}
+}
+
+/**
+ * unmap_page_range() - zap the user pages of @vma in [@addr, @end).
+ * Context: the VMA cannot change under us (mmap_lock held).
+ */
+void unmap_page_range(struct mmu_gather *tlb, struct vm_area_struct *vma,
+		      unsigned long addr, unsigned long end,
+		      const struct zap_details *details)
+{
+	struct mm_struct *mm = vma->vm_mm;
+
+	while (addr < end) {
+		unsigned long next = ALIGN_DOWN(addr, PUD_SIZE) + PUD_SIZE;
+		struct pgtable *pmdt;
+
+		if (next > end || next == 0)
+			next = end;
+		pmdt = walk_pmd_table(mm, addr);
+		if (pmdt)
+			zap_pmd_range(tlb, vma, pmdt, addr, next, details);
+		addr = next;
+	}
+}
+
+/*
+ * Free the tables under @t (of @level, covering [@base, @base + span))
+ * whose whole span lies in [@floor, @ceiling) and that no longer map
+ * anything in [@addr, @end).
+ */
+static void free_table_range(struct mmu_gather *tlb, struct pgtable *t, int level,
+			     unsigned long base, unsigned long addr,
+			     unsigned long end, unsigned long floor,
+			     unsigned long ceiling)
+{
+	unsigned int shift = PAGE_SHIFT + 9u * (unsigned int)level;
+	unsigned long span = 1ul << shift;
+	int i;
+
+	for (i = 0; i < PTRS_PER_TABLE; i++) {
+		unsigned long s = base + (unsigned long)i * span, e = s + span;
+		pteval_t v;
+		struct pgtable *child;
+
+		if (e <= addr || s >= end)
+			continue;
+		v = entry_load(&t->e[i]);
+		if (!entry_is_table(v))
+			continue;
+		child = entry_table(v);
+		if (level > 1)
+			free_table_range(tlb, child, level - 1, s, addr, end, floor,
+					 ceiling);
+		if (s >= floor && e <= ceiling) {
+			entry_store(&t->e[i], 0);
+			tlb_remove_table(tlb, child);
+		}
+	}
+}
+
+/**
+ * free_pgtables() - after unmapping [@addr, @end), free the page tables
+ * whose span touches no other VMA: [@floor, @ceiling) is the gap between
+ * the neighbouring VMAs (@ceiling 0 means the top of the address space).
+ */
+void free_pgtables(struct mmu_gather *tlb, struct mm_struct *mm,
+		   unsigned long addr, unsigned long end, unsigned long floor,
+		   unsigned long ceiling)
+{
+	if (!ceiling)
+		ceiling = TASK_SIZE;
+	free_table_range(tlb, mm->pgd, 3, 0, addr, end, floor, ceiling);
+}

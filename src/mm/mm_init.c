@@ -1,0 +1,251 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * mm_init.c - booting and shutting down the model kernel, its knobs, and
+ * the end-of-run checks (mm/mm_init.c in the kernel, plus the sysfs
+ * handlers of the knobs the seeds argue about).
+ *
+ * Knob names follow /sys/kernel/mm/: "transparent_hugepage/enabled",
+ * "transparent_hugepage/hugepages-16kB/enabled", ... The model's own
+ * policies live under "foliolab/": lru_cache (order0, max16, pages31),
+ * lru_cache_folio_pages, lru_cache_batch_pages, lru_add_free_dead, and the
+ * test hook fail_page_alloc_orders.
+ *
+ * Conventions in this file: the caller of boot/shutdown is bound to CPU 0
+ * and no other model thread runs.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "internal.h"
+
+#define THP_PREFIX "transparent_hugepage/"
+
+struct named_policy {
+	const char *name;
+	struct lru_cache_policy p;
+};
+
+static const struct named_policy policies[] = {
+	{ "order0", { .folio_pages = 2, .batch_pages = 0 } },
+	{ "max16", { .folio_pages = 17, .batch_pages = 0 } },
+	{ "pages31", { .folio_pages = 31, .batch_pages = 31 } },
+};
+
+static void knobs_default(void)
+{
+	fl__thp_knobs_default();
+	fl__lru_cache_policy = policies[2].p;
+	fl__lru_add_free_dead = false;
+	fl__fail_page_alloc_orders = 0;
+}
+
+int fl__mm_boot(const struct fl_mm_config *cfg, char *err, size_t len)
+{
+	unsigned long unit = (1ul << MAX_PAGE_ORDER) * (unsigned long)cfg->nr_nodes;
+
+	if (cfg->nr_nodes < 1 || cfg->nr_nodes > MAX_NUMNODES) {
+		snprintf(err, len, "--nodes %d: accepted 1..%d", cfg->nr_nodes, MAX_NUMNODES);
+		return -EINVAL;
+	}
+	if (cfg->nr_pages < unit) {
+		snprintf(err, len, "memory too small: need at least %lu KiB for %d node(s)",
+			 unit * (PAGE_SIZE / 1024), cfg->nr_nodes);
+		return -EINVAL;
+	}
+	knobs_default();
+	if (fl__vmstat_init())
+		goto nomem;
+	if (fl__page_alloc_init(cfg->nr_pages / unit * unit, cfg->nr_nodes))
+		goto nomem_vmstat;
+	if (fl__swap_init())
+		goto nomem_pages;
+	return 0;
+nomem_pages:
+	fl__page_alloc_exit();
+nomem_vmstat:
+	fl__vmstat_exit();
+nomem:
+	snprintf(err, len, "cannot reserve the model's memory map");
+	return -ENOMEM;
+}
+
+void fl__mm_shutdown(void)
+{
+	fl__swap_exit();
+	fl__page_alloc_exit();
+	fl__vmstat_exit();
+}
+
+static int parse_uint(const char *s, unsigned long lo, unsigned long hi,
+		      unsigned long *out)
+{
+	char *end;
+	unsigned long v;
+
+	if (!*s || *s == '-')
+		return -EINVAL;
+	v = strtoul(s, &end, 10);
+	if (*end || v < lo || v > hi)
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
+static int set_fail_orders(const char *value, char *err, size_t len)
+{
+	unsigned long mask = 0, order;
+	char buf[64], *tok, *save = NULL;
+
+	if (!strcmp(value, "none")) {
+		fl__fail_page_alloc_orders = 0;
+		return 0;
+	}
+	snprintf(buf, sizeof(buf), "%s", value);
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		if (parse_uint(tok, 0, MAX_PAGE_ORDER, &order)) {
+			snprintf(err, len, "foliolab/fail_page_alloc_orders: '%s' is not a list of orders 0..%d or 'none'",
+				 value, MAX_PAGE_ORDER);
+			return -EINVAL;
+		}
+		mask |= 1ul << order;
+	}
+	fl__fail_page_alloc_orders = mask;
+	return 0;
+}
+
+/**
+ * fl__mm_knob_set() - set one knob by its sysfs-style name.
+ * Return: 0, -ENOENT (unknown knob) or -EINVAL (bad value); @err says
+ * what was wrong and what is accepted.
+ */
+int fl__mm_knob_set(const char *name, const char *value, char *err, size_t len)
+{
+	unsigned long v;
+	size_t i;
+
+	if (!strncmp(name, THP_PREFIX, strlen(THP_PREFIX)))
+		return fl__thp_knob_set(name + strlen(THP_PREFIX), value, err, len);
+	if (!strcmp(name, "foliolab/lru_cache")) {
+		for (i = 0; i < ARRAY_SIZE(policies); i++) {
+			if (!strcmp(value, policies[i].name)) {
+				fl__lru_cache_policy = policies[i].p;
+				return 0;
+			}
+		}
+		snprintf(err, len, "--lru-cache: '%s' is not one of order0, max16, pages31", value);
+		return -EINVAL;
+	}
+	if (!strcmp(name, "foliolab/lru_cache_folio_pages")) {
+		if (parse_uint(value, 1, 1024, &v)) {
+			snprintf(err, len, "--lru-cache-folio-pages: '%s' is not a number of pages 1..1024", value);
+			return -EINVAL;
+		}
+		fl__lru_cache_policy.folio_pages = (unsigned int)v;
+		return 0;
+	}
+	if (!strcmp(name, "foliolab/lru_cache_batch_pages")) {
+		if (parse_uint(value, 0, 254, &v)) {
+			snprintf(err, len, "--lru-cache-batch-pages: '%s' is not 0 (no cap) or a number of pages 1..254",
+				 value);
+			return -EINVAL;
+		}
+		fl__lru_cache_policy.batch_pages = (unsigned int)v;
+		return 0;
+	}
+	if (!strcmp(name, "foliolab/lru_add_free_dead")) {
+		if (strcmp(value, "on") && strcmp(value, "off")) {
+			snprintf(err, len, "--lru-add-free-dead: '%s' is not on or off", value);
+			return -EINVAL;
+		}
+		fl__lru_add_free_dead = value[1] == 'n';
+		return 0;
+	}
+	if (!strcmp(name, "foliolab/fail_page_alloc_orders"))
+		return set_fail_orders(value, err, len);
+	snprintf(err, len, "no such model knob '%s'", name);
+	return -ENOENT;
+}
+
+static const char *policy_name(void)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(policies); i++)
+		if (!memcmp(&policies[i].p, &fl__lru_cache_policy, sizeof(fl__lru_cache_policy)))
+			return policies[i].name;
+	return "custom";
+}
+
+static int add_knob(struct fl_knobs *out, const char *name, const char *value)
+{
+	if (out->nr >= FL_MAX_KNOBS)
+		return -ENOSPC;
+	snprintf(out->v[out->nr].name, sizeof(out->v[0].name), "%s", name);
+	snprintf(out->v[out->nr].value, sizeof(out->v[0].value), "%s", value);
+	out->nr++;
+	return 0;
+}
+
+/** fl__mm_knobs_read() - every knob and its value, in sysfs order. */
+int fl__mm_knobs_read(struct fl_knobs *out)
+{
+	static const char *const plain[] = { "enabled", "defrag", "use_zero_page",
+					     "shrink_underused" };
+	char name[FL_NAME_MAX], sub[40], val[FL_VALUE_MAX];
+	size_t i;
+	int order, ret = 0;
+
+	out->nr = 0;
+	for (i = 0; i < ARRAY_SIZE(plain); i++) {
+		fl__thp_knob_get(plain[i], val, sizeof(val));
+		snprintf(name, sizeof(name), THP_PREFIX "%s", plain[i]);
+		ret |= add_knob(out, name, val);
+	}
+	for (order = 2; order <= PMD_ORDER; order++) {
+		snprintf(sub, sizeof(sub), "hugepages-%lukB/enabled", (PAGE_SIZE << order) / 1024);
+		fl__thp_knob_get(sub, val, sizeof(val));
+		snprintf(name, sizeof(name), THP_PREFIX "%s", sub);
+		ret |= add_knob(out, name, val);
+	}
+	ret |= add_knob(out, "foliolab/lru_cache", policy_name());
+	snprintf(val, sizeof(val), "%u", fl__lru_cache_policy.folio_pages);
+	ret |= add_knob(out, "foliolab/lru_cache_folio_pages", val);
+	snprintf(val, sizeof(val), "%u", fl__lru_cache_policy.batch_pages);
+	ret |= add_knob(out, "foliolab/lru_cache_batch_pages", val);
+	ret |= add_knob(out, "foliolab/lru_add_free_dead", fl__lru_add_free_dead ? "on" : "off");
+	return ret;
+}
+
+/**
+ * fl__mm_quiesce_and_check() - after every process exited: drain the LRU
+ * caches and pcp lists, then check that the LRU lists are empty and
+ * consistent and that every frame is free again.
+ * Return: 0, or a positive number of problems (frames missing, or 1 for
+ * an LRU inconsistency) with a message in @msg.
+ */
+long fl__mm_quiesce_and_check(char *msg, size_t len)
+{
+	long leaked;
+	int nid, lru;
+
+	lru_add_drain_all();
+	for_each_online_node(nid) {
+		struct lruvec *lruvec = &NODE_DATA(nid)->__lruvec;
+
+		if (!fl__lruvec_validate(lruvec, msg, len))
+			return 1;
+		for (lru = 0; lru < NR_LRU_LISTS; lru++) {
+			if (lruvec->nr_pages[lru]) {
+				snprintf(msg, len, "node %d LRU list %d still holds %lu pages after teardown",
+					 nid, lru, lruvec->nr_pages[lru]);
+				return 1;
+			}
+		}
+	}
+	leaked = fl__page_alloc_check(msg, len);
+	if (!leaked && fl__fl_stat_sum(FL_LIVE_FOLIOS) != 0) {
+		snprintf(msg, len, "%lld allocations not freed", (long long)fl__fl_stat_sum(FL_LIVE_FOLIOS));
+		return 1;
+	}
+	return leaked;
+}

@@ -1,0 +1,338 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * mm_types.h - the model's struct page, struct folio, zones, nodes, lruvecs,
+ * address spaces and page tables (include/linux/mm_types.h, mmzone.h and
+ * pgtable.h in the kernel).
+ *
+ * No page data is stored. Each simulated 4 KiB frame has a 64-byte
+ * descriptor in mem_map[] and a 64-bit content tag in fl__page_tags[]; both
+ * arrays are reserved address space, touched only where frames are used.
+ *
+ * Conventions in this file: "pfn" indexes mem_map; a folio is its head
+ * page; mapcounts are 0-based (the kernel stores them offset by -1); large
+ * folios follow CONFIG_NO_PAGE_MAPCOUNT: one _large_mapcount per folio, no
+ * per-page mapcount.
+ */
+#ifndef FL_MM_TYPES_H
+#define FL_MM_TYPES_H
+
+#include <assert.h>
+#include <stdint.h>
+#include "../platform/platform.h"
+#include "../platform/lock.h"
+#include "list.h"
+
+#define PAGE_SHIFT 12
+#define PAGE_SIZE (1UL << PAGE_SHIFT)
+#define PAGE_MASK (~(PAGE_SIZE - 1))
+#define PTRS_PER_TABLE 512
+#define PMD_SHIFT 21
+#define PMD_SIZE (1UL << PMD_SHIFT)
+#define PMD_MASK (~(PMD_SIZE - 1))
+#define PUD_SHIFT 30
+#define PUD_SIZE (1UL << PUD_SHIFT)
+#define PGDIR_SHIFT 39
+#define PGDIR_SIZE (1UL << PGDIR_SHIFT)
+#define TASK_SIZE (1UL << 47)
+#define HPAGE_PMD_ORDER (PMD_SHIFT - PAGE_SHIFT)
+#define HPAGE_PMD_NR (1 << HPAGE_PMD_ORDER)
+#define PMD_ORDER HPAGE_PMD_ORDER
+#define MAX_PAGE_ORDER 10
+#define NR_PAGE_ORDERS (MAX_PAGE_ORDER + 1)
+#define PAGE_ALLOC_COSTLY_ORDER 3
+#define MAX_NUMNODES 8
+#define FOLIO_BATCH_SIZE 31
+
+typedef unsigned long pgoff_t;
+typedef unsigned int gfp_t;
+typedef uint64_t pteval_t;
+
+/* gfp flags: only the distinctions the model acts on */
+#define __GFP_ZERO 0x1u
+#define __GFP_COMP 0x2u
+#define __GFP_NOWARN 0x4u
+#define __GFP_NORETRY 0x8u
+#define __GFP_THISNODE 0x10u
+#define GFP_KERNEL 0u
+#define GFP_NOWAIT __GFP_NOWARN
+#define GFP_HIGHUSER_MOVABLE 0u
+#define GFP_TRANSHUGE (__GFP_COMP | __GFP_NOWARN | __GFP_NORETRY)
+
+/* page->flags bits; the node id sits in the top byte */
+enum pageflags {
+	PG_locked,
+	PG_writeback,
+	PG_referenced,
+	PG_uptodate,
+	PG_dirty,
+	PG_lru,
+	PG_head,
+	PG_active,
+	PG_workingset,
+	PG_private,
+	PG_reclaim,
+	PG_swapbacked,
+	PG_unevictable,
+	PG_dropbehind,
+	PG_mlocked,
+	PG_swapcache,
+	PG_young,
+	PG_idle,
+	PG_anon, /* the kernel encodes this in the low bit of ->mapping */
+	PG_anon_exclusive,
+	PG_buddy,   /* a page type in the kernel: head of a free buddy block */
+	PG_table,   /* a page type in the kernel: a page-table page */
+	PG_partially_mapped, /* kept in folio->_flags_1 */
+	NR_PAGEFLAGS
+};
+
+#define NODES_PGSHIFT 56
+#define NODES_MASK (0xfful << NODES_PGSHIFT)
+
+/*
+ * struct page - one 4 KiB frame. 64 bytes, like the kernel's.
+ * Tail pages of a folio keep head|1 in compound_head, which overlays
+ * lru.next, so bit 0 tells a tail from a head or a single page.
+ */
+struct page {
+	unsigned long flags; /* atomic bit ops, or plain on unpublished pages */
+	union {
+		struct list_head lru; /* lru_lock, zone->lock or pcp->lock */
+		struct {
+			unsigned long compound_head; /* tail: head | 1 */
+			unsigned long _tail_pad;
+		};
+	};
+	void *mapping;		/* anon: the mm; set at first map */
+	pgoff_t index;		/* anon: virtual page number */
+	unsigned long private;	/* buddy order; page-table host memory */
+	int _mapcount;		/* small folio: number of mappings (atomic) */
+	int _refcount;		/* atomic */
+	unsigned long memcg_data;
+};
+
+/*
+ * struct folio - the head page plus the fields a large folio keeps in its
+ * second and third pages, laid over consecutive struct pages as the kernel
+ * does.
+ */
+struct folio {
+	/* page 0 */
+	unsigned long flags;
+	union {
+		struct list_head lru; /* lruvec->lru_lock */
+		struct {
+			void *__filler;
+			unsigned int mlock_count;
+		};
+	};
+	void *mapping;
+	pgoff_t index;
+	unsigned long private;
+	int _mapcount;
+	int _refcount;
+	unsigned long memcg_data;
+	/* page 1 */
+	unsigned long _flags_1; /* low byte: order; PG_partially_mapped */
+	unsigned long _head_1;
+	int _large_mapcount;	  /* every PTE and PMD mapping (atomic) */
+	int _entire_mapcount;	  /* PMD mappings (atomic) */
+	unsigned int _folio_nr_pages;
+	unsigned int _pincount;
+	unsigned long _page1_pad[4];
+	/* page 2 */
+	unsigned long _flags_2;
+	unsigned long _head_2;
+	struct list_head _deferred_list; /* deferred split queue lock */
+	unsigned long _page2_pad[4];
+};
+
+static_assert(sizeof(struct page) == 64, "struct page must be 64 bytes");
+static_assert(sizeof(struct folio) == 3 * sizeof(struct page), "folio spans 3 pages");
+static_assert(offsetof(struct folio, _head_1) == sizeof(struct page) + 8,
+	      "_head_1 must overlay page[1].compound_head");
+static_assert(offsetof(struct folio, _head_2) == 2 * sizeof(struct page) + 8,
+	      "_head_2 must overlay page[2].compound_head");
+static_assert(offsetof(struct folio, _refcount) == offsetof(struct page, _refcount),
+	      "refcount offset");
+
+/*
+ * struct folio_batch - FOLIO_BATCH_SIZE folio pointers plus a header,
+ * 256 bytes on 64-bit (128 on 32-bit). nr_pages is the seed's addition,
+ * an unsigned char as its review asked, saturating at 255.
+ */
+struct folio_batch {
+	unsigned char nr;
+	unsigned char i;
+	unsigned char nr_pages;
+	bool percpu_pvec_drained;
+	struct folio *folios[FOLIO_BATCH_SIZE];
+};
+
+static_assert(sizeof(struct folio_batch) == 8 * sizeof(void *) * 4,
+	      "folio_batch must stay 32 pointers wide");
+
+enum lru_list {
+	LRU_INACTIVE_ANON,
+	LRU_ACTIVE_ANON,
+	LRU_INACTIVE_FILE,
+	LRU_ACTIVE_FILE,
+	LRU_UNEVICTABLE,
+	NR_LRU_LISTS
+};
+
+#define LRU_ACTIVE 1
+#define LRU_FILE 2
+
+struct pglist_data;
+
+struct lruvec {
+	struct fl_spinlock lru_lock;
+	struct list_head lists[NR_LRU_LISTS]; /* lru_lock */
+	unsigned long nr_pages[NR_LRU_LISTS]; /* lru_lock; racy readers */
+	struct pglist_data *pgdat;
+} __cacheline_aligned;
+
+struct free_area {
+	struct list_head free_list; /* zone->lock */
+	unsigned long nr_free;	    /* zone->lock */
+};
+
+/* pcp lists: orders 0..PAGE_ALLOC_COSTLY_ORDER, then the PMD order */
+#define NR_PCP_LISTS (PAGE_ALLOC_COSTLY_ORDER + 2)
+
+struct per_cpu_pages {
+	struct fl_spinlock lock;
+	int count; /* pages on all lists; lock */
+	int high;  /* lock; moves between high_min and high_max */
+	int high_min;
+	int high_max;
+	int batch;
+	struct list_head lists[NR_PCP_LISTS]; /* lock */
+} __cacheline_aligned;
+
+struct zone {
+	struct fl_spinlock lock;
+	struct free_area free_area[NR_PAGE_ORDERS]; /* lock */
+	unsigned long zone_start_pfn;
+	unsigned long spanned_pages;
+	unsigned long managed_pages;
+	unsigned long frontier_pfn; /* lock; [frontier, end) is free, never touched */
+	long free_pages;	    /* lock; NR_FREE_PAGES: buddy + frontier */
+	struct per_cpu_pages *per_cpu_pageset; /* [nr_cpu_ids] */
+	struct pglist_data *zone_pgdat;
+	const char *name;
+} __cacheline_aligned;
+
+struct pglist_data {
+	struct zone node_zones[1]; /* ZONE_NORMAL only */
+	struct lruvec __lruvec;	   /* one lruvec per node until memcg comes */
+	int node_id;
+	unsigned long node_start_pfn;
+	unsigned long node_spanned_pages;
+};
+
+extern struct pglist_data *fl__node_data[MAX_NUMNODES];
+extern int fl__nr_node_ids;
+extern struct page *mem_map;
+extern uint64_t *fl__page_tags;
+extern unsigned long fl__max_pfn;
+extern unsigned long fl__zero_pfn;
+extern int *fl__cpu_node; /* [cpu] -> node */
+
+#define NODE_DATA(nid) (fl__node_data[(nid)])
+#define for_each_online_node(nid) for ((nid) = 0; (nid) < fl__nr_node_ids; (nid)++)
+
+static inline int numa_node_id(void)
+{
+	return fl__cpu_node[smp_processor_id()];
+}
+
+/* ---- page table entries (x86-64 bit positions) ---- */
+#define _PAGE_PRESENT (1ull << 0)
+#define _PAGE_RW (1ull << 1)
+#define _PAGE_ACCESSED (1ull << 5)
+#define _PAGE_DIRTY (1ull << 6)
+#define _PAGE_PSE (1ull << 7)
+#define _PAGE_SPECIAL (1ull << 9)
+#define _PAGE_TABLE (1ull << 10) /* model: entry points to a host table */
+#define PTE_PFN_MASK 0x000ffffffffff000ull
+
+/*
+ * struct pgtable - one page-table page at any level. The entries are what
+ * "hardware" walks; the frame in desc is what the page allocator handed
+ * out (so page tables count in pgalloc and nr_page_table_pages). The
+ * host memory is recycled through the mm's pool and only freed with the
+ * mm, so a racing lockless walker never touches freed host memory.
+ */
+struct pgtable {
+	pteval_t e[PTRS_PER_TABLE]; /* atomic accesses */
+	struct fl_spinlock ptl;	    /* split page-table lock */
+	struct page *desc;
+	struct pgtable **deposit; /* PMD level: deposited PTE tables */
+	struct pgtable *next_free;
+	int level; /* 0 = PTE table, 1 = PMD, 2 = PUD, 3 = PGD */
+};
+
+/* ---- address spaces ---- */
+#define VM_READ 0x1ul
+#define VM_WRITE 0x2ul
+#define VM_EXEC 0x4ul
+#define VM_SHARED 0x8ul
+#define VM_LOCKED 0x2000ul
+#define VM_DROPPABLE 0x40000ul
+#define VM_HUGEPAGE 0x20000000ul
+#define VM_NOHUGEPAGE 0x40000000ul
+
+#define VMA_LOCK_WRITER 0x80000000u
+
+struct mm_struct;
+
+struct vm_area_struct {
+	unsigned long vm_start; /* atomic accesses: lockless lookup reads them */
+	unsigned long vm_end;
+	unsigned long vm_flags; /* mmap_lock (write) + vma write lock */
+	struct mm_struct *vm_mm;
+	unsigned int vm_refcnt; /* per-VMA lock: readers | VMA_LOCK_WRITER */
+	bool detached;
+	struct vm_area_struct *next_free; /* the mm's type-stable pool */
+};
+
+enum mm_counter {
+	MM_FILEPAGES,
+	MM_ANONPAGES,
+	MM_SWAPENTS,
+	MM_SHMEMPAGES,
+	NR_MM_COUNTERS
+};
+
+struct mm_rss_cpu {
+	int64_t count[NR_MM_COUNTERS];
+} __cacheline_aligned;
+
+struct mm_struct {
+	struct fl_rwsem mmap_lock;
+	struct fl_spinlock page_table_lock; /* upper-level table population */
+	unsigned int vma_seq;	/* atomic; odd while the VMA set changes */
+	struct vm_area_struct **vmas; /* sorted by vm_start; mmap_lock */
+	int nr_vmas;		      /* atomic; mmap_lock to change */
+	int vmas_cap;
+	void *retired_arrays;	      /* old vmas arrays, freed with the mm */
+	struct vm_area_struct *vma_pool; /* freed VMAs, reused, freed with the mm */
+	void *vma_chunks;
+	struct pgtable *pgd;
+	struct fl_spinlock pool_lock;	 /* page-table host-memory pool */
+	struct pgtable *pgtable_pool;
+	struct mm_rss_cpu *rss; /* [nr_cpu_ids] */
+	unsigned long mmap_base;
+	long nr_ptes;		/* page_table_lock */
+	int id;
+};
+
+/* mm_counter updates go to the current CPU's slot: no shared cache line */
+static inline void add_mm_counter(struct mm_struct *mm, int member, long value)
+{
+	fl_this_cpu_add_s64(&mm->rss[smp_processor_id()].count[member], value);
+}
+
+#endif /* FL_MM_TYPES_H */

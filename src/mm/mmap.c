@@ -1,0 +1,530 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * mmap.c - address spaces: VMAs, mmap/munmap, the per-VMA lock and the
+ * lockless VMA lookup faults use (mm/mmap.c, mm/vma.c, mm/mmap_lock.c).
+ *
+ * An mm keeps its VMAs in a sorted array. Changing the set takes mmap_lock
+ * for writing and runs inside a sequence count (vma_seq odd while it
+ * changes). A fault looks its VMA up without mmap_lock, as the kernel's
+ * lock_vma_under_rcu() does: read the sequence, search the array, take the
+ * VMA's read lock (a counter that a writer blocks), and check the sequence
+ * did not move. Any doubt sends the fault to the mmap_lock path. VMA
+ * structs and old arrays are only freed with the mm (the model's stand-in
+ * for SLAB_TYPESAFE_BY_RCU and RCU), so a racing reader never touches
+ * freed memory; it only finds its checks fail.
+ *
+ * Placement is top-down from mmap_base; lengths that are a multiple of
+ * PMD_SIZE get PMD alignment, as thp_get_unmapped_area() gives anonymous
+ * mappings. VMAs are never merged.
+ *
+ * Conventions in this file: "the array" is mm->vmas, guarded by mmap_lock
+ * for writers and read under vma_seq by lockless readers.
+ */
+#include <string.h>
+#include "internal.h"
+
+#define MMAP_BASE 0x7f0000000000ul
+#define MMAP_MIN_ADDR 0x10000ul
+#define MAX_MAP_COUNT 65530
+#define VMA_CHUNK 64
+
+struct vma_array {
+	int cap;
+	struct vm_area_struct *v[];
+};
+
+struct vma_chunk {
+	struct vma_chunk *next;
+	struct vm_area_struct v[VMA_CHUNK];
+	int used;
+};
+
+struct retired_array {
+	struct retired_array *next;
+	struct vma_array *arr;
+};
+
+static const struct fl_lock_class mmap_lock_class = {
+	.name = "mm->mmap_lock", .rank = FL_RANK_MMAP_LOCK, .kind = FL_LOCK_RWSEM
+};
+static const struct fl_lock_class page_table_lock_class = {
+	.name = "mm->page_table_lock", .rank = FL_RANK_PAGE_TABLE_LOCK,
+	.kind = FL_LOCK_SPIN
+};
+
+static inline struct vma_array *mm_array(struct mm_struct *mm)
+{
+	return (struct vma_array *)((char *)mm->vmas - offsetof(struct vma_array, v));
+}
+
+struct mm_struct *mm_alloc(int id)
+{
+	struct mm_struct *mm = fl_calloc(1, sizeof(*mm));
+	struct vma_array *arr;
+
+	if (!mm)
+		return NULL;
+	if (fl_rwsem_init(&mm->mmap_lock, &mmap_lock_class))
+		goto err_free;
+	fl_spin_lock_init(&mm->page_table_lock, &page_table_lock_class);
+	fl__pgtable_pool_init(mm);
+	arr = fl_calloc(1, sizeof(*arr) + 16 * sizeof(arr->v[0]));
+	mm->rss = fl_aligned_alloc(FL_CACHELINE, sizeof(*mm->rss) * (size_t)nr_cpu_ids_get());
+	if (!arr || !mm->rss) {
+		fl_free(arr);
+		goto err_rwsem;
+	}
+	memset(mm->rss, 0, sizeof(*mm->rss) * (size_t)nr_cpu_ids_get());
+	arr->cap = 16;
+	mm->vmas = arr->v;
+	mm->vmas_cap = 16;
+	mm->pgd = fl__pgtable_alloc(mm, 3);
+	if (!mm->pgd) {
+		fl_free(arr);
+		goto err_rwsem;
+	}
+	mm->mmap_base = MMAP_BASE;
+	mm->id = id;
+	return mm;
+err_rwsem:
+	fl_free(mm->rss);
+	fl_rwsem_destroy(&mm->mmap_lock);
+err_free:
+	fl_free(mm);
+	return NULL;
+}
+
+int64_t fl__mm_counter(struct mm_struct *mm, int member)
+{
+	int64_t s = 0;
+	int cpu;
+
+	for_each_online_cpu(cpu)
+		s += READ_ONCE(mm->rss[cpu].count[member]);
+	return s;
+}
+
+/* ---- VMA structs: a type-stable pool ---- */
+
+static struct vm_area_struct *vma_alloc(struct mm_struct *mm)
+{
+	struct vm_area_struct *vma = mm->vma_pool;
+	struct vma_chunk *chunk = mm->vma_chunks;
+
+	if (vma) {
+		mm->vma_pool = vma->next_free;
+	} else {
+		if (!chunk || chunk->used == VMA_CHUNK) {
+			chunk = fl_calloc(1, sizeof(*chunk));
+			if (!chunk)
+				return NULL;
+			chunk->next = mm->vma_chunks;
+			mm->vma_chunks = chunk;
+		}
+		vma = &chunk->v[chunk->used++];
+	}
+	vma->vm_mm = mm;
+	vma->vm_flags = 0;
+	vma->detached = false;
+	vma->next_free = NULL;
+	/* release: a stale reader's cmpxchg sees a consistent count */
+	__atomic_store_n(&vma->vm_refcnt, 0, __ATOMIC_RELEASE);
+	return vma;
+}
+
+/* Context: the VMA is detached and write-locked; it stays write-locked. */
+static void vma_free(struct mm_struct *mm, struct vm_area_struct *vma)
+{
+	vma->next_free = mm->vma_pool;
+	mm->vma_pool = vma;
+}
+
+/* ---- the per-VMA lock ---- */
+
+static bool vma_start_read(struct vm_area_struct *vma)
+{
+	unsigned int c = __atomic_load_n(&vma->vm_refcnt, __ATOMIC_RELAXED);
+
+	do {
+		if (c & VMA_LOCK_WRITER)
+			return false;
+	} while (!__atomic_compare_exchange_n(&vma->vm_refcnt, &c, c + 1, true,
+					      __ATOMIC_ACQUIRE, __ATOMIC_RELAXED));
+	return true;
+}
+
+void vma_end_read(struct vm_area_struct *vma)
+{
+	/* release: our reads of the VMA happen before a writer's changes */
+	__atomic_fetch_sub(&vma->vm_refcnt, 1, __ATOMIC_RELEASE);
+}
+
+/**
+ * vma_start_write() - block new readers of @vma and wait for current ones.
+ * Context: mmap_lock held for writing.
+ */
+void vma_start_write(struct vm_area_struct *vma)
+{
+	__atomic_fetch_or(&vma->vm_refcnt, VMA_LOCK_WRITER, __ATOMIC_ACQUIRE);
+	while ((__atomic_load_n(&vma->vm_refcnt, __ATOMIC_ACQUIRE) & ~VMA_LOCK_WRITER))
+		fl_yield();
+}
+
+void vma_end_write(struct vm_area_struct *vma)
+{
+	__atomic_fetch_and(&vma->vm_refcnt, ~VMA_LOCK_WRITER, __ATOMIC_RELEASE);
+}
+
+void mm_vmas_begin_change(struct mm_struct *mm)
+{
+	__atomic_store_n(&mm->vma_seq, mm->vma_seq + 1, __ATOMIC_RELAXED);
+	/* release fence: readers that see later writes see the odd count */
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+}
+
+void mm_vmas_end_change(struct mm_struct *mm)
+{
+	/* release: the new array contents before the even count */
+	__atomic_store_n(&mm->vma_seq, mm->vma_seq + 1, __ATOMIC_RELEASE);
+}
+
+/* ---- the array ---- */
+
+/* Index of the first VMA with vm_end > @addr, reading racily but safely. */
+static int vma_search(struct vm_area_struct **v, int n, unsigned long addr)
+{
+	int lo = 0, hi = n;
+
+	while (lo < hi) {
+		int mid = (lo + hi) / 2;
+		struct vm_area_struct *vma = __atomic_load_n(&v[mid], __ATOMIC_RELAXED);
+
+		if (vma_end(vma) <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+struct vm_area_struct *find_vma(struct mm_struct *mm, unsigned long addr)
+{
+	int i = vma_search(mm->vmas, mm->nr_vmas, addr);
+
+	return i < mm->nr_vmas ? mm->vmas[i] : NULL;
+}
+
+int fl__mm_nr_vmas(struct mm_struct *mm)
+{
+	return __atomic_load_n(&mm->nr_vmas, __ATOMIC_ACQUIRE);
+}
+
+struct vm_area_struct *fl__mm_vma(struct mm_struct *mm, int i)
+{
+	return mm->vmas[i];
+}
+
+/**
+ * lock_vma_under_rcu() - find and read-lock the VMA holding @addr without
+ * mmap_lock.
+ * Return: the read-locked VMA, or NULL: take mmap_lock and look again.
+ */
+struct vm_area_struct *lock_vma_under_rcu(struct mm_struct *mm, unsigned long addr)
+{
+	unsigned int seq = __atomic_load_n(&mm->vma_seq, __ATOMIC_ACQUIRE);
+	struct vm_area_struct **v, *vma;
+	struct vma_array *arr;
+	int n, i;
+
+	if (seq & 1)
+		goto abort;
+	v = __atomic_load_n(&mm->vmas, __ATOMIC_ACQUIRE);
+	arr = (struct vma_array *)((char *)v - offsetof(struct vma_array, v));
+	n = __atomic_load_n(&mm->nr_vmas, __ATOMIC_ACQUIRE);
+	if (n > arr->cap)
+		goto abort;
+	i = vma_search(v, n, addr);
+	if (i >= n)
+		goto abort;
+	vma = __atomic_load_n(&v[i], __ATOMIC_RELAXED);
+	if (!vma_start_read(vma))
+		goto abort;
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	if (__atomic_load_n(&mm->vma_seq, __ATOMIC_RELAXED) != seq ||
+	    vma->vm_mm != mm || vma->detached || addr < vma_start(vma) ||
+	    addr >= vma_end(vma)) {
+		vma_end_read(vma);
+		goto abort;
+	}
+	count_vm_event(VMA_LOCK_SUCCESS);
+	return vma;
+abort:
+	count_vm_event(VMA_LOCK_ABORT);
+	return NULL;
+}
+
+/* Context: mmap_lock for writing, inside begin/end change. */
+static int vma_array_insert(struct mm_struct *mm, struct vm_area_struct *vma)
+{
+	int i, j, n = mm->nr_vmas;
+
+	if (n == mm->vmas_cap) {
+		int cap = mm->vmas_cap * 2;
+		struct vma_array *arr = fl_calloc(1, sizeof(*arr) + (size_t)cap * sizeof(arr->v[0]));
+		struct retired_array *r = fl_malloc(sizeof(*r));
+
+		if (!arr || !r) {
+			fl_free(arr);
+			fl_free(r);
+			return -ENOMEM;
+		}
+		arr->cap = cap;
+		memcpy(arr->v, mm->vmas, (size_t)n * sizeof(arr->v[0]));
+		r->arr = mm_array(mm);
+		r->next = mm->retired_arrays;
+		mm->retired_arrays = r;
+		__atomic_store_n(&mm->vmas, arr->v, __ATOMIC_RELEASE);
+		mm->vmas_cap = cap;
+	}
+	i = vma_search(mm->vmas, n, vma->vm_start);
+	for (j = n; j > i; j--)
+		__atomic_store_n(&mm->vmas[j], mm->vmas[j - 1], __ATOMIC_RELAXED);
+	__atomic_store_n(&mm->vmas[i], vma, __ATOMIC_RELAXED);
+	__atomic_store_n(&mm->nr_vmas, n + 1, __ATOMIC_RELEASE);
+	return 0;
+}
+
+static void vma_array_remove(struct mm_struct *mm, struct vm_area_struct *vma)
+{
+	int i = vma_search(mm->vmas, mm->nr_vmas, vma->vm_start);
+
+	VM_BUG_ON(mm->vmas[i] != vma);
+	for (; i < mm->nr_vmas - 1; i++)
+		__atomic_store_n(&mm->vmas[i], mm->vmas[i + 1], __ATOMIC_RELAXED);
+	__atomic_store_n(&mm->nr_vmas, mm->nr_vmas - 1, __ATOMIC_RELEASE);
+	vma->detached = true;
+}
+
+/* Top-down first fit below mmap_base. Return: address or 0. */
+static unsigned long get_unmapped_area(struct mm_struct *mm, unsigned long len,
+				       unsigned long align)
+{
+	unsigned long hi = mm->mmap_base;
+	int i;
+
+	for (i = mm->nr_vmas; i >= 0; i--) {
+		unsigned long lo = i > 0 ? mm->vmas[i - 1]->vm_end : MMAP_MIN_ADDR;
+		unsigned long top = i < mm->nr_vmas ? mm->vmas[i]->vm_start : TASK_SIZE;
+		unsigned long cand;
+
+		if (top > hi)
+			top = hi;
+		if (top < lo + len)
+			continue;
+		cand = ALIGN_DOWN(top - len, align);
+		if (cand >= lo)
+			return cand;
+	}
+	return 0;
+}
+
+/**
+ * fl__do_mmap() - create an anonymous private mapping of @len bytes.
+ * Return: 0 with the address in *@addr, -EINVAL, or -ENOMEM.
+ */
+int fl__do_mmap(struct mm_struct *mm, unsigned long len, unsigned long vm_flags,
+		unsigned long *addr)
+{
+	struct vm_area_struct *vma;
+	unsigned long start;
+	int ret = -ENOMEM;
+
+	if (!len)
+		return -EINVAL;
+	len = ALIGN_UP(len, PAGE_SIZE);
+	if (len > TASK_SIZE - MMAP_MIN_ADDR)
+		return -ENOMEM;
+	down_write(&mm->mmap_lock);
+	if (mm->nr_vmas >= MAX_MAP_COUNT)
+		goto out;
+	start = get_unmapped_area(mm, len, IS_ALIGNED(len, PMD_SIZE) ? PMD_SIZE : PAGE_SIZE);
+	if (!start)
+		goto out;
+	vma = vma_alloc(mm);
+	if (!vma)
+		goto out;
+	__atomic_store_n(&vma->vm_start, start, __ATOMIC_RELAXED);
+	__atomic_store_n(&vma->vm_end, start + len, __ATOMIC_RELAXED);
+	vma->vm_flags = vm_flags;
+	mm_vmas_begin_change(mm);
+	ret = vma_array_insert(mm, vma);
+	mm_vmas_end_change(mm);
+	if (ret) {
+		vma_start_write(vma);
+		vma_free(mm, vma);
+		goto out;
+	}
+	*addr = start;
+out:
+	up_write(&mm->mmap_lock);
+	return ret;
+}
+
+/**
+ * fl__split_vma() - split @vma at @addr into two VMAs.
+ * Context: mmap_lock held for writing. Return: 0 or -ENOMEM.
+ */
+int fl__split_vma(struct mm_struct *mm, struct vm_area_struct *vma, unsigned long addr)
+{
+	struct vm_area_struct *new;
+	int ret;
+
+	if (addr <= vma->vm_start || addr >= vma->vm_end)
+		return 0;
+	if (mm->nr_vmas >= MAX_MAP_COUNT)
+		return -ENOMEM;
+	new = vma_alloc(mm);
+	if (!new)
+		return -ENOMEM;
+	new->vm_flags = vma->vm_flags;
+	__atomic_store_n(&new->vm_start, addr, __ATOMIC_RELAXED);
+	__atomic_store_n(&new->vm_end, vma->vm_end, __ATOMIC_RELAXED);
+	vma_start_write(vma);
+	mm_vmas_begin_change(mm);
+	__atomic_store_n(&vma->vm_end, addr, __ATOMIC_RELAXED);
+	ret = vma_array_insert(mm, new);
+	if (ret)
+		__atomic_store_n(&vma->vm_end, new->vm_end, __ATOMIC_RELAXED);
+	mm_vmas_end_change(mm);
+	vma_end_write(vma);
+	if (ret) {
+		vma_start_write(new);
+		vma_free(mm, new);
+	}
+	return ret;
+}
+
+/* Zap and free [start, end) of the detached VMAs in @v[0..n). */
+static void unmap_region(struct mm_struct *mm, struct vm_area_struct **v, int n,
+			 unsigned long start, unsigned long end, unsigned long floor,
+			 unsigned long ceiling, bool fullmm)
+{
+	struct mmu_gather tlb;
+	int i;
+
+	tlb_gather_mmu(&tlb, mm, fullmm);
+	for (i = 0; i < n; i++)
+		unmap_page_range(&tlb, v[i], v[i]->vm_start, v[i]->vm_end, NULL);
+	free_pgtables(&tlb, mm, start, end, floor, ceiling);
+	tlb_finish_mmu(&tlb);
+}
+
+/**
+ * do_munmap() - unmap [@start, @start + @len).
+ * Return: 0, -EINVAL for a misaligned or empty range, -ENOMEM when a VMA
+ * could not be split.
+ */
+int do_munmap(struct mm_struct *mm, unsigned long start, unsigned long len)
+{
+	struct vm_area_struct *stack[16], **v = stack;
+	unsigned long end, floor, ceiling;
+	int i, first, n = 0, ret = 0;
+
+	if (!IS_ALIGNED(start, PAGE_SIZE) || !len || start >= TASK_SIZE)
+		return -EINVAL;
+	len = ALIGN_UP(len, PAGE_SIZE);
+	end = start + len;
+	if (end > TASK_SIZE || end < start)
+		return -EINVAL;
+	down_write(&mm->mmap_lock);
+	first = vma_search(mm->vmas, mm->nr_vmas, start);
+	if (first < mm->nr_vmas && mm->vmas[first]->vm_start < start) {
+		ret = fl__split_vma(mm, mm->vmas[first], start);
+		if (ret)
+			goto out;
+		first++;
+	}
+	i = vma_search(mm->vmas, mm->nr_vmas, end - 1);
+	if (i < mm->nr_vmas && mm->vmas[i]->vm_start < end && mm->vmas[i]->vm_end > end) {
+		ret = fl__split_vma(mm, mm->vmas[i], end);
+		if (ret)
+			goto out;
+	}
+	for (i = first; i < mm->nr_vmas && mm->vmas[i]->vm_start < end; i++)
+		n++;
+	if (!n)
+		goto out;
+	if (n > (int)ARRAY_SIZE(stack)) {
+		v = fl_malloc((size_t)n * sizeof(*v));
+		if (!v) {
+			ret = -ENOMEM;
+			goto out;
+		}
+	}
+	floor = first > 0 ? mm->vmas[first - 1]->vm_end : 0;
+	ceiling = first + n < mm->nr_vmas ? mm->vmas[first + n]->vm_start : 0;
+	for (i = 0; i < n; i++) {
+		v[i] = mm->vmas[first + i];
+		vma_start_write(v[i]);
+	}
+	mm_vmas_begin_change(mm);
+	for (i = 0; i < n; i++)
+		vma_array_remove(mm, v[i]);
+	mm_vmas_end_change(mm);
+	unmap_region(mm, v, n, v[0]->vm_start, v[n - 1]->vm_end, floor, ceiling, false);
+	for (i = 0; i < n; i++)
+		vma_free(mm, v[i]);
+	if (v != stack)
+		fl_free(v);
+out:
+	up_write(&mm->mmap_lock);
+	return ret;
+}
+
+/**
+ * exit_mmap() - tear the whole address space down.
+ * Context: no other thread uses @mm any more.
+ */
+void exit_mmap(struct mm_struct *mm)
+{
+	int i, n;
+
+	down_write(&mm->mmap_lock);
+	n = mm->nr_vmas;
+	for (i = 0; i < n; i++)
+		vma_start_write(mm->vmas[i]);
+	if (n)
+		unmap_region(mm, mm->vmas, n, 0, TASK_SIZE, 0, 0, true);
+	mm_vmas_begin_change(mm);
+	for (i = n - 1; i >= 0; i--) {
+		struct vm_area_struct *vma = mm->vmas[i];
+
+		vma_array_remove(mm, vma);
+		vma_free(mm, vma);
+	}
+	mm_vmas_end_change(mm);
+	up_write(&mm->mmap_lock);
+}
+
+void mmput(struct mm_struct *mm)
+{
+	struct retired_array *r;
+	struct vma_chunk *c;
+
+	exit_mmap(mm);
+	fl__pgtable_free(mm, mm->pgd);
+	fl__pgtable_pool_destroy(mm);
+	while ((r = mm->retired_arrays)) {
+		mm->retired_arrays = r->next;
+		fl_free(r->arr);
+		fl_free(r);
+	}
+	fl_free(mm_array(mm));
+	while ((c = mm->vma_chunks)) {
+		mm->vma_chunks = c->next;
+		fl_free(c);
+	}
+	fl_free(mm->rss);
+	fl_rwsem_destroy(&mm->mmap_lock);
+	fl_free(mm);
+}

@@ -1,0 +1,153 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * mmu_gather.c - batching pages and page tables freed by a zap until the
+ * TLB is flushed (mm/mmu_gather.c in the kernel).
+ *
+ * The first MMU_GATHER_BUNDLE (8) entries live in the gather itself; then
+ * whole pages of MAX_GATHER_BATCH (510) entries are allocated with
+ * GFP_NOWAIT, at most MAX_GATHER_BATCH_COUNT (19) of them. A run of pages
+ * of one large folio takes two entries (page, then count). When no batch
+ * can be added the zap must flush (tlb_flush_mmu) and go on. Freeing goes
+ * in chunks of MAX_NR_FOLIOS_PER_FREE entries through
+ * free_pages_and_swap_cache(), which frees through folios_put_refs().
+ *
+ * The model has no TLB, so "flushing the TLB" is a no-op; what matters is
+ * when pages and page tables are freed, and that batch pages come from the
+ * page allocator (they show in pgalloc_normal as in the kernel).
+ *
+ * Conventions in this file: @tlb->active is the batch being filled.
+ */
+#include "internal.h"
+
+void tlb_gather_mmu(struct mmu_gather *tlb, struct mm_struct *mm, bool fullmm)
+{
+	tlb->mm = mm;
+	tlb->fullmm = fullmm;
+	tlb->batch_count = 0;
+	tlb->local.next = NULL;
+	tlb->local.nr = 0;
+	tlb->local.max = MMU_GATHER_BUNDLE;
+	tlb->local.desc = NULL;
+	tlb->local.encoded_pages = tlb->__pages;
+	tlb->active = &tlb->local;
+	tlb->start = TASK_SIZE;
+	tlb->end = 0;
+	tlb->freed_tables = NULL;
+}
+
+static bool tlb_next_batch(struct mmu_gather *tlb)
+{
+	struct mmu_gather_batch *batch = tlb->active;
+	struct page *page;
+
+	if (batch->next) {
+		tlb->active = batch->next;
+		return true;
+	}
+	if (tlb->batch_count == MAX_GATHER_BATCH_COUNT)
+		return false;
+	page = alloc_pages(GFP_NOWAIT, 0);
+	if (!page)
+		return false;
+	batch = fl_malloc(sizeof(*batch) + MAX_GATHER_BATCH * sizeof(void *));
+	if (!batch) {
+		__free_pages(page, 0);
+		return false;
+	}
+	tlb->batch_count++;
+	batch->desc = page;
+	batch->next = NULL;
+	batch->nr = 0;
+	batch->max = MAX_GATHER_BATCH;
+	batch->encoded_pages = (struct encoded_page **)(batch + 1);
+	tlb->active->next = batch;
+	tlb->active = batch;
+	return true;
+}
+
+/**
+ * __tlb_remove_folio_pages() - queue @nr_pages pages of one folio starting
+ * at @page, dropping one reference per page at free time.
+ * Return: true when the gather is full and the caller must flush.
+ */
+bool __tlb_remove_folio_pages(struct mmu_gather *tlb, struct page *page,
+			      unsigned int nr_pages, bool delay_rmap)
+{
+	struct mmu_gather_batch *batch = tlb->active;
+	unsigned long flags = delay_rmap ? ENCODED_PAGE_BIT_DELAY_RMAP : 0;
+
+	if (nr_pages == 1) {
+		batch->encoded_pages[batch->nr++] = encode_page(page, flags);
+	} else {
+		flags |= ENCODED_PAGE_BIT_NR_PAGES_NEXT;
+		batch->encoded_pages[batch->nr++] = encode_page(page, flags);
+		batch->encoded_pages[batch->nr++] = encode_nr_pages(nr_pages);
+	}
+	/* keep room for one more two-entry item */
+	if (batch->nr >= batch->max - 1) {
+		if (!tlb_next_batch(tlb))
+			return true;
+	}
+	return false;
+}
+
+void tlb_remove_table(struct mmu_gather *tlb, struct pgtable *t)
+{
+	t->next_free = tlb->freed_tables;
+	tlb->freed_tables = t;
+}
+
+static void tlb_table_flush(struct mmu_gather *tlb)
+{
+	while (tlb->freed_tables) {
+		struct pgtable *t = tlb->freed_tables;
+
+		tlb->freed_tables = t->next_free;
+		fl__pgtable_free(tlb->mm, t);
+	}
+}
+
+static void tlb_batch_pages_flush(struct mmu_gather *tlb)
+{
+	struct mmu_gather_batch *batch;
+
+	for (batch = &tlb->local; batch && batch->nr; batch = batch->next) {
+		struct encoded_page **pages = batch->encoded_pages;
+
+		while (batch->nr) {
+			unsigned int nr = batch->nr < MAX_NR_FOLIOS_PER_FREE ?
+						  batch->nr : MAX_NR_FOLIOS_PER_FREE;
+
+			/* never split a page from the count that follows it */
+			if (nr < batch->nr &&
+			    (encoded_page_flags(pages[nr - 1]) &
+			     ENCODED_PAGE_BIT_NR_PAGES_NEXT))
+				nr++;
+			free_pages_and_swap_cache(pages, (int)nr);
+			pages += nr;
+			batch->nr -= nr;
+		}
+	}
+	tlb->active = &tlb->local;
+}
+
+void tlb_flush_mmu(struct mmu_gather *tlb)
+{
+	tlb->start = TASK_SIZE;
+	tlb->end = 0;
+	tlb_table_flush(tlb);
+	tlb_batch_pages_flush(tlb);
+}
+
+void tlb_finish_mmu(struct mmu_gather *tlb)
+{
+	struct mmu_gather_batch *batch, *next;
+
+	tlb_flush_mmu(tlb);
+	for (batch = tlb->local.next; batch; batch = next) {
+		next = batch->next;
+		__free_pages(batch->desc, 0);
+		fl_free(batch);
+	}
+	tlb->local.next = NULL;
+}

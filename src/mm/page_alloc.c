@@ -1,0 +1,700 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * page_alloc.c - the buddy allocator with per-CPU page lists
+ * (mm/page_alloc.c in the kernel).
+ *
+ * Physical memory is split evenly over the nodes; each node has one zone
+ * (ZONE_NORMAL) with free lists for orders 0..MAX_PAGE_ORDER under
+ * zone->lock, and each CPU has a per_cpu_pages set per zone holding
+ * orders 0..PAGE_ALLOC_COSTLY_ORDER and the PMD order under pcp->lock.
+ * Allocation tries the CPU's own node first, then the others in order.
+ *
+ * Memory that was never handed out stays above zone->frontier_pfn: it is
+ * free, counted in free_pages, and its descriptors are never touched, so
+ * a simulated machine much larger than the host starts instantly. The
+ * buddy allocator carves MAX_PAGE_ORDER blocks off the frontier when its
+ * free lists run dry.
+ *
+ * pcp->high adapts as in the kernel since 6.7, in a simplified form: it
+ * starts at high_min (the zone's low watermark over its CPUs), grows by a
+ * batch on every refill up to high_max (an eighth of the zone over its
+ * CPUs), and a free only goes back to the buddy lists once the count
+ * reaches the current high. Not modelled: alloc_factor/free_factor batch
+ * scaling, decay of high over time, watermarks and reclaim; one
+ * migratetype.
+ *
+ * Conventions in this file: @zone is the zone a page belongs to; "block"
+ * is a naturally aligned 2^order run of frames; PG_buddy marks the head of
+ * a free block and page->private holds its order.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include "internal.h"
+
+struct pglist_data *fl__node_data[MAX_NUMNODES];
+int fl__nr_node_ids;
+struct page *mem_map;
+uint64_t *fl__page_tags;
+unsigned long fl__max_pfn;
+unsigned long fl__zero_pfn;
+int *fl__cpu_node;
+unsigned long fl__fail_page_alloc_orders; /* test hook: orders that fail */
+
+static size_t mem_map_bytes, tags_bytes;
+
+static const struct fl_lock_class zone_lock_class = {
+	.name = "zone->lock", .rank = FL_RANK_ZONE, .kind = FL_LOCK_SPIN
+};
+static const struct fl_lock_class pcp_lock_class = {
+	.name = "pcp->lock", .rank = FL_RANK_PCP, .kind = FL_LOCK_SPIN
+};
+
+static inline int order_to_pindex(unsigned int order)
+{
+	return order == HPAGE_PMD_ORDER ? NR_PCP_LISTS - 1 : (int)order;
+}
+
+static inline unsigned int pindex_to_order(int pindex)
+{
+	return pindex == NR_PCP_LISTS - 1 ? HPAGE_PMD_ORDER : (unsigned int)pindex;
+}
+
+static inline bool pcp_allowed_order(unsigned int order)
+{
+	return order <= PAGE_ALLOC_COSTLY_ORDER || order == HPAGE_PMD_ORDER;
+}
+
+static inline struct zone *page_zone(const struct page *page)
+{
+	return &NODE_DATA(folio_nid((const struct folio *)page))->node_zones[0];
+}
+
+static inline unsigned long zone_end_pfn(const struct zone *zone)
+{
+	return zone->zone_start_pfn + zone->spanned_pages;
+}
+
+static inline bool page_is_buddy(const struct page *page, unsigned int order)
+{
+	return fl_test_bit(PG_buddy, &page->flags) && page->private == order;
+}
+
+static inline void set_buddy_order(struct page *page, unsigned int order, int nid)
+{
+	page->flags = ((unsigned long)nid << NODES_PGSHIFT) | (1ul << PG_buddy);
+	page->private = order;
+}
+
+static inline void add_to_free_list(struct page *page, struct zone *zone,
+				    unsigned int order)
+{
+	list_add(&page->lru, &zone->free_area[order].free_list);
+	zone->free_area[order].nr_free++;
+}
+
+static inline void del_page_from_free_list(struct page *page, struct zone *zone,
+					   unsigned int order)
+{
+	list_del(&page->lru);
+	page->flags &= ~(1ul << PG_buddy);
+	page->private = 0;
+	zone->free_area[order].nr_free--;
+}
+
+/* Split a 2^high block down to 2^low, returning the upper halves. */
+static void expand(struct zone *zone, struct page *page, unsigned int low,
+		   unsigned int high)
+{
+	int nid = zone->zone_pgdat->node_id;
+
+	while (high > low) {
+		struct page *half;
+
+		high--;
+		half = page + (1ul << high);
+		set_buddy_order(half, high, nid);
+		add_to_free_list(half, zone, high);
+	}
+}
+
+/* zone->lock held: the smallest free block that fits, split to @order. */
+static struct page *__rmqueue_smallest(struct zone *zone, unsigned int order)
+{
+	unsigned int o;
+	struct page *page;
+
+	for (o = order; o < NR_PAGE_ORDERS; o++) {
+		struct free_area *area = &zone->free_area[o];
+
+		if (list_empty(&area->free_list))
+			continue;
+		page = list_first_entry(&area->free_list, struct page, lru);
+		del_page_from_free_list(page, zone, o);
+		expand(zone, page, order, o);
+		goto found;
+	}
+	/* never-touched memory is the last resort, one max-order block at a time */
+	if (zone->frontier_pfn >= zone_end_pfn(zone))
+		return NULL;
+	page = pfn_to_page(zone->frontier_pfn);
+	zone->frontier_pfn += 1ul << MAX_PAGE_ORDER;
+	expand(zone, page, order, MAX_PAGE_ORDER);
+found:
+	zone->free_pages -= 1l << order;
+	return page;
+}
+
+/* zone->lock held: return a block and merge it with free buddies. */
+static void __free_one_page(struct page *page, unsigned long pfn,
+			    struct zone *zone, unsigned int order)
+{
+	unsigned long start = zone->zone_start_pfn;
+	unsigned long limit = zone->frontier_pfn;
+
+	zone->free_pages += 1l << order;
+	while (order < MAX_PAGE_ORDER) {
+		unsigned long buddy_pfn = pfn ^ (1ul << order);
+		struct page *buddy;
+
+		if (buddy_pfn < start || buddy_pfn >= limit)
+			break;
+		buddy = pfn_to_page(buddy_pfn);
+		if (!page_is_buddy(buddy, order))
+			break;
+		del_page_from_free_list(buddy, zone, order);
+		pfn &= buddy_pfn;
+		order++;
+	}
+	page = pfn_to_page(pfn);
+	set_buddy_order(page, order, zone->zone_pgdat->node_id);
+	add_to_free_list(page, zone, order);
+}
+
+static void free_one_page(struct zone *zone, struct page *page,
+			  unsigned long pfn, unsigned int order)
+{
+	spin_lock(&zone->lock);
+	__free_one_page(page, pfn, zone, order);
+	spin_unlock(&zone->lock);
+	count_vm_events(PGFREE, 1ul << order);
+}
+
+/* zone->lock taken here: move @count blocks of @order onto @list. */
+static int rmqueue_bulk(struct zone *zone, unsigned int order, int count,
+			struct list_head *list)
+{
+	int i;
+
+	spin_lock(&zone->lock);
+	for (i = 0; i < count; i++) {
+		struct page *page = __rmqueue_smallest(zone, order);
+
+		if (!page)
+			break;
+		list_add_tail(&page->lru, list);
+	}
+	spin_unlock(&zone->lock);
+	count_fl_stat(FL_PCP_REFILL, 1);
+	return i;
+}
+
+static int nr_pcp_alloc(struct per_cpu_pages *pcp, unsigned int order)
+{
+	int batch = pcp->batch;
+
+	if (order && batch > 1)
+		batch = (int)fl_max_ul((unsigned long)(batch >> order), 2);
+	return batch;
+}
+
+/* pcp->lock held: give @count pages back to the buddy lists, oldest first. */
+static void free_pcppages_bulk(struct zone *zone, int count,
+			       struct per_cpu_pages *pcp)
+{
+	static _Thread_local int pindex;
+
+	count = count < pcp->count ? count : pcp->count;
+	spin_lock(&zone->lock);
+	while (count > 0) {
+		struct list_head *list;
+		unsigned int order;
+
+		do {
+			pindex = (pindex + 1) % NR_PCP_LISTS;
+			list = &pcp->lists[pindex];
+		} while (list_empty(list));
+		order = pindex_to_order(pindex);
+		do {
+			struct page *page = list_last_entry(list, struct page, lru);
+
+			list_del(&page->lru);
+			count -= 1 << order;
+			pcp->count -= 1 << order;
+			__free_one_page(page, page_to_pfn(page), zone, order);
+		} while (count > 0 && !list_empty(list));
+	}
+	spin_unlock(&zone->lock);
+	count_fl_stat(FL_PCP_FREE_BULK, 1);
+}
+
+static struct page *rmqueue_pcplist(struct zone *zone, unsigned int order)
+{
+	FL_LOCK_SITE(site);
+	struct per_cpu_pages *pcp = &zone->per_cpu_pageset[smp_processor_id()];
+	struct list_head *list = &pcp->lists[order_to_pindex(order)];
+	struct page *page;
+
+	/* like pcp_spin_trylock(): a remote drain in progress means "use the zone" */
+	if (!fl_spin_trylock_at(&pcp->lock, &site))
+		return NULL;
+	if (list_empty(list)) {
+		int got = rmqueue_bulk(zone, order, nr_pcp_alloc(pcp, order), list);
+
+		/* we had to go to the zone: a larger high would have avoided it */
+		if (pcp->high < pcp->high_max)
+			pcp->high = pcp->high + pcp->batch < pcp->high_max ?
+					    pcp->high + pcp->batch : pcp->high_max;
+
+		pcp->count += got << order;
+		if (!got) {
+			spin_unlock(&pcp->lock);
+			return NULL;
+		}
+	}
+	page = list_first_entry(list, struct page, lru);
+	list_del(&page->lru);
+	pcp->count -= 1 << order;
+	spin_unlock(&pcp->lock);
+	return page;
+}
+
+static struct page *rmqueue_buddy(struct zone *zone, unsigned int order)
+{
+	struct page *page;
+
+	spin_lock(&zone->lock);
+	page = __rmqueue_smallest(zone, order);
+	spin_unlock(&zone->lock);
+	return page;
+}
+
+static void prep_compound_page(struct page *page, unsigned int order)
+{
+	struct folio *folio = (struct folio *)page;
+	unsigned long i, nr = 1ul << order;
+
+	for (i = 1; i < nr; i++) {
+		struct page *p = page + i;
+
+		p->flags = 0;
+		p->mapping = NULL;
+		p->index = 0;
+		p->private = 0;
+		p->_mapcount = 0;
+		p->_refcount = 0;
+		p->_tail_pad = 0;
+		/* release: a tail is published only with its head complete */
+		__atomic_store_n(&p->compound_head, (unsigned long)page | 1,
+				 __ATOMIC_RELEASE);
+	}
+	page->flags |= 1ul << PG_head;
+	folio->_flags_1 = order;
+	folio->_large_mapcount = 0;
+	folio->_entire_mapcount = 0;
+	folio->_folio_nr_pages = (unsigned int)nr;
+	folio->_pincount = 0;
+	if (order >= 2) {
+		folio->_flags_2 = 0;
+		INIT_LIST_HEAD(&folio->_deferred_list);
+	}
+}
+
+static void prep_new_page(struct page *page, unsigned int order, gfp_t gfp, int nid)
+{
+	page->flags = (unsigned long)nid << NODES_PGSHIFT;
+	page->lru.next = NULL;
+	page->lru.prev = NULL;
+	page->mapping = NULL;
+	page->index = 0;
+	page->private = 0;
+	page->_mapcount = 0;
+	page->memcg_data = 0;
+	__atomic_store_n(&page->_refcount, 1, __ATOMIC_RELAXED);
+	if (order && (gfp & __GFP_COMP))
+		prep_compound_page(page, order);
+	if (gfp & __GFP_ZERO)
+		memset(&fl__page_tags[page_to_pfn(page)], 0,
+		       sizeof(uint64_t) << order);
+	count_fl_stat(FL_LIVE_FOLIOS, 1);
+}
+
+static bool should_fail_alloc_page(unsigned int order)
+{
+	return (READ_ONCE(fl__fail_page_alloc_orders) >> order) & 1;
+}
+
+static struct page *rmqueue(struct zone *zone, unsigned int order)
+{
+	struct page *page = NULL;
+
+	if (pcp_allowed_order(order))
+		page = rmqueue_pcplist(zone, order);
+	if (!page)
+		page = rmqueue_buddy(zone, order);
+	return page;
+}
+
+/**
+ * __alloc_pages() - allocate a 2^@order block, preferring node @nid.
+ * Return: the first page, with a reference, or NULL.
+ */
+struct page *__alloc_pages(gfp_t gfp, unsigned int order, int nid)
+{
+	int i;
+
+	if (order > MAX_PAGE_ORDER || should_fail_alloc_page(order))
+		return NULL;
+	for (i = 0; i < fl__nr_node_ids; i++) {
+		int n = nid + i < fl__nr_node_ids ? nid + i : nid + i - fl__nr_node_ids;
+		struct zone *zone = &NODE_DATA(n)->node_zones[0];
+		struct page *page;
+
+		if (i && (gfp & __GFP_THISNODE))
+			break;
+		page = rmqueue(zone, order);
+		if (page) {
+			prep_new_page(page, order, gfp, n);
+			count_vm_events(PGALLOC_NORMAL, 1ul << order);
+			return page;
+		}
+	}
+	return NULL;
+}
+
+struct page *alloc_pages(gfp_t gfp, unsigned int order)
+{
+	return __alloc_pages(gfp, order, numa_node_id());
+}
+
+struct folio *folio_alloc(gfp_t gfp, unsigned int order)
+{
+	return (struct folio *)__alloc_pages(gfp | __GFP_COMP, order, numa_node_id());
+}
+
+/* Reset a block's descriptors for the free lists; false if it is bad. */
+static bool free_pages_prepare(struct page *page, unsigned int order)
+{
+	struct folio *folio = (struct folio *)page;
+	unsigned long i, nr = 1ul << order;
+	int nid = folio_nid(folio);
+
+	if (order && folio_test_anon(folio))
+		mod_mthp_stat((int)order, MTHP_STAT_NR_ANON, -1);
+	if (VM_WARN_ON_ONCE(folio_ref_count(folio) != 0 ||
+			    folio_test_lru(folio) ||
+			    fl_test_bit(PG_buddy, &page->flags)))
+		return false;
+	VM_BUG_ON(folio_test_partially_mapped(folio));
+	for (i = 1; i < nr; i++) {
+		struct page *p = page + i;
+
+		p->compound_head = 0;
+		p->_tail_pad = 0;
+		p->mapping = NULL;
+		p->flags = 0;
+		p->private = 0;
+	}
+	page->flags = (unsigned long)nid << NODES_PGSHIFT;
+	page->mapping = NULL;
+	page->private = 0;
+	page->_mapcount = 0;
+	count_fl_stat(FL_LIVE_FOLIOS, -1);
+	return true;
+}
+
+/* pcp->lock held. */
+static void free_frozen_page_commit(struct zone *zone, struct per_cpu_pages *pcp,
+				    struct page *page, unsigned int order)
+{
+	list_add(&page->lru, &pcp->lists[order_to_pindex(order)]);
+	pcp->count += 1 << order;
+	count_vm_events(PGFREE, 1ul << order);
+	if (pcp->count >= pcp->high)
+		free_pcppages_bulk(zone, pcp->batch, pcp);
+}
+
+/**
+ * free_frozen_pages() - free a block whose reference count already hit 0.
+ */
+void free_frozen_pages(struct page *page, unsigned int order)
+{
+	FL_LOCK_SITE(site);
+	struct zone *zone = page_zone(page);
+	struct per_cpu_pages *pcp;
+
+	if (!free_pages_prepare(page, order))
+		return;
+	if (!pcp_allowed_order(order)) {
+		free_one_page(zone, page, page_to_pfn(page), order);
+		return;
+	}
+	pcp = &zone->per_cpu_pageset[smp_processor_id()];
+	if (!fl_spin_trylock_at(&pcp->lock, &site)) {
+		free_one_page(zone, page, page_to_pfn(page), order);
+		return;
+	}
+	free_frozen_page_commit(zone, pcp, page, order);
+	spin_unlock(&pcp->lock);
+}
+
+void __free_pages(struct page *page, unsigned int order)
+{
+	if (folio_put_testzero((struct folio *)page))
+		free_frozen_pages(page, order);
+}
+
+/**
+ * free_unref_folios() - free a batch of folios whose count is 0, taking
+ * each zone's pcp lock once per run of folios from that zone.
+ * The batch is reinitialised.
+ */
+void free_unref_folios(struct folio_batch *folios)
+{
+	FL_LOCK_SITE(site);
+	struct per_cpu_pages *pcp = NULL;
+	struct zone *locked_zone = NULL;
+	int i;
+
+	for (i = 0; i < folios->nr; i++) {
+		struct folio *folio = folios->folios[i];
+		unsigned int order = folio_order(folio);
+		struct zone *zone = folio_zone(folio);
+
+		if (!free_pages_prepare((struct page *)folio, order))
+			continue;
+		if (!pcp_allowed_order(order)) {
+			free_one_page(zone, (struct page *)folio, folio_pfn(folio), order);
+			continue;
+		}
+		if (zone != locked_zone) {
+			if (pcp)
+				spin_unlock(&pcp->lock);
+			pcp = &zone->per_cpu_pageset[smp_processor_id()];
+			locked_zone = zone;
+			if (!fl_spin_trylock_at(&pcp->lock, &site)) {
+				pcp = NULL;
+				locked_zone = NULL;
+				free_one_page(zone, (struct page *)folio,
+					      folio_pfn(folio), order);
+				continue;
+			}
+		}
+		free_frozen_page_commit(zone, pcp, (struct page *)folio, order);
+	}
+	if (pcp)
+		spin_unlock(&pcp->lock);
+	folio_batch_reinit(folios);
+}
+
+static void drain_pages_zone(int cpu, struct zone *zone)
+{
+	struct per_cpu_pages *pcp = &zone->per_cpu_pageset[cpu];
+
+	spin_lock(&pcp->lock);
+	if (pcp->count)
+		free_pcppages_bulk(zone, pcp->count, pcp);
+	spin_unlock(&pcp->lock);
+}
+
+/**
+ * drain_all_pages() - empty every CPU's pcp lists of @zone (all zones if
+ * NULL) into the buddy lists.
+ * Context: pcp->lock makes the remote drain safe while those CPUs run.
+ */
+void drain_all_pages(struct zone *zone)
+{
+	int cpu, nid;
+
+	for_each_online_cpu(cpu) {
+		if (zone) {
+			drain_pages_zone(cpu, zone);
+			continue;
+		}
+		for_each_online_node(nid)
+			drain_pages_zone(cpu, &NODE_DATA(nid)->node_zones[0]);
+	}
+}
+
+static int zone_batchsize(unsigned long managed)
+{
+	unsigned long batch = fl_min_ul(managed >> 10, (1024 * 1024) / PAGE_SIZE) / 4;
+	unsigned long p = 1;
+
+	if (batch < 1)
+		batch = 1;
+	batch += batch / 2;
+	while (p * 2 <= batch)
+		p *= 2;
+	return (int)(p > 1 ? p - 1 : 1);
+}
+
+/* The kernel's default pcp->high: the zone's low watermark split over its CPUs. */
+static int zone_highsize(unsigned long managed, unsigned long total, int batch,
+			 int cpus)
+{
+	unsigned long total_kb = total * (PAGE_SIZE / 1024);
+	unsigned long min_free_kb = (unsigned long)(4.0 * sqrt((double)total_kb));
+	unsigned long min_pages, low;
+
+	if (min_free_kb < 128)
+		min_free_kb = 128;
+	if (min_free_kb > 262144)
+		min_free_kb = 262144;
+	min_pages = min_free_kb / (PAGE_SIZE / 1024) * managed / total;
+	low = min_pages + fl_max_ul(min_pages / 4, managed * 10 / 10000);
+	return (int)fl_max_ul(low / (unsigned long)(cpus > 0 ? cpus : 1),
+			      (unsigned long)batch * 4);
+}
+
+/**
+ * fl__page_alloc_init() - set up @nr_pages frames over @nr_nodes nodes.
+ * @nr_pages must be a multiple of 2^MAX_PAGE_ORDER * @nr_nodes.
+ * Return: 0 or -ENOMEM.
+ */
+int fl__page_alloc_init(unsigned long nr_pages, int nr_nodes)
+{
+	unsigned long per_node = nr_pages / (unsigned long)nr_nodes;
+	int nid, cpu, i, cpus = nr_cpu_ids_get();
+
+	fl__max_pfn = nr_pages;
+	fl__zero_pfn = nr_pages; /* one extra frame past the managed range */
+	mem_map_bytes = ALIGN_UP((nr_pages + 1) * sizeof(struct page), PMD_SIZE);
+	tags_bytes = ALIGN_UP((nr_pages + 1) * sizeof(uint64_t), PMD_SIZE);
+	mem_map = fl_reserve(mem_map_bytes, true);
+	fl__page_tags = fl_reserve(tags_bytes, true);
+	fl__cpu_node = fl_calloc((size_t)cpus, sizeof(int));
+	if (!mem_map || !fl__page_tags || !fl__cpu_node)
+		goto err;
+	fl__nr_node_ids = nr_nodes;
+	for (cpu = 0; cpu < cpus; cpu++)
+		fl__cpu_node[cpu] = cpu * nr_nodes / cpus;
+	for (nid = 0; nid < nr_nodes; nid++) {
+		struct pglist_data *pgdat = fl_aligned_alloc(FL_CACHELINE, sizeof(*pgdat));
+		struct zone *zone;
+		int node_cpus = 0;
+
+		if (!pgdat)
+			goto err;
+		memset(pgdat, 0, sizeof(*pgdat));
+		fl__node_data[nid] = pgdat;
+		pgdat->node_id = nid;
+		pgdat->node_start_pfn = (unsigned long)nid * per_node;
+		pgdat->node_spanned_pages = per_node;
+		zone = &pgdat->node_zones[0];
+		fl_spin_lock_init(&zone->lock, &zone_lock_class);
+		for (i = 0; i < NR_PAGE_ORDERS; i++)
+			INIT_LIST_HEAD(&zone->free_area[i].free_list);
+		zone->name = "Normal";
+		zone->zone_pgdat = pgdat;
+		zone->zone_start_pfn = pgdat->node_start_pfn;
+		zone->spanned_pages = per_node;
+		zone->managed_pages = per_node;
+		zone->frontier_pfn = zone->zone_start_pfn;
+		zone->free_pages = (long)per_node;
+		zone->per_cpu_pageset = fl_aligned_alloc(FL_CACHELINE,
+			sizeof(struct per_cpu_pages) * (size_t)cpus);
+		if (!zone->per_cpu_pageset)
+			goto err;
+		for (cpu = 0; cpu < cpus; cpu++)
+			node_cpus += fl__cpu_node[cpu] == nid;
+		for (cpu = 0; cpu < cpus; cpu++) {
+			struct per_cpu_pages *pcp = &zone->per_cpu_pageset[cpu];
+
+			memset(pcp, 0, sizeof(*pcp));
+			fl_spin_lock_init(&pcp->lock, &pcp_lock_class);
+			for (i = 0; i < NR_PCP_LISTS; i++)
+				INIT_LIST_HEAD(&pcp->lists[i]);
+			pcp->batch = zone_batchsize(per_node);
+			pcp->high_min = zone_highsize(per_node, nr_pages, pcp->batch,
+						      node_cpus ? node_cpus : 1);
+			pcp->high_max = (int)fl_max_ul(per_node / 8 / (unsigned long)(node_cpus ? node_cpus : 1),
+						       (unsigned long)pcp->high_min);
+			pcp->high = pcp->high_min;
+		}
+		fl__lruvec_init(&pgdat->__lruvec, pgdat);
+	}
+	/* the shared zero page: outside every zone, never allocated or freed */
+	pfn_to_page(fl__zero_pfn)->flags = 0;
+	pfn_to_page(fl__zero_pfn)->_refcount = 1;
+	return 0;
+err:
+	fl__page_alloc_exit();
+	return -ENOMEM;
+}
+
+void fl__page_alloc_exit(void)
+{
+	int nid;
+
+	for (nid = 0; nid < MAX_NUMNODES; nid++) {
+		if (!fl__node_data[nid])
+			continue;
+		fl_free(fl__node_data[nid]->node_zones[0].per_cpu_pageset);
+		fl_free(fl__node_data[nid]);
+		fl__node_data[nid] = NULL;
+	}
+	fl_unreserve(mem_map, mem_map_bytes);
+	fl_unreserve(fl__page_tags, tags_bytes);
+	fl_free(fl__cpu_node);
+	mem_map = NULL;
+	fl__page_tags = NULL;
+	fl__cpu_node = NULL;
+	fl__nr_node_ids = 0;
+	fl__max_pfn = 0;
+}
+
+/**
+ * fl__page_alloc_check() - frame conservation after everything was freed.
+ * Drains the pcp lists, then checks that every zone's free count equals
+ * its managed pages and that the free lists add up to that count.
+ * Return: frames not free (0 when nothing leaked).
+ */
+long fl__page_alloc_check(char *msg, size_t len)
+{
+	long missing = 0;
+	int nid;
+
+	drain_all_pages(NULL);
+	if (msg && len)
+		msg[0] = '\0';
+	for_each_online_node(nid) {
+		struct zone *zone = &NODE_DATA(nid)->node_zones[0];
+		unsigned long listed = zone_end_pfn(zone) - zone->frontier_pfn;
+		int o;
+
+		spin_lock(&zone->lock);
+		for (o = 0; o < NR_PAGE_ORDERS; o++)
+			listed += zone->free_area[o].nr_free << o;
+		if ((long)listed != zone->free_pages && msg && len)
+			snprintf(msg, len,
+				 "node %d: free lists hold %lu pages but free_pages is %ld",
+				 nid, listed, zone->free_pages);
+		missing += (long)zone->managed_pages - zone->free_pages;
+		spin_unlock(&zone->lock);
+	}
+	if (missing && msg && len && !msg[0])
+		snprintf(msg, len, "%ld frames leaked (not free after teardown)", missing);
+	return missing;
+}
+
+unsigned long fl__nr_free_pages(void)
+{
+	unsigned long n = 0;
+	int nid;
+
+	for_each_online_node(nid)
+		n += (unsigned long)READ_ONCE(NODE_DATA(nid)->node_zones[0].free_pages);
+	return n;
+}

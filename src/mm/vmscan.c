@@ -1,0 +1,123 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * vmscan.c - lruvecs and their LRU lists (the list part of mm/vmscan.c and
+ * include/linux/mm_inline.h in the kernel). Reclaim comes later.
+ *
+ * One lruvec per node until memcg is modelled. Each lruvec has the five
+ * classic lists (no MGLRU) under lru_lock and a page count per list.
+ * Unevictable folios are counted but not linked, as in the kernel.
+ *
+ * Conventions in this file: @lruvec's lru_lock is held by the caller of
+ * every function here except fl__lruvec_validate(); the caller also
+ * computes the list from the folio's flags before changing them.
+ */
+#include <stdio.h>
+#include "internal.h"
+
+static const struct fl_lock_class lru_lock_class = {
+	.name = "lruvec->lru_lock", .rank = FL_RANK_LRU, .kind = FL_LOCK_SPIN
+};
+
+void fl__lruvec_init(struct lruvec *lruvec, struct pglist_data *pgdat)
+{
+	int i;
+
+	fl_spin_lock_init(&lruvec->lru_lock, &lru_lock_class);
+	for (i = 0; i < NR_LRU_LISTS; i++) {
+		INIT_LIST_HEAD(&lruvec->lists[i]);
+		lruvec->nr_pages[i] = 0;
+	}
+	lruvec->pgdat = pgdat;
+}
+
+static inline void update_lru_size(struct lruvec *lruvec, enum lru_list lru,
+				   long nr_pages)
+{
+	WRITE_ONCE(lruvec->nr_pages[lru],
+		   (unsigned long)((long)lruvec->nr_pages[lru] + nr_pages));
+}
+
+void lruvec_add_folio(struct lruvec *lruvec, struct folio *folio)
+{
+	enum lru_list lru = folio_lru_list(folio);
+
+	update_lru_size(lruvec, lru, (long)folio_nr_pages(folio));
+	if (lru != LRU_UNEVICTABLE)
+		list_add(&folio->lru, &lruvec->lists[lru]);
+}
+
+void lruvec_add_folio_tail(struct lruvec *lruvec, struct folio *folio)
+{
+	enum lru_list lru = folio_lru_list(folio);
+
+	update_lru_size(lruvec, lru, (long)folio_nr_pages(folio));
+	list_add_tail(&folio->lru, &lruvec->lists[lru]);
+}
+
+void lruvec_del_folio(struct lruvec *lruvec, struct folio *folio)
+{
+	enum lru_list lru = folio_lru_list(folio);
+
+	if (lru != LRU_UNEVICTABLE)
+		list_del(&folio->lru);
+	update_lru_size(lruvec, lru, -(long)folio_nr_pages(folio));
+}
+
+/**
+ * folio_isolate_lru() - take @folio off its LRU list.
+ * Return: true if we won PG_lru; the caller then holds an extra reference.
+ * Context: the caller holds a reference.
+ */
+bool folio_isolate_lru(struct folio *folio)
+{
+	FL_LOCK_SITE(site);
+	struct lruvec *lruvec = NULL;
+
+	if (!folio_test_clear_lru(folio))
+		return false;
+	folio_get(folio);
+	folio_lruvec_relock_irqsave(folio, &lruvec, &site);
+	lruvec_del_folio(lruvec, folio);
+	lruvec_unlock_irqrestore(lruvec);
+	return true;
+}
+
+bool fl__lruvec_validate(struct lruvec *lruvec, char *msg, size_t len)
+{
+	FL_LOCK_SITE(site);
+	bool ok = true;
+	int lru;
+
+	fl_spin_lock_at(&lruvec->lru_lock, &site);
+	for (lru = 0; lru < NR_LRU_LISTS && ok; lru++) {
+		unsigned long pages = 0;
+		struct list_head *pos;
+
+		if (lru == LRU_UNEVICTABLE)
+			continue;
+		list_for_each(pos, &lruvec->lists[lru]) {
+			struct folio *folio = list_entry(pos, struct folio, lru);
+
+			if (!folio_test_lru(folio) || (int)folio_lru_list(folio) != lru ||
+			    folio_lruvec(folio) != lruvec) {
+				if (msg)
+					snprintf(msg, len,
+						 "folio pfn %lu on list %d: lru=%d list=%d",
+						 folio_pfn(folio), lru,
+						 folio_test_lru(folio),
+						 (int)folio_lru_list(folio));
+				ok = false;
+				break;
+			}
+			pages += folio_nr_pages(folio);
+		}
+		if (ok && pages != lruvec->nr_pages[lru]) {
+			if (msg)
+				snprintf(msg, len, "list %d links %lu pages, counts %lu",
+					 lru, pages, lruvec->nr_pages[lru]);
+			ok = false;
+		}
+	}
+	spin_unlock(&lruvec->lru_lock);
+	return ok;
+}

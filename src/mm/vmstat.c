@@ -1,0 +1,187 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * vmstat.c - the counters a user reads from /proc/vmstat and
+ * /sys/kernel/mm/transparent_hugepage/hugepages-<N>kB/stats (mm/vmstat.c,
+ * mm/huge_memory.c in the kernel), summed over the per-CPU slots.
+ *
+ * Conventions in this file: names are the kernel's strings; mTHP stats are
+ * listed as "hugepages-<N>kB/stats/<item>" for orders 2..PMD_ORDER; the
+ * slot at index nr_cpu_ids collects updates from unbound threads.
+ */
+#include <stdio.h>
+#include <string.h>
+#include <foliolab/foliolab.h>
+#include "internal.h"
+
+struct vm_cpu_stats *fl__vm_stats;
+
+static const char *const vm_event_names[NR_VM_EVENT_ITEMS] = {
+	[PGALLOC_NORMAL] = "pgalloc_normal",
+	[PGFREE] = "pgfree",
+	[PGACTIVATE] = "pgactivate",
+	[PGDEACTIVATE] = "pgdeactivate",
+	[PGLAZYFREE] = "pglazyfree",
+	[PGFAULT] = "pgfault",
+	[PGMAJFAULT] = "pgmajfault",
+	[PGLAZYFREED] = "pglazyfreed",
+	[PGREUSE] = "pgreuse",
+	[PGROTATED] = "pgrotated",
+	[UNEVICTABLE_PGCULLED] = "unevictable_pgs_culled",
+	[UNEVICTABLE_PGRESCUED] = "unevictable_pgs_rescued",
+	[THP_FAULT_ALLOC] = "thp_fault_alloc",
+	[THP_FAULT_FALLBACK] = "thp_fault_fallback",
+	[THP_FAULT_FALLBACK_CHARGE] = "thp_fault_fallback_charge",
+	[THP_SPLIT_PAGE] = "thp_split_page",
+	[THP_SPLIT_PAGE_FAILED] = "thp_split_page_failed",
+	[THP_DEFERRED_SPLIT_PAGE] = "thp_deferred_split_page",
+	[THP_SPLIT_PMD] = "thp_split_pmd",
+	[THP_ZERO_PAGE_ALLOC] = "thp_zero_page_alloc",
+	[THP_ZERO_PAGE_ALLOC_FAILED] = "thp_zero_page_alloc_failed",
+	[VMA_LOCK_SUCCESS] = "vma_lock_success",
+	[VMA_LOCK_ABORT] = "vma_lock_abort",
+};
+
+static const char *const mthp_stat_names[__MTHP_STAT_COUNT] = {
+	[MTHP_STAT_ANON_FAULT_ALLOC] = "anon_fault_alloc",
+	[MTHP_STAT_ANON_FAULT_FALLBACK] = "anon_fault_fallback",
+	[MTHP_STAT_ANON_FAULT_FALLBACK_CHARGE] = "anon_fault_fallback_charge",
+	[MTHP_STAT_ZSWPOUT] = "zswpout",
+	[MTHP_STAT_SWPIN] = "swpin",
+	[MTHP_STAT_SWPIN_FALLBACK] = "swpin_fallback",
+	[MTHP_STAT_SWPIN_FALLBACK_CHARGE] = "swpin_fallback_charge",
+	[MTHP_STAT_SWPOUT] = "swpout",
+	[MTHP_STAT_SWPOUT_FALLBACK] = "swpout_fallback",
+	[MTHP_STAT_SHMEM_ALLOC] = "shmem_alloc",
+	[MTHP_STAT_SHMEM_FALLBACK] = "shmem_fallback",
+	[MTHP_STAT_SHMEM_FALLBACK_CHARGE] = "shmem_fallback_charge",
+	[MTHP_STAT_SPLIT] = "split",
+	[MTHP_STAT_SPLIT_FAILED] = "split_failed",
+	[MTHP_STAT_SPLIT_DEFERRED] = "split_deferred",
+	[MTHP_STAT_NR_ANON] = "nr_anon",
+	[MTHP_STAT_NR_ANON_PARTIALLY_MAPPED] = "nr_anon_partially_mapped",
+};
+
+static const char *const fl_stat_names[NR_FL_STAT_ITEMS] = {
+	[FL_LRU_ADD_FLUSH] = "fl_lru_add_flush",
+	[FL_LRU_ADD_DEAD] = "fl_lru_add_dead",
+	[FL_LRU_ADD_FREED_DEAD] = "fl_lru_add_freed_dead",
+	[FL_TLB_FORCE_FLUSH] = "fl_tlb_force_flush",
+	[FL_PCP_REFILL] = "fl_pcp_refill",
+	[FL_PCP_FREE_BULK] = "fl_pcp_free_bulk",
+	[FL_LIVE_FOLIOS] = "fl_live_folios",
+	[FL_PT_RECLAIM] = "fl_pt_reclaim",
+};
+
+int fl__vmstat_init(void)
+{
+	fl__vm_stats = fl_aligned_alloc(FL_CACHELINE, sizeof(*fl__vm_stats) *
+					    (size_t)(nr_cpu_ids_get() + 1));
+	if (!fl__vm_stats)
+		return -ENOMEM;
+	memset(fl__vm_stats, 0, sizeof(*fl__vm_stats) * (size_t)(nr_cpu_ids_get() + 1));
+	return 0;
+}
+
+void fl__vmstat_exit(void)
+{
+	fl_free(fl__vm_stats);
+	fl__vm_stats = NULL;
+}
+
+static int64_t sum_event(int item)
+{
+	int64_t s = 0;
+	int cpu;
+
+	for (cpu = 0; cpu <= nr_cpu_ids_get(); cpu++)
+		s += (int64_t)READ_ONCE(fl__vm_stats[cpu].events[item]);
+	return s;
+}
+
+static int64_t sum_node(int nid, int item)
+{
+	int64_t s = 0;
+	int cpu;
+
+	for (cpu = 0; cpu <= nr_cpu_ids_get(); cpu++)
+		s += READ_ONCE(fl__vm_stats[cpu].node[nid][item]);
+	return s;
+}
+
+int64_t fl__mthp_stat_sum(int order, enum mthp_stat_item item)
+{
+	int64_t s = 0;
+	int cpu;
+
+	for (cpu = 0; cpu <= nr_cpu_ids_get(); cpu++)
+		s += READ_ONCE(fl__vm_stats[cpu].mthp[order][item]);
+	return s;
+}
+
+int64_t fl__fl_stat_sum(enum fl_stat_item item)
+{
+	int64_t s = 0;
+	int cpu;
+
+	for (cpu = 0; cpu <= nr_cpu_ids_get(); cpu++)
+		s += READ_ONCE(fl__vm_stats[cpu].fl[item]);
+	return s;
+}
+
+int64_t fl__vm_event_sum(enum vm_event_item item)
+{
+	return sum_event(item);
+}
+
+int64_t fl__node_stat_sum(enum node_stat_item item)
+{
+	int64_t s = 0;
+	int nid;
+
+	for_each_online_node(nid)
+		s += sum_node(nid, item);
+	return s;
+}
+
+/**
+ * fl__vmstat_snapshot() - every counter, by name, into @c.
+ * Return: 0 or -ENOMEM.
+ */
+int fl__vmstat_snapshot(struct fl_counters *c)
+{
+	static const char *const lru_names[NR_LRU_LISTS] = {
+		"nr_inactive_anon", "nr_active_anon", "nr_inactive_file",
+		"nr_active_file", "nr_unevictable",
+	};
+	long lru[NR_LRU_LISTS] = { 0 };
+	int64_t free_pages = 0;
+	char name[FL_NAME_MAX];
+	int nid, i, order, ret = 0;
+
+	for_each_online_node(nid) {
+		struct pglist_data *pgdat = NODE_DATA(nid);
+
+		free_pages += READ_ONCE(pgdat->node_zones[0].free_pages);
+		for (i = 0; i < NR_LRU_LISTS; i++)
+			lru[i] += (long)READ_ONCE(pgdat->__lruvec.nr_pages[i]);
+	}
+	ret |= fl_counters_set(c, "nr_free_pages", free_pages);
+	for (i = 0; i < NR_LRU_LISTS; i++)
+		ret |= fl_counters_set(c, lru_names[i], lru[i]);
+	ret |= fl_counters_set(c, "nr_anon_pages", fl__node_stat_sum(NR_ANON_MAPPED));
+	ret |= fl_counters_set(c, "nr_anon_transparent_hugepages",
+			       fl__node_stat_sum(NR_ANON_THPS) / HPAGE_PMD_NR);
+	ret |= fl_counters_set(c, "nr_page_table_pages", fl__node_stat_sum(NR_PAGETABLE));
+	for (i = 0; i < NR_VM_EVENT_ITEMS; i++)
+		ret |= fl_counters_set(c, vm_event_names[i], sum_event(i));
+	for (order = 2; order <= PMD_ORDER; order++) {
+		for (i = 0; i < __MTHP_STAT_COUNT; i++) {
+			snprintf(name, sizeof(name), "hugepages-%lukB/stats/%s",
+				 (PAGE_SIZE << order) / 1024, mthp_stat_names[i]);
+			ret |= fl_counters_set(c, name, fl__mthp_stat_sum(order, i));
+		}
+	}
+	for (i = 0; i < NR_FL_STAT_ITEMS; i++)
+		ret |= fl_counters_set(c, fl_stat_names[i], fl__fl_stat_sum(i));
+	return ret ? -ENOMEM : 0;
+}

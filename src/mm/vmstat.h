@@ -1,0 +1,134 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * vmstat.h - /proc/vmstat-named event counters, node gauges and the per-size
+ * mTHP stats (include/linux/vm_event_item.h, mmzone.h, huge_mm.h).
+ *
+ * Every counter is a per-CPU slot written by its owning CPU without
+ * atomics and summed when read, so counting never shares a cache line.
+ * Model-only counters are named fl_* so nobody takes them for the kernel's.
+ *
+ * Conventions in this file: "event" counters only grow; "node stat" and
+ * mTHP gauges are signed per-CPU deltas.
+ */
+#ifndef FL_MM_VMSTAT_H
+#define FL_MM_VMSTAT_H
+
+#include "mm_types.h"
+
+enum vm_event_item {
+	PGALLOC_NORMAL,
+	PGFREE,
+	PGACTIVATE,
+	PGDEACTIVATE,
+	PGLAZYFREE,
+	PGFAULT,
+	PGMAJFAULT,
+	PGLAZYFREED,
+	PGREUSE,
+	PGROTATED,
+	UNEVICTABLE_PGCULLED,
+	UNEVICTABLE_PGRESCUED,
+	THP_FAULT_ALLOC,
+	THP_FAULT_FALLBACK,
+	THP_FAULT_FALLBACK_CHARGE,
+	THP_SPLIT_PAGE,
+	THP_SPLIT_PAGE_FAILED,
+	THP_DEFERRED_SPLIT_PAGE,
+	THP_SPLIT_PMD,
+	THP_ZERO_PAGE_ALLOC,
+	THP_ZERO_PAGE_ALLOC_FAILED,
+	VMA_LOCK_SUCCESS,
+	VMA_LOCK_ABORT,
+	NR_VM_EVENT_ITEMS
+};
+
+enum node_stat_item {
+	NR_ANON_MAPPED, /* "nr_anon_pages" */
+	NR_ANON_THPS,	/* pages; printed in PMD units */
+	NR_PAGETABLE,
+	NR_VM_NODE_STAT_ITEMS
+};
+
+enum mthp_stat_item {
+	MTHP_STAT_ANON_FAULT_ALLOC,
+	MTHP_STAT_ANON_FAULT_FALLBACK,
+	MTHP_STAT_ANON_FAULT_FALLBACK_CHARGE,
+	MTHP_STAT_ZSWPOUT,
+	MTHP_STAT_SWPIN,
+	MTHP_STAT_SWPIN_FALLBACK,
+	MTHP_STAT_SWPIN_FALLBACK_CHARGE,
+	MTHP_STAT_SWPOUT,
+	MTHP_STAT_SWPOUT_FALLBACK,
+	MTHP_STAT_SHMEM_ALLOC,
+	MTHP_STAT_SHMEM_FALLBACK,
+	MTHP_STAT_SHMEM_FALLBACK_CHARGE,
+	MTHP_STAT_SPLIT,
+	MTHP_STAT_SPLIT_FAILED,
+	MTHP_STAT_SPLIT_DEFERRED,
+	MTHP_STAT_NR_ANON,
+	MTHP_STAT_NR_ANON_PARTIALLY_MAPPED,
+	__MTHP_STAT_COUNT
+};
+
+/* Counters the kernel does not have; the model can see them. */
+enum fl_stat_item {
+	FL_LRU_ADD_FLUSH,     /* folio_batch_move_lru() calls on lru_add */
+	FL_LRU_ADD_DEAD,      /* folios only the lru_add batch still held */
+	FL_LRU_ADD_FREED_DEAD, /* of those, freed by --lru-add-free-dead */
+	FL_TLB_FORCE_FLUSH,   /* mmu_gather ran out of batches mid-zap */
+	FL_PCP_REFILL,	      /* rmqueue_bulk() calls */
+	FL_PCP_FREE_BULK,     /* free_pcppages_bulk() calls */
+	FL_LIVE_FOLIOS,	      /* gauge: allocated blocks not yet freed */
+	FL_PT_RECLAIM,	      /* empty PTE tables freed by MADV_DONTNEED */
+	NR_FL_STAT_ITEMS
+};
+
+struct vm_cpu_stats {
+	uint64_t events[NR_VM_EVENT_ITEMS];
+	int64_t node[MAX_NUMNODES][NR_VM_NODE_STAT_ITEMS];
+	int64_t mthp[PMD_ORDER + 1][__MTHP_STAT_COUNT];
+	int64_t fl[NR_FL_STAT_ITEMS];
+} __cacheline_aligned;
+
+extern struct vm_cpu_stats *fl__vm_stats; /* [nr_cpu_ids + 1] */
+
+static inline struct vm_cpu_stats *this_cpu_vm_stats(void)
+{
+	return &fl__vm_stats[smp_processor_id()];
+}
+
+static inline void count_vm_events(enum vm_event_item item, unsigned long n)
+{
+	fl_this_cpu_add_u64(&this_cpu_vm_stats()->events[item], n);
+}
+
+static inline void count_vm_event(enum vm_event_item item)
+{
+	count_vm_events(item, 1);
+}
+
+static inline void mod_node_page_state(struct pglist_data *pgdat,
+				       enum node_stat_item item, long delta)
+{
+	fl_this_cpu_add_s64(&this_cpu_vm_stats()->node[pgdat->node_id][item], delta);
+}
+
+static inline void mod_mthp_stat(int order, enum mthp_stat_item item, long delta)
+{
+	/* like the kernel: order-0 and beyond-PMD folios have no mTHP stats */
+	if (order <= 0 || order > PMD_ORDER)
+		return;
+	fl_this_cpu_add_s64(&this_cpu_vm_stats()->mthp[order][item], delta);
+}
+
+static inline void count_mthp_stat(int order, enum mthp_stat_item item)
+{
+	mod_mthp_stat(order, item, 1);
+}
+
+static inline void count_fl_stat(enum fl_stat_item item, long delta)
+{
+	fl_this_cpu_add_s64(&this_cpu_vm_stats()->fl[item], delta);
+}
+
+#endif /* FL_MM_VMSTAT_H */

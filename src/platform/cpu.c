@@ -1,0 +1,78 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * cpu.c - model CPU identity for the native platform.
+ *
+ * A model CPU is a thread that has bound itself with fl_cpu_bind(). The id
+ * lives in a thread-local, so smp_processor_id() is one TLS load. Binding
+ * is exclusive: per-CPU data in mm/ is written without atomics by its
+ * owner, so two threads on one id would corrupt it.
+ *
+ * Conventions in this file: cpu_owner[cpu] is 0 when free, 1 when bound.
+ */
+#include <errno.h>
+#include <unistd.h>
+#include "platform.h"
+#include "lock.h"
+
+int fl__nr_cpu_ids;
+_Thread_local int fl__cpu = -1;
+static unsigned char *cpu_owner;
+
+int fl__platform_init(int nr_cpus)
+{
+	if (nr_cpus < 1 || nr_cpus > FL_NR_CPUS_MAX)
+		return -EINVAL;
+	cpu_owner = fl_calloc((size_t)nr_cpus, 1);
+	if (!cpu_owner)
+		return -ENOMEM;
+	fl__nr_cpu_ids = nr_cpus;
+	if (fl__lock_stats_init(nr_cpus)) {
+		fl_free(cpu_owner);
+		cpu_owner = NULL;
+		fl__nr_cpu_ids = 0;
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+void fl__platform_exit(void)
+{
+	fl__lock_stats_exit();
+	fl_free(cpu_owner);
+	cpu_owner = NULL;
+	fl__nr_cpu_ids = 0;
+	fl__cpu = -1;
+}
+
+int fl_cpu_bind(int cpu)
+{
+	unsigned char expected = 0;
+
+	if (cpu < 0 || cpu >= fl__nr_cpu_ids)
+		return -EINVAL;
+	if (fl__cpu == cpu)
+		return 0;
+	if (!__atomic_compare_exchange_n(&cpu_owner[cpu], &expected, 1, false,
+					 __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+		return -EBUSY;
+	if (fl__cpu >= 0)
+		fl_cpu_unbind();
+	fl__cpu = cpu;
+	return 0;
+}
+
+void fl_cpu_unbind(void)
+{
+	if (fl__cpu < 0)
+		return;
+	/* release: this CPU's per-CPU writes are visible to the next owner */
+	__atomic_store_n(&cpu_owner[fl__cpu], 0, __ATOMIC_RELEASE);
+	fl__cpu = -1;
+}
+
+int fl__host_nr_cpus(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+	return n > 0 ? (int)n : 1;
+}

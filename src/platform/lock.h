@@ -1,0 +1,252 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * lock.h - spinlocks, mutexes, local locks and rw semaphores with
+ * perf-lock-style contention accounting.
+ *
+ * Every lock belongs to a struct fl_lock_class (its name, e.g.
+ * "lruvec->lru_lock", and its rank for the debug lock-order witness).
+ * Every place that takes a lock is a struct fl_lock_site named after the
+ * function that takes it (__func__ by default), so the lock table reads
+ * like `perf lock contention -b`: one row per class and caller, with
+ * acquired, contended (found held on the first try), and total/max/min
+ * wait of the contended acquisitions.
+ *
+ * Statistics are per CPU and written without atomics by the owning CPU,
+ * so the uncontended lock + unlock is one compare-and-swap, one exchange
+ * and two plain increments. The clock is read only when a lock is found
+ * held.
+ *
+ * Waiting: spin briefly, then park on a futex. Userspace cannot disable
+ * preemption, so a waiter must never burn its time slice while the holder
+ * is descheduled: 20 threads on 2 cores make progress.
+ *
+ * Conventions in this file: "site" is the caller, "class" the lock kind;
+ * val is 0 unlocked, 1 locked; waiters counts threads parked on val.
+ */
+#ifndef FL_PLATFORM_LOCK_H
+#define FL_PLATFORM_LOCK_H
+
+#include <pthread.h>
+#include <stdint.h>
+#include "compiler.h"
+#include "bug.h"
+#include "platform.h"
+
+#define FL_LOCK_SITES_MAX 256
+
+enum fl_lock_kind {
+	FL_LOCK_SPIN,
+	FL_LOCK_MUTEX,
+	FL_LOCK_LOCAL,
+	FL_LOCK_RWSEM,
+};
+
+struct fl_lock_class {
+	const char *name;
+	int rank; /* debug witness: locks are taken in increasing rank */
+	enum fl_lock_kind kind;
+};
+
+struct fl_lock_site {
+	const char *func;
+	const struct fl_lock_class *cls; /* set at registration */
+	int id;				 /* 0 until registered; atomic */
+	unsigned char mode;		 /* 0 plain/write, 1 read */
+};
+
+struct fl_lock_stat {
+	uint64_t acquired;
+	uint64_t contended;
+	uint64_t wait_total_ns;
+	uint64_t wait_max_ns;
+	uint64_t wait_min_ns;
+};
+
+struct fl_spinlock {
+	unsigned int val;     /* atomic */
+	unsigned int waiters; /* atomic: threads parked (or about to park) on val */
+	const struct fl_lock_class *cls;
+};
+
+struct fl_mutex {
+	struct fl_spinlock sl;
+};
+
+struct fl_rwsem {
+	pthread_rwlock_t rw;
+	const struct fl_lock_class *cls;
+};
+
+/* One static site per call site, named after the enclosing function. */
+#define FL_LOCK_SITE(var) static struct fl_lock_site var = { .func = __func__ }
+#define FL_LOCK_SITE_NAMED(var, name) static struct fl_lock_site var = { .func = name }
+#define FL_LOCK_SITE_READ(var) static struct fl_lock_site var = { .func = __func__, .mode = 1 }
+
+extern struct fl_lock_stat *fl__lock_stats; /* [cpu][FL_LOCK_SITES_MAX] */
+
+int fl__lock_stats_init(int nr_cpus);
+void fl__lock_stats_exit(void);
+int fl__lock_site_register(struct fl_lock_site *s, const struct fl_lock_class *cls);
+void fl__lock_contended(struct fl_lock_site *s, const struct fl_lock_class *cls,
+			uint64_t wait_ns);
+void fl__spin_lock_slow(struct fl_spinlock *l, struct fl_lock_site *s);
+void fl__spin_wake(struct fl_spinlock *l);
+
+#if FL_DEBUG >= 2
+void fl__witness_acquire(const struct fl_lock_class *cls, const void *lock);
+void fl__witness_release(const struct fl_lock_class *cls, const void *lock);
+#else
+static inline void fl__witness_acquire(const struct fl_lock_class *cls,
+				       const void *lock)
+{
+	(void)cls;
+	(void)lock;
+}
+static inline void fl__witness_release(const struct fl_lock_class *cls,
+				       const void *lock)
+{
+	(void)cls;
+	(void)lock;
+}
+#endif
+
+static __always_inline struct fl_lock_stat *
+fl__site_stat(struct fl_lock_site *s, const struct fl_lock_class *cls)
+{
+	int id = __atomic_load_n(&s->id, __ATOMIC_ACQUIRE);
+
+	if (unlikely(!id))
+		id = fl__lock_site_register(s, cls);
+	int cpu = fl__cpu;
+
+	/* an unbound thread (a bug) lands in the spare row, never out of bounds */
+	if (unlikely(cpu < 0))
+		cpu = fl__nr_cpu_ids;
+	return &fl__lock_stats[(size_t)cpu * FL_LOCK_SITES_MAX + id];
+}
+
+/**
+ * fl__lock_acquired() - count one acquisition at @s.
+ * Context: the caller owns the current CPU, so plain increments suffice.
+ */
+static __always_inline void fl__lock_acquired(struct fl_lock_site *s,
+					      const struct fl_lock_class *cls)
+{
+	struct fl_lock_stat *st = fl__site_stat(s, cls);
+
+	fl_this_cpu_add_u64(&st->acquired, 1);
+}
+
+static inline void fl_spin_lock_init(struct fl_spinlock *l,
+				     const struct fl_lock_class *cls)
+{
+	l->val = 0;
+	l->waiters = 0;
+	l->cls = cls;
+}
+
+static __always_inline void fl_spin_lock_at(struct fl_spinlock *l,
+					    struct fl_lock_site *s)
+{
+	unsigned int expected = 0;
+
+	fl__witness_acquire(l->cls, l);
+	/* acquire: the critical section sees the previous holder's writes */
+	if (unlikely(!__atomic_compare_exchange_n(&l->val, &expected, 1, false,
+						  __ATOMIC_ACQUIRE,
+						  __ATOMIC_RELAXED)))
+		fl__spin_lock_slow(l, s);
+	fl__lock_acquired(s, l->cls);
+}
+
+static __always_inline bool fl_spin_trylock_at(struct fl_spinlock *l,
+					       struct fl_lock_site *s)
+{
+	unsigned int expected = 0;
+
+	if (!__atomic_compare_exchange_n(&l->val, &expected, 1, false,
+					 __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+		return false;
+	fl__witness_acquire(l->cls, l);
+	fl__lock_acquired(s, l->cls);
+	return true;
+}
+
+/*
+ * Unlock is a plain release store, not a read-modify-write: the
+ * uncontended pair costs one atomic. A waiter that parks in the instant
+ * between our store and our read of ->waiters can miss this wake-up; it
+ * sleeps with a short timeout, so the miss costs it at most that long.
+ */
+static __always_inline void fl_spin_unlock(struct fl_spinlock *l)
+{
+	fl__witness_release(l->cls, l);
+	/* release: our critical section is visible to the next holder */
+	__atomic_store_n(&l->val, 0, __ATOMIC_RELEASE);
+	if (unlikely(__atomic_load_n(&l->waiters, __ATOMIC_RELAXED)))
+		fl__spin_wake(l);
+}
+
+static inline bool fl_spin_is_locked(struct fl_spinlock *l)
+{
+	return __atomic_load_n(&l->val, __ATOMIC_RELAXED) != 0;
+}
+
+#define spin_lock(l)                                                           \
+	do {                                                                   \
+		FL_LOCK_SITE(fl_site_);                                        \
+		fl_spin_lock_at((l), &fl_site_);                               \
+	} while (0)
+#define spin_unlock(l) fl_spin_unlock(l)
+/* The kernel's _irq/_irqsave variants: userspace has no IRQs to mask. */
+#define spin_lock_irq(l) spin_lock(l)
+#define spin_unlock_irq(l) spin_unlock(l)
+
+/* local_lock: a per-CPU lock; a real lock here so remote drains are safe. */
+#define local_lock(l) spin_lock(l)
+#define local_unlock(l) spin_unlock(l)
+
+static inline void fl_mutex_init(struct fl_mutex *m, const struct fl_lock_class *cls)
+{
+	fl_spin_lock_init(&m->sl, cls);
+}
+#define mutex_lock(m) spin_lock(&(m)->sl)
+#define mutex_unlock(m) spin_unlock(&(m)->sl)
+
+int fl_rwsem_init(struct fl_rwsem *sem, const struct fl_lock_class *cls);
+void fl_rwsem_destroy(struct fl_rwsem *sem);
+void fl_down_read_at(struct fl_rwsem *sem, struct fl_lock_site *s);
+void fl_down_write_at(struct fl_rwsem *sem, struct fl_lock_site *s);
+void fl_up_read(struct fl_rwsem *sem);
+void fl_up_write(struct fl_rwsem *sem);
+
+#define down_read(sem)                                                         \
+	do {                                                                   \
+		FL_LOCK_SITE_READ(fl_site_);                                   \
+		fl_down_read_at((sem), &fl_site_);                             \
+	} while (0)
+#define down_write(sem)                                                        \
+	do {                                                                   \
+		FL_LOCK_SITE(fl_site_);                                        \
+		fl_down_write_at((sem), &fl_site_);                            \
+	} while (0)
+#define up_read(sem) fl_up_read(sem)
+#define up_write(sem) fl_up_write(sem)
+
+/* Reading the table: one row per (class, site) with any acquisition. */
+struct fl_lock_row {
+	const char *class_name;
+	const char *site;
+	const char *kind; /* "spinlock", "mutex", "local_lock", "rwsem:R", "rwsem:W" */
+	struct fl_lock_stat st;
+};
+
+/**
+ * fl__lock_stats_read() - sum the per-CPU statistics.
+ * @rows: array of at least FL_LOCK_SITES_MAX rows.
+ * Return: number of rows filled.
+ */
+int fl__lock_stats_read(struct fl_lock_row *rows);
+void fl__lock_stats_reset(void);
+
+#endif /* FL_PLATFORM_LOCK_H */

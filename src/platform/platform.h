@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * platform.h - what the model kernel gets from "the CPU": the current CPU
+ * id, per-CPU data, threads that act as CPUs, a clock and the allocation
+ * wrapper. Locks are in lock.h.
+ *
+ * This is the single seam between mm/ and the host: mm/ never calls
+ * pthreads, clocks or malloc directly. The native implementation (this
+ * file's .c) runs one pthread per model CPU; the deterministic virtual-CPU
+ * implementation will provide the same calls.
+ *
+ * Conventions in this file: "CPU" is a model CPU id in [0, nr_cpu_ids);
+ * a thread is bound to at most one CPU and a CPU to at most one thread.
+ */
+#ifndef FL_PLATFORM_PLATFORM_H
+#define FL_PLATFORM_PLATFORM_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "compiler.h"
+#include "bug.h"
+
+#define FL_NR_CPUS_MAX 1024
+
+extern int fl__nr_cpu_ids;
+extern _Thread_local int fl__cpu;
+
+/**
+ * smp_processor_id() - the model CPU this thread runs on.
+ * Context: the thread must be bound (fl_cpu_bind()).
+ */
+static inline int smp_processor_id(void)
+{
+	VM_BUG_ON(fl__cpu < 0);
+	return fl__cpu;
+}
+
+static inline int nr_cpu_ids_get(void)
+{
+	return fl__nr_cpu_ids;
+}
+
+#define for_each_online_cpu(cpu) for ((cpu) = 0; (cpu) < fl__nr_cpu_ids; (cpu)++)
+
+/* cpu.c */
+/**
+ * fl__platform_init() - set up @nr_cpus model CPUs.
+ * Return: 0 or -EINVAL when @nr_cpus is out of range.
+ */
+int fl__platform_init(int nr_cpus);
+void fl__platform_exit(void);
+/**
+ * fl_cpu_bind() - make the calling thread model CPU @cpu.
+ * Return: 0, -EINVAL for a bad id, -EBUSY if another thread holds @cpu.
+ */
+int fl_cpu_bind(int cpu);
+void fl_cpu_unbind(void);
+int fl__host_nr_cpus(void);
+
+/* thread.c: a worker thread that runs as one model CPU */
+struct fl_thread_handle;
+/**
+ * fl__thread_start() - start @fn(@arg) on a new thread bound to @cpu.
+ * @pin_host_cpu: host CPU to pin to, or -1 for no pinning.
+ * Return: handle or NULL on failure (errno-style code in *@err).
+ */
+struct fl_thread_handle *fl__thread_start(void (*fn)(void *), void *arg,
+					  int cpu, int pin_host_cpu, int *err);
+void fl__thread_join(struct fl_thread_handle *h);
+
+/* thread.c: give the host CPU away while waiting for another thread */
+void fl_yield(void);
+
+/* clock.c */
+uint64_t fl_clock_ns(void);
+void fl_cpu_times(double *user_s, double *sys_s);
+
+/* alloc.c: every allocation of the core goes through here */
+void *fl_malloc(size_t size);
+void *fl_calloc(size_t n, size_t size);
+void *fl_aligned_alloc(size_t align, size_t size);
+void fl_free(void *p);
+/* reserve address space, touched on demand; NULL on failure */
+void *fl_reserve(size_t size, bool hugepage_hint);
+void fl_unreserve(void *p, size_t size);
+/* test hook: make the @nth next allocation fail (0 = off); FL_FAIL_ALLOC */
+void fl__fail_alloc_set(long nth);
+
+#endif /* FL_PLATFORM_PLATFORM_H */

@@ -1,0 +1,73 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * thread.c - native worker threads, each running as one model CPU.
+ *
+ * Conventions in this file: a handle owns its pthread until joined.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdio.h>
+#include "platform.h"
+
+struct fl_thread_handle {
+	pthread_t tid;
+	void (*fn)(void *);
+	void *arg;
+	int cpu;
+	int pin;
+};
+
+static void *thread_main(void *p)
+{
+	struct fl_thread_handle *h = p;
+
+	if (h->pin >= 0) {
+		cpu_set_t set;
+
+		CPU_ZERO(&set);
+		CPU_SET(h->pin, &set);
+		pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
+	}
+	if (fl_cpu_bind(h->cpu) != 0) {
+		fprintf(stderr, "foliolab: model CPU %d is already bound\n", h->cpu);
+		return NULL;
+	}
+	h->fn(h->arg);
+	fl_cpu_unbind();
+	return NULL;
+}
+
+struct fl_thread_handle *fl__thread_start(void (*fn)(void *), void *arg,
+					  int cpu, int pin_host_cpu, int *err)
+{
+	struct fl_thread_handle *h = fl_calloc(1, sizeof(*h));
+	int ret;
+
+	if (!h) {
+		*err = -ENOMEM;
+		return NULL;
+	}
+	h->fn = fn;
+	h->arg = arg;
+	h->cpu = cpu;
+	h->pin = pin_host_cpu;
+	ret = pthread_create(&h->tid, NULL, thread_main, h);
+	if (ret) {
+		fl_free(h);
+		*err = -ret;
+		return NULL;
+	}
+	return h;
+}
+
+void fl__thread_join(struct fl_thread_handle *h)
+{
+	pthread_join(h->tid, NULL);
+	fl_free(h);
+}
+
+void fl_yield(void)
+{
+	sched_yield();
+}

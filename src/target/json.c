@@ -1,0 +1,103 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * json.c - result records as JSON. A small writer of our own: the record
+ * is flat enough that a library (json-c, jansson) would add a dependency
+ * for no gain.
+ *
+ * Conventions in this file: every string goes through put_str(), which
+ * escapes quotes, backslashes and control characters.
+ */
+#include <stdio.h>
+#include <foliolab/foliolab.h>
+
+static void put_str(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\')
+			fprintf(f, "\\%c", c);
+		else if (c < 0x20)
+			fprintf(f, "\\u%04x", c);
+		else
+			fputc(c, f);
+	}
+	fputc('"', f);
+}
+
+static void put_kv_str(FILE *f, const char *k, const char *v, bool comma)
+{
+	put_str(f, k);
+	fputs(": ", f);
+	put_str(f, v);
+	if (comma)
+		fputs(", ", f);
+}
+
+static void put_result(FILE *f, const struct fl_result *r)
+{
+	int i;
+
+	fputs("    {\n      ", f);
+	put_kv_str(f, "workload", r->workload, true);
+	put_kv_str(f, "target", r->target, true);
+	put_kv_str(f, "label", r->label, false);
+	fputs(",\n      \"params\": {", f);
+	for (i = 0; i < r->nr_params; i++)
+		put_kv_str(f, r->params[i].name, r->params[i].value, i + 1 < r->nr_params);
+	fputs("},\n      \"knobs\": {", f);
+	for (i = 0; i < r->knobs.nr; i++)
+		put_kv_str(f, r->knobs.v[i].name, r->knobs.v[i].value, i + 1 < r->knobs.nr);
+	fprintf(f, "},\n      \"machine\": {\"mem_bytes\": %llu, \"nodes\": %d, \"cpus\": %d},\n",
+		(unsigned long long)r->mem_bytes, r->nodes, r->cpus);
+	fprintf(f, "      \"time\": {\"wall_s\": %.6f, \"user_s\": %.6f, \"sys_s\": %.6f},\n",
+		r->wall_s, r->user_s, r->sys_s);
+	fputs("      \"metrics\": {", f);
+	for (i = 0; i < r->nr_metrics; i++) {
+		put_str(f, r->metrics[i].name);
+		fprintf(f, ": %.17g%s", r->metrics[i].value, i + 1 < r->nr_metrics ? ", " : "");
+	}
+	fputs("},\n      \"counters\": {", f);
+	for (i = 0; i < r->counters.nr; i++) {
+		fputs(i % 4 ? " " : "\n        ", f);
+		put_str(f, r->counters.v[i].name);
+		fprintf(f, ": %lld%s", (long long)r->counters.v[i].value,
+			i + 1 < r->counters.nr ? "," : "");
+	}
+	fputs("\n      },\n      \"locks\": [", f);
+	for (i = 0; i < r->locks.nr; i++) {
+		const struct fl_lock_stat_row *l = &r->locks.v[i];
+
+		fputs(i ? ",\n        {" : "\n        {", f);
+		put_kv_str(f, "name", l->name, true);
+		put_kv_str(f, "site", l->site, true);
+		put_kv_str(f, "kind", l->kind, true);
+		fprintf(f, "\"acquired\": %llu, \"contended\": %llu, \"avg_wait_ns\": %llu, "
+			   "\"total_wait_ns\": %llu, \"max_wait_ns\": %llu, \"min_wait_ns\": %llu}",
+			(unsigned long long)l->acquired, (unsigned long long)l->contended,
+			(unsigned long long)(l->contended ? l->wait_total_ns / l->contended : 0),
+			(unsigned long long)l->wait_total_ns, (unsigned long long)l->wait_max_ns,
+			(unsigned long long)l->wait_min_ns);
+	}
+	fprintf(f, "\n      ],\n      \"status\": %d, ", r->status);
+	put_kv_str(f, "error", r->error, false);
+	fputs("\n    }", f);
+}
+
+/**
+ * fl_result_write_json() - write @nr records as one JSON document.
+ * Return: 0, or -1 if the stream reported an error.
+ */
+FL_API int fl_result_write_json(FILE *f, const struct fl_result *res, int nr)
+{
+	int i;
+
+	fputs("{\n  \"foliolab_result_version\": 1,\n  \"results\": [\n", f);
+	for (i = 0; i < nr; i++) {
+		put_result(f, &res[i]);
+		fputs(i + 1 < nr ? ",\n" : "\n", f);
+	}
+	fputs("  ]\n}\n", f);
+	return ferror(f) ? -1 : 0;
+}

@@ -1,0 +1,324 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * model.c - the target API on the model kernel in src/mm.
+ *
+ * Opening the target boots the model: model CPUs (one per workload
+ * thread unless more are asked for), physical memory over the nodes, the
+ * per-CPU batches. Each workload thread runs on its own model CPU in its
+ * own pthread, pinned to a host CPU when there are enough of them. The
+ * opening thread is model CPU 0 whenever no workload thread runs.
+ *
+ * The model's globals make it a singleton: one model target at a time.
+ *
+ * Conventions in this file: "mt" is the model target, "mp" a model process.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include "target.h"
+#include "../mm/internal.h"
+
+struct model_target {
+	struct fl_target base;
+	int next_proc_id;
+};
+
+struct model_proc {
+	struct fl_proc base;
+	struct mm_struct *mm;
+	struct fl_thread main;
+};
+
+static bool model_open_now;
+
+static struct mm_struct *thread_mm(struct fl_thread *th)
+{
+	return ((struct model_proc *)th->proc)->mm;
+}
+
+static int model_open(const struct fl_target_config *cfg, struct fl_target **out,
+		      char *err, size_t len)
+{
+	struct fl_mm_config mc = {
+		.nr_pages = (unsigned long)(cfg->mem_bytes / PAGE_SIZE),
+		.nr_nodes = cfg->nodes ? cfg->nodes : 1,
+		.nr_cpus = cfg->cpus ? cfg->cpus : 1,
+	};
+	struct model_target *mt;
+	int ret;
+
+	if (model_open_now) {
+		snprintf(err, len, "the model target is already open");
+		return -EBUSY;
+	}
+	if (mc.nr_cpus > FL_NR_CPUS_MAX) {
+		snprintf(err, len, "--cpus %d: accepted 1..%d", mc.nr_cpus, FL_NR_CPUS_MAX);
+		return -EINVAL;
+	}
+	mt = fl_calloc(1, sizeof(*mt));
+	if (!mt) {
+		snprintf(err, len, "out of memory");
+		return -ENOMEM;
+	}
+	ret = fl__platform_init(mc.nr_cpus);
+	if (ret) {
+		snprintf(err, len, "cannot set up %d model CPUs", mc.nr_cpus);
+		goto err_free;
+	}
+	fl_cpu_bind(0);
+	ret = fl__mm_boot(&mc, err, len);
+	if (ret)
+		goto err_platform;
+	mt->base.ops = &fl__model_target_ops;
+	mt->base.nr_cpus = mc.nr_cpus;
+	model_open_now = true;
+	*out = &mt->base;
+	return 0;
+err_platform:
+	fl_cpu_unbind();
+	fl__platform_exit();
+err_free:
+	fl_free(mt);
+	return ret;
+}
+
+static int model_quiesce(struct fl_target *t, char *err, size_t len)
+{
+	(void)t;
+	return fl__mm_quiesce_and_check(err, len) ? 1 : 0;
+}
+
+static void model_close(struct fl_target *t)
+{
+	fl__mm_shutdown();
+	fl_cpu_unbind();
+	fl__platform_exit();
+	model_open_now = false;
+	fl_free(t);
+}
+
+static int model_set_knob(struct fl_target *t, const char *name, const char *value,
+			  char *err, size_t len)
+{
+	(void)t;
+	return fl__mm_knob_set(name, value, err, len);
+}
+
+static int model_knobs(struct fl_target *t, struct fl_knobs *out)
+{
+	(void)t;
+	return fl__mm_knobs_read(out);
+}
+
+static int model_counters(struct fl_target *t, struct fl_counters *out)
+{
+	(void)t;
+	return fl__vmstat_snapshot(out);
+}
+
+static int model_locks(struct fl_target *t, struct fl_locks *out)
+{
+	struct fl_lock_row rows[FL_LOCK_SITES_MAX];
+	int i, n = fl__lock_stats_read(rows);
+
+	(void)t;
+	for (i = 0; i < n; i++) {
+		struct fl_lock_stat_row r;
+
+		memset(&r, 0, sizeof(r));
+		snprintf(r.name, sizeof(r.name), "%s", rows[i].class_name);
+		snprintf(r.site, sizeof(r.site), "%s", rows[i].site);
+		snprintf(r.kind, sizeof(r.kind), "%s", rows[i].kind);
+		r.acquired = rows[i].st.acquired;
+		r.contended = rows[i].st.contended;
+		r.wait_total_ns = rows[i].st.wait_total_ns;
+		r.wait_max_ns = rows[i].st.wait_max_ns;
+		r.wait_min_ns = rows[i].st.wait_min_ns;
+		if (fl_locks_add(out, &r))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+static int model_proc_create(struct fl_target *t, struct fl_proc **out)
+{
+	struct model_target *mt = (struct model_target *)t;
+	struct model_proc *mp = fl_calloc(1, sizeof(*mp));
+
+	if (!mp)
+		return -ENOMEM;
+	mp->mm = mm_alloc(++mt->next_proc_id);
+	if (!mp->mm) {
+		fl_free(mp);
+		return -ENOMEM;
+	}
+	mp->base.target = t;
+	mp->main.proc = &mp->base;
+	mp->main.index = -1;
+	mp->main.cpu = 0;
+	*out = &mp->base;
+	return 0;
+}
+
+static int model_proc_exit(struct fl_proc *p)
+{
+	struct model_proc *mp = (struct model_proc *)p;
+
+	mmput(mp->mm);
+	fl_free(mp);
+	return 0;
+}
+
+static struct fl_thread *model_proc_main(struct fl_proc *p)
+{
+	return &((struct model_proc *)p)->main;
+}
+
+struct thread_start {
+	struct fl_thread th;
+	void (*fn)(struct fl_thread *th, void *arg);
+	void *arg;
+};
+
+static void thread_trampoline(void *p)
+{
+	struct thread_start *ts = p;
+
+	ts->fn(&ts->th, ts->arg);
+}
+
+static int model_run_tasks(struct fl_target *t, struct fl_proc **procs, int n,
+			   void (*fn)(struct fl_thread *th, void *arg), void *arg)
+{
+	int host = fl__host_nr_cpus();
+	struct fl_thread_handle **h;
+	struct thread_start *ts;
+	int i, started = 0, ret = 0;
+
+	if (n < 1 || n > t->nr_cpus)
+		return -EINVAL;
+	ts = fl_calloc((size_t)n, sizeof(*ts));
+	h = fl_calloc((size_t)n, sizeof(*h));
+	if (!ts || !h) {
+		fl_free(ts);
+		fl_free(h);
+		return -ENOMEM;
+	}
+	fl_cpu_unbind();
+	for (i = 0; i < n; i++) {
+		ts[i].th.proc = procs[i];
+		ts[i].th.index = i;
+		ts[i].th.cpu = i;
+		ts[i].fn = fn;
+		ts[i].arg = arg;
+		h[i] = fl__thread_start(thread_trampoline, &ts[i], i,
+					t->nr_cpus <= host ? i : -1, &ret);
+		if (!h[i])
+			break;
+		started++;
+	}
+	for (i = 0; i < started; i++)
+		fl__thread_join(h[i]);
+	fl_cpu_bind(0);
+	fl_free(ts);
+	fl_free(h);
+	return started == n ? 0 : ret;
+}
+
+static int model_mmap(struct fl_thread *th, uint64_t len, int prot, int flags,
+		      uint64_t *addr)
+{
+	unsigned long vm_flags = 0, a;
+	int ret;
+
+	if (prot & FL_PROT_READ)
+		vm_flags |= VM_READ;
+	if (prot & FL_PROT_WRITE)
+		vm_flags |= VM_WRITE | VM_READ;
+	if (flags & FL_MAP_DROPPABLE)
+		vm_flags |= VM_DROPPABLE;
+	ret = fl__do_mmap(thread_mm(th), (unsigned long)len, vm_flags, &a);
+	if (!ret)
+		*addr = a;
+	return ret;
+}
+
+static int model_munmap(struct fl_thread *th, uint64_t addr, uint64_t len)
+{
+	return do_munmap(thread_mm(th), (unsigned long)addr, (unsigned long)len);
+}
+
+static int model_madvise(struct fl_thread *th, uint64_t addr, uint64_t len, int advice)
+{
+	static const int map[] = {
+		[FL_MADV_DONTNEED] = MADV_DONTNEED, [FL_MADV_FREE] = MADV_FREE,
+		[FL_MADV_COLD] = MADV_COLD,	    [FL_MADV_PAGEOUT] = MADV_PAGEOUT,
+		[FL_MADV_HUGEPAGE] = MADV_HUGEPAGE, [FL_MADV_NOHUGEPAGE] = MADV_NOHUGEPAGE,
+		[FL_MADV_COLLAPSE] = MADV_COLLAPSE,
+	};
+
+	if (advice < 0 || advice >= (int)ARRAY_SIZE(map))
+		return -EINVAL;
+	return do_madvise(thread_mm(th), (unsigned long)addr, (size_t)len, map[advice]);
+}
+
+static int model_write(struct fl_thread *th, uint64_t addr, uint64_t len,
+		       uint64_t stride, uint64_t tag, uint64_t tag_step)
+{
+	struct mm_struct *mm = thread_mm(th);
+	uint64_t off;
+
+	if (!stride)
+		return -EINVAL;
+	for (off = 0; off < len; off += stride) {
+		int ret = fl__mm_access(mm, (unsigned long)(addr + off), true, &tag);
+
+		if (ret)
+			return ret;
+		tag += tag_step;
+	}
+	return 0;
+}
+
+static int model_read(struct fl_thread *th, uint64_t addr, uint64_t len,
+		      uint64_t stride, uint64_t *tags, uint64_t *sum)
+{
+	struct mm_struct *mm = thread_mm(th);
+	uint64_t off, s = 0, tag;
+	size_t i = 0;
+
+	if (!stride)
+		return -EINVAL;
+	for (off = 0; off < len; off += stride, i++) {
+		int ret = fl__mm_access(mm, (unsigned long)(addr + off), false, &tag);
+
+		if (ret)
+			return ret;
+		if (tags)
+			tags[i] = tag;
+		s += tag;
+	}
+	if (sum)
+		*sum = s;
+	return 0;
+}
+
+const struct fl_target_ops fl__model_target_ops = {
+	.name = "model",
+	.open = model_open,
+	.quiesce = model_quiesce,
+	.close = model_close,
+	.set_knob = model_set_knob,
+	.knobs = model_knobs,
+	.counters = model_counters,
+	.locks = model_locks,
+	.proc_create = model_proc_create,
+	.proc_exit = model_proc_exit,
+	.proc_main = model_proc_main,
+	.run_tasks = model_run_tasks,
+	.mmap = model_mmap,
+	.munmap = model_munmap,
+	.madvise = model_madvise,
+	.write = model_write,
+	.read = model_read,
+};

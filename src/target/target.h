@@ -1,0 +1,132 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * target.h - the target API: what a workload may do to a machine, whether
+ * that machine is the model (model.c) or, later, the host kernel (host.c).
+ *
+ * A workload creates processes, runs threads in them (each on its own
+ * CPU), maps, unmaps and advises memory, and loads and stores one 64-bit
+ * content tag per 4 KiB page. Around the workload the runner sets knobs
+ * and reads counters and lock statistics under the kernel's names.
+ * Nothing here assumes the model: addresses are plain 64-bit numbers,
+ * knobs are sysfs-style names, counters are /proc/vmstat names.
+ *
+ * Conventions in this file: calls return 0 or a negative errno (-EFAULT is
+ * what a real program would get as SIGSEGV); @th is the calling thread.
+ */
+#ifndef FL_TARGET_TARGET_H
+#define FL_TARGET_TARGET_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <foliolab/foliolab.h>
+
+#define FL_PROT_READ 0x1
+#define FL_PROT_WRITE 0x2
+#define FL_MAP_DROPPABLE 0x1 /* MAP_DROPPABLE: lazy-free from birth */
+
+enum fl_advice {
+	FL_MADV_DONTNEED,
+	FL_MADV_FREE,
+	FL_MADV_COLD,
+	FL_MADV_PAGEOUT,
+	FL_MADV_HUGEPAGE,
+	FL_MADV_NOHUGEPAGE,
+	FL_MADV_COLLAPSE,
+};
+
+struct fl_target;
+struct fl_proc;
+
+struct fl_thread {
+	struct fl_proc *proc;
+	int index; /* position in run_threads(); -1 for the process's main thread */
+	int cpu;
+};
+
+struct fl_proc {
+	struct fl_target *target;
+};
+
+struct fl_target_config {
+	uint64_t mem_bytes;
+	int nodes;
+	int cpus;
+};
+
+struct fl_target_ops {
+	const char *name;
+	int (*open)(const struct fl_target_config *cfg, struct fl_target **out,
+		    char *err, size_t len);
+	/* after the workload: settle the machine; non-zero if its checks fail */
+	int (*quiesce)(struct fl_target *t, char *err, size_t len);
+	void (*close)(struct fl_target *t);
+	int (*set_knob)(struct fl_target *t, const char *name, const char *value,
+			char *err, size_t len);
+	int (*knobs)(struct fl_target *t, struct fl_knobs *out);
+	int (*counters)(struct fl_target *t, struct fl_counters *out);
+	int (*locks)(struct fl_target *t, struct fl_locks *out);
+	int (*proc_create)(struct fl_target *t, struct fl_proc **out);
+	int (*proc_exit)(struct fl_proc *p);
+	struct fl_thread *(*proc_main)(struct fl_proc *p);
+	/* run @fn in @n threads at once, thread i in process @procs[i], on CPU i */
+	int (*run_tasks)(struct fl_target *t, struct fl_proc **procs, int n,
+			 void (*fn)(struct fl_thread *th, void *arg), void *arg);
+	int (*mmap)(struct fl_thread *th, uint64_t len, int prot, int flags,
+		    uint64_t *addr);
+	int (*munmap)(struct fl_thread *th, uint64_t addr, uint64_t len);
+	int (*madvise)(struct fl_thread *th, uint64_t addr, uint64_t len, int advice);
+	/* store tag + i * tag_step into the page at addr + i * stride, i < len / stride */
+	int (*write)(struct fl_thread *th, uint64_t addr, uint64_t len, uint64_t stride,
+		     uint64_t tag, uint64_t tag_step);
+	/* load the tags (into @tags if not NULL) and their sum (into @sum) */
+	int (*read)(struct fl_thread *th, uint64_t addr, uint64_t len, uint64_t stride,
+		    uint64_t *tags, uint64_t *sum);
+};
+
+struct fl_target {
+	const struct fl_target_ops *ops;
+	int nr_cpus;
+};
+
+extern const struct fl_target_ops fl__model_target_ops;
+const struct fl_target_ops *fl__target_find(const char *name);
+
+static inline struct fl_target *fl_thread_target(struct fl_thread *th)
+{
+	return th->proc->target;
+}
+
+/* fl_run_threads() - @n threads of one process */
+int fl_run_threads(struct fl_proc *p, int n, void (*fn)(struct fl_thread *th, void *arg),
+		   void *arg);
+
+static inline int fl_mmap(struct fl_thread *th, uint64_t len, int prot, int flags,
+			  uint64_t *addr)
+{
+	return fl_thread_target(th)->ops->mmap(th, len, prot, flags, addr);
+}
+
+static inline int fl_munmap(struct fl_thread *th, uint64_t addr, uint64_t len)
+{
+	return fl_thread_target(th)->ops->munmap(th, addr, len);
+}
+
+static inline int fl_madvise(struct fl_thread *th, uint64_t addr, uint64_t len,
+			     int advice)
+{
+	return fl_thread_target(th)->ops->madvise(th, addr, len, advice);
+}
+
+static inline int fl_write(struct fl_thread *th, uint64_t addr, uint64_t len,
+			   uint64_t stride, uint64_t tag, uint64_t tag_step)
+{
+	return fl_thread_target(th)->ops->write(th, addr, len, stride, tag, tag_step);
+}
+
+static inline int fl_read(struct fl_thread *th, uint64_t addr, uint64_t len,
+			  uint64_t stride, uint64_t *tags, uint64_t *sum)
+{
+	return fl_thread_target(th)->ops->read(th, addr, len, stride, tags, sum);
+}
+
+#endif /* FL_TARGET_TARGET_H */

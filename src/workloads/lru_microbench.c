@@ -1,0 +1,137 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * lru_microbench.c - the microbenchmark of "mm: enable lru cache for
+ * smaller large folios": T threads of one process each map --size bytes,
+ * then --loops times write one byte per 4 KiB page and MADV_DONTNEED the
+ * whole mapping, then unmap it.
+ *
+ * Every write faults (the DONTNEED emptied the mapping), so each loop of
+ * each thread is size / folio-size faults, each queueing one folio on the
+ * CPU's lru_add batch, and one zap that frees them all.
+ *
+ * Conventions in this file: a "loop" is one write pass plus one DONTNEED.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include "workload.h"
+
+struct mb_params {
+	long threads;
+	long loops;
+	uint64_t size;
+};
+
+struct mb_shared {
+	const struct mb_params *p;
+	struct fl_wl_ctx *ctx;
+	int error; /* first failure, atomic */
+};
+
+static const struct fl_workload_param_info mb_param_info[] = {
+	{ "threads", "20", "threads of the one process, each on its own CPU (1..1024)" },
+	{ "loops", "1000", "write + MADV_DONTNEED passes per thread (1..10000000)" },
+	{ "size", "16M", "bytes each thread maps (4K..64G, a multiple of 4K)" },
+	{ NULL, NULL, NULL },
+};
+
+static int mb_parse(const struct fl_config *cfg, void *params, char *err, size_t len)
+{
+	const struct fl_workload_info *wi = &fl__wl_lru_microbench.info;
+	struct mb_params *p = params;
+	int ret;
+
+	ret = fl__param_int(cfg, wi, "threads", 1, 1024, &p->threads, err, len);
+	if (!ret)
+		ret = fl__param_int(cfg, wi, "loops", 1, 10000000, &p->loops, err, len);
+	if (!ret)
+		ret = fl__param_size(cfg, wi, "size", 4096, 64ull << 30, &p->size, err, len);
+	if (!ret && p->size % 4096) {
+		snprintf(err, len, "--size %s: must be a multiple of 4K",
+			 fl_config_param(cfg, "size"));
+		ret = -EINVAL;
+	}
+	return ret;
+}
+
+static int mb_threads(const void *params)
+{
+	return (int)((const struct mb_params *)params)->threads;
+}
+
+static uint64_t mb_mem_needed(const void *params)
+{
+	const struct mb_params *p = params;
+
+	/* the mappings, plus a page-table page per 2 MiB and the upper tables */
+	return (uint64_t)p->threads * (p->size + (p->size / (2u << 20) + 4) * 4096);
+}
+
+static void mb_fail(struct mb_shared *sh, int err)
+{
+	int zero = 0;
+
+	__atomic_compare_exchange_n(&sh->error, &zero, err, false, __ATOMIC_RELAXED,
+				    __ATOMIC_RELAXED);
+}
+
+static void mb_thread(struct fl_thread *th, void *arg)
+{
+	struct mb_shared *sh = arg;
+	const struct mb_params *p = sh->p;
+	uint64_t addr;
+	long i;
+	int ret;
+
+	ret = fl_mmap(th, p->size, FL_PROT_READ | FL_PROT_WRITE, 0, &addr);
+	if (ret) {
+		mb_fail(sh, ret);
+		return;
+	}
+	for (i = 0; i < p->loops; i++) {
+		ret = fl_write(th, addr, p->size, 4096, 0x55, 0);
+		if (!ret)
+			ret = fl_madvise(th, addr, p->size, FL_MADV_DONTNEED);
+		if (ret)
+			break;
+		fl_progress(sh->ctx, 1);
+	}
+	if (ret)
+		mb_fail(sh, ret);
+	ret = fl_munmap(th, addr, p->size);
+	if (ret)
+		mb_fail(sh, ret);
+}
+
+static int mb_run(struct fl_wl_ctx *ctx, const void *params)
+{
+	const struct mb_params *p = params;
+	struct mb_shared sh = { .p = p, .ctx = ctx };
+	struct fl_proc *proc;
+	int ret;
+
+	ctx->progress_total = (uint64_t)p->threads * (uint64_t)p->loops;
+	ret = ctx->target->ops->proc_create(ctx->target, &proc);
+	if (ret)
+		return ret;
+	ret = fl_run_threads(proc, (int)p->threads, mb_thread, &sh);
+	ctx->target->ops->proc_exit(proc);
+	if (!ret)
+		ret = sh.error;
+	fl__add_metric(ctx->res, "writes", "pages",
+		       (double)p->threads * (double)p->loops * (double)(p->size / 4096));
+	fl__add_metric(ctx->res, "loops", "", (double)p->threads * (double)p->loops);
+	return ret;
+}
+
+const struct fl_workload fl__wl_lru_microbench = {
+	.info = {
+		.name = "lru-microbench",
+		.summary = "the seed's LRU microbenchmark: threads write one byte per 4 KiB, then MADV_DONTNEED, in a loop",
+		.params = mb_param_info,
+	},
+	.params_size = sizeof(struct mb_params),
+	.parse = mb_parse,
+	.nr_threads = mb_threads,
+	.mem_needed = mb_mem_needed,
+	.run = mb_run,
+};

@@ -1,0 +1,186 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * page_fault1.c - will-it-scale's page_fault1: each task maps --size
+ * (128 MiB), writes one byte to every 4 KiB page, unmaps, and again; the
+ * score is pages written. --mode threads runs the tasks as threads of one
+ * process (page_fault1_threads), --mode processes as separate processes
+ * (page_fault1_processes). It runs for --seconds, or exactly --iterations
+ * full map-write-unmap cycles per task when that is given.
+ *
+ * Conventions in this file: a "cycle" is one mmap, write pass and munmap;
+ * writes go in 2 MiB chunks so the deadline is checked often.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include "workload.h"
+
+#define PF1_CHUNK (2u << 20)
+
+struct pf1_params {
+	long threads;
+	double seconds;
+	long iterations; /* 0: run for seconds */
+	uint64_t size;
+	bool processes;
+};
+
+struct pf1_shared {
+	const struct pf1_params *p;
+	struct fl_wl_ctx *ctx;
+	uint64_t deadline_ns;
+	uint64_t pages;	 /* atomic */
+	uint64_t cycles; /* atomic */
+	int error;	 /* atomic */
+};
+
+static const struct fl_workload_param_info pf1_param_info[] = {
+	{ "threads", "1", "tasks (1..1024)" },
+	{ "seconds", "5", "run time when --iterations is 0 (0.01..86400)" },
+	{ "iterations", "0", "full cycles per task; 0 = run for --seconds (0..1000000)" },
+	{ "size", "128M", "bytes each task maps per cycle (4K..64G, a multiple of 4K)" },
+	{ "mode", "threads", "threads (one process) or processes" },
+	{ NULL, NULL, NULL },
+};
+
+static int pf1_parse(const struct fl_config *cfg, void *params, char *err, size_t len)
+{
+	const struct fl_workload_info *wi = &fl__wl_page_fault1.info;
+	struct pf1_params *p = params;
+	const char *mode = fl_config_param(cfg, "mode");
+	int ret;
+
+	ret = fl__param_int(cfg, wi, "threads", 1, 1024, &p->threads, err, len);
+	if (!ret)
+		ret = fl__param_double(cfg, wi, "seconds", 0.01, 86400, &p->seconds, err, len);
+	if (!ret)
+		ret = fl__param_int(cfg, wi, "iterations", 0, 1000000, &p->iterations, err, len);
+	if (!ret)
+		ret = fl__param_size(cfg, wi, "size", 4096, 64ull << 30, &p->size, err, len);
+	if (!ret && p->size % 4096) {
+		snprintf(err, len, "--size %s: must be a multiple of 4K", fl_config_param(cfg, "size"));
+		ret = -EINVAL;
+	}
+	if (!ret && mode && strcmp(mode, "threads") && strcmp(mode, "processes")) {
+		snprintf(err, len, "--mode %s: accepted threads, processes", mode);
+		ret = -EINVAL;
+	}
+	p->processes = mode && !strcmp(mode, "processes");
+	return ret;
+}
+
+static int pf1_threads(const void *params)
+{
+	return (int)((const struct pf1_params *)params)->threads;
+}
+
+static uint64_t pf1_mem_needed(const void *params)
+{
+	const struct pf1_params *p = params;
+
+	return (uint64_t)p->threads * (p->size + (p->size / (2u << 20) + 4) * 4096);
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static void pf1_fail(struct pf1_shared *sh, int err)
+{
+	int zero = 0;
+
+	__atomic_compare_exchange_n(&sh->error, &zero, err, false, __ATOMIC_RELAXED,
+				    __ATOMIC_RELAXED);
+}
+
+static void pf1_thread(struct fl_thread *th, void *arg)
+{
+	struct pf1_shared *sh = arg;
+	const struct pf1_params *p = sh->p;
+	long cycle;
+
+	for (cycle = 0; !p->iterations || cycle < p->iterations; cycle++) {
+		uint64_t addr, off;
+		bool stop = false;
+		int ret;
+
+		ret = fl_mmap(th, p->size, FL_PROT_READ | FL_PROT_WRITE, 0, &addr);
+		if (ret) {
+			pf1_fail(sh, ret);
+			return;
+		}
+		for (off = 0; off < p->size && !stop; off += PF1_CHUNK) {
+			uint64_t n = p->size - off < PF1_CHUNK ? p->size - off : PF1_CHUNK;
+
+			ret = fl_write(th, addr + off, n, 4096, 0, 0);
+			if (ret) {
+				pf1_fail(sh, ret);
+				stop = true;
+				break;
+			}
+			__atomic_fetch_add(&sh->pages, n / 4096, __ATOMIC_RELAXED);
+			if (!p->iterations)
+				stop = now_ns() >= sh->deadline_ns;
+		}
+		ret = fl_munmap(th, addr, p->size);
+		if (ret)
+			pf1_fail(sh, ret);
+		if (stop || ret)
+			return;
+		__atomic_fetch_add(&sh->cycles, 1, __ATOMIC_RELAXED);
+		fl_progress(sh->ctx, p->iterations ? 1 : 0);
+	}
+}
+
+static int pf1_run(struct fl_wl_ctx *ctx, const void *params)
+{
+	const struct pf1_params *p = params;
+	struct pf1_shared sh = { .p = p, .ctx = ctx };
+	struct fl_proc *procs[1024];
+	int i, n = (int)p->threads, nprocs = p->processes ? n : 1, ret = 0;
+	double elapsed;
+	uint64_t t0;
+
+	for (i = 0; i < nprocs; i++) {
+		ret = ctx->target->ops->proc_create(ctx->target, &procs[i]);
+		if (ret) {
+			nprocs = i;
+			goto out;
+		}
+	}
+	for (i = nprocs; i < n; i++)
+		procs[i] = procs[0];
+	ctx->progress_total = p->iterations ? (uint64_t)n * (uint64_t)p->iterations : 0;
+	t0 = now_ns();
+	sh.deadline_ns = t0 + (uint64_t)(p->seconds * 1e9);
+	ret = ctx->target->ops->run_tasks(ctx->target, procs, n, pf1_thread, &sh);
+	elapsed = (double)(now_ns() - t0) / 1e9;
+	if (!ret)
+		ret = sh.error;
+	fl__add_metric(ctx->res, "pages", "pages", (double)sh.pages);
+	fl__add_metric(ctx->res, "cycles", "", (double)sh.cycles);
+	fl__add_metric(ctx->res, "pages_per_sec", "pages/s",
+		       elapsed > 0 ? (double)sh.pages / elapsed : 0);
+out:
+	for (i = 0; i < nprocs; i++)
+		ctx->target->ops->proc_exit(procs[i]);
+	return ret;
+}
+
+const struct fl_workload fl__wl_page_fault1 = {
+	.info = {
+		.name = "page-fault1",
+		.summary = "will-it-scale page_fault1: map 128 MiB, write every page, unmap, repeat",
+		.params = pf1_param_info,
+	},
+	.params_size = sizeof(struct pf1_params),
+	.parse = pf1_parse,
+	.nr_threads = pf1_threads,
+	.mem_needed = pf1_mem_needed,
+	.run = pf1_run,
+};

@@ -1,0 +1,425 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * run.c - the runner: validate a configuration, open its target, apply the
+ * knobs, snapshot counters, run the workload, settle the machine, and fill
+ * the result record with the deltas, locks, times and checks.
+ *
+ * Validation happens before anything runs, so bad input never leaves a
+ * half-made result: fl_validate() parses every parameter, checks the
+ * memory fits, and tries the knobs on a throwaway model.
+ *
+ * Conventions in this file: @wl is the workload, @params its parsed
+ * parameters (a buffer of wl->params_size bytes).
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+#include <unistd.h>
+#include "workload.h"
+
+#define PARAMS_MAX 256
+#define ALIGN_UP_U64(x, a) (((x) + (a) - 1) / (a) * (a))
+
+static const struct fl_workload *const workloads[] = {
+	&fl__wl_lru_microbench,
+	&fl__wl_page_fault1,
+};
+
+FL_API int fl_workload_count(void)
+{
+	return (int)(sizeof(workloads) / sizeof(workloads[0]));
+}
+
+FL_API const struct fl_workload_info *fl_workload_get(int i)
+{
+	if (i < 0 || i >= fl_workload_count())
+		return NULL;
+	return &workloads[i]->info;
+}
+
+const struct fl_workload *fl__workload_find(const char *name)
+{
+	int i;
+
+	for (i = 0; i < fl_workload_count(); i++)
+		if (!strcmp(workloads[i]->info.name, name))
+			return workloads[i];
+	return NULL;
+}
+
+FL_API const struct fl_workload_info *fl_workload_find(const char *name)
+{
+	const struct fl_workload *wl = fl__workload_find(name);
+
+	return wl ? &wl->info : NULL;
+}
+
+void fl__add_metric(struct fl_result *res, const char *name, const char *unit,
+		    double value)
+{
+	struct fl_metric *m;
+
+	if (res->nr_metrics >= FL_MAX_METRICS)
+		return;
+	m = &res->metrics[res->nr_metrics++];
+	snprintf(m->name, sizeof(m->name), "%s", name);
+	snprintf(m->unit, sizeof(m->unit), "%s", unit);
+	m->value = value;
+}
+
+static const char *param_value(const struct fl_config *cfg,
+			       const struct fl_workload_info *wi, const char *name)
+{
+	const char *v = fl_config_param(cfg, name);
+	const struct fl_workload_param_info *pi;
+
+	if (v)
+		return v;
+	for (pi = wi->params; pi->name; pi++)
+		if (!strcmp(pi->name, name))
+			return pi->def;
+	return NULL;
+}
+
+int fl__param_int(const struct fl_config *cfg, const struct fl_workload_info *wi,
+		  const char *name, long lo, long hi, long *out, char *err, size_t len)
+{
+	const char *s = param_value(cfg, wi, name);
+	char *end;
+	long v;
+
+	errno = 0;
+	v = s ? strtol(s, &end, 10) : 0;
+	if (!s || !*s || *end || errno || v < lo || v > hi) {
+		snprintf(err, len, "--%s %s: accepted a whole number %ld..%ld", name,
+			 s ? s : "(none)", lo, hi);
+		return -EINVAL;
+	}
+	*out = v;
+	return 0;
+}
+
+int fl__param_size(const struct fl_config *cfg, const struct fl_workload_info *wi,
+		   const char *name, uint64_t lo, uint64_t hi, uint64_t *out, char *err,
+		   size_t len)
+{
+	const char *s = param_value(cfg, wi, name);
+	char a[32], b[32];
+	uint64_t v;
+
+	if (!s || fl_parse_size(s, &v) || v < lo || v > hi) {
+		fl_format_size(lo, a, sizeof(a));
+		fl_format_size(hi, b, sizeof(b));
+		snprintf(err, len, "--%s %s: accepted a size %s..%s such as 16M or 2G", name,
+			 s ? s : "(none)", a, b);
+		return -EINVAL;
+	}
+	*out = v;
+	return 0;
+}
+
+int fl__param_double(const struct fl_config *cfg, const struct fl_workload_info *wi,
+		     const char *name, double lo, double hi, double *out, char *err,
+		     size_t len)
+{
+	const char *s = param_value(cfg, wi, name);
+	char *end;
+	double v;
+
+	v = s ? strtod(s, &end) : 0;
+	if (!s || !*s || *end || !(v >= lo && v <= hi)) {
+		snprintf(err, len, "--%s %s: accepted a number %g..%g", name,
+			 s ? s : "(none)", lo, hi);
+		return -EINVAL;
+	}
+	*out = v;
+	return 0;
+}
+
+struct plan {
+	const struct fl_workload *wl;
+	const struct fl_target_ops *ops;
+	struct fl_target_config tcfg;
+	int threads;
+	uint64_t needed;
+	unsigned char params[PARAMS_MAX];
+};
+
+static int check_param_names(const struct fl_config *cfg, const struct fl_workload_info *wi,
+			     char *err, size_t len)
+{
+	const struct fl_workload_param_info *pi;
+	char accepted[256] = "";
+	int i;
+
+	for (i = 0; i < cfg->nr_params; i++) {
+		for (pi = wi->params; pi->name; pi++)
+			if (!strcmp(pi->name, cfg->params[i].name))
+				break;
+		if (pi->name)
+			continue;
+		for (pi = wi->params; pi->name; pi++) {
+			strncat(accepted, " --", sizeof(accepted) - strlen(accepted) - 1);
+			strncat(accepted, pi->name, sizeof(accepted) - strlen(accepted) - 1);
+		}
+		snprintf(err, len, "unknown option --%s for %s; accepted:%s", cfg->params[i].name,
+			 wi->name, accepted);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int make_plan(const struct fl_config *cfg, struct plan *pl, char *err, size_t len)
+{
+	char need[32], have[32];
+	uint64_t unit;
+	int i, nodes;
+
+	memset(pl, 0, sizeof(*pl));
+	pl->wl = fl__workload_find(cfg->workload);
+	if (!pl->wl) {
+		char names[128] = "";
+
+		for (i = 0; i < fl_workload_count(); i++) {
+			strncat(names, i ? ", " : "", sizeof(names) - strlen(names) - 1);
+			strncat(names, workloads[i]->info.name, sizeof(names) - strlen(names) - 1);
+		}
+		snprintf(err, len, "unknown workload '%s'; accepted: %s", cfg->workload, names);
+		return -EINVAL;
+	}
+	pl->ops = fl__target_find(cfg->target[0] ? cfg->target : "model");
+	if (!pl->ops) {
+		snprintf(err, len, "unknown target '%s'; accepted: model", cfg->target);
+		return -EINVAL;
+	}
+	if (check_param_names(cfg, &pl->wl->info, err, len))
+		return -EINVAL;
+	if (pl->wl->params_size > PARAMS_MAX || pl->wl->parse(cfg, pl->params, err, len))
+		return -EINVAL;
+	pl->threads = pl->wl->nr_threads(pl->params);
+	nodes = cfg->nodes ? cfg->nodes : 1;
+	if (nodes < 1 || nodes > 8) {
+		snprintf(err, len, "--nodes %d: accepted 1..8", cfg->nodes);
+		return -EINVAL;
+	}
+	if (cfg->cpus && (cfg->cpus < pl->threads || cfg->cpus > 1024)) {
+		snprintf(err, len, "--cpus %d: accepted %d..1024 (at least one CPU per thread)",
+			 cfg->cpus, pl->threads);
+		return -EINVAL;
+	}
+	pl->needed = pl->wl->mem_needed(pl->params);
+	unit = (4ull << 20) * (uint64_t)nodes;
+	if (cfg->mem_bytes) {
+		if (cfg->mem_bytes < pl->needed || cfg->mem_bytes < unit) {
+			fl_format_size(ALIGN_UP_U64(pl->needed > unit ? pl->needed : unit, 1ull << 20),
+				       need, sizeof(need));
+			fl_format_size(cfg->mem_bytes, have, sizeof(have));
+			snprintf(err, len, "--mem %s is too small: %s with these options needs at least %s",
+				 have, cfg->workload, need);
+			return -EINVAL;
+		}
+		pl->tcfg.mem_bytes = cfg->mem_bytes;
+	} else {
+		/*
+		 * At least 4 GiB, so the zone's pcp batch (63) and high are those
+		 * of a real machine rather than of a tiny zone; untouched memory
+		 * costs the model nothing.
+		 */
+		pl->tcfg.mem_bytes = ALIGN_UP_U64(pl->needed + pl->needed / 4 + (64ull << 20), unit);
+		if (pl->tcfg.mem_bytes < (4ull << 30))
+			pl->tcfg.mem_bytes = ALIGN_UP_U64(4ull << 30, unit);
+	}
+	pl->tcfg.nodes = nodes;
+	pl->tcfg.cpus = cfg->cpus ? cfg->cpus : pl->threads;
+	return 0;
+}
+
+static int apply_knobs(struct fl_target *t, const struct fl_config *cfg, char *err,
+		       size_t len)
+{
+	int i, ret;
+
+	for (i = 0; i < cfg->knobs.nr; i++) {
+		ret = t->ops->set_knob(t, cfg->knobs.v[i].name, cfg->knobs.v[i].value, err, len);
+		if (ret)
+			return -EINVAL;
+	}
+	return 0;
+}
+
+FL_API int fl_validate(const struct fl_config *cfg, char *err, size_t errlen)
+{
+	struct fl_target_config tiny = { .mem_bytes = 4ull << 20, .nodes = 1, .cpus = 1 };
+	struct fl_target *t;
+	struct plan pl;
+	int ret;
+
+	ret = make_plan(cfg, &pl, err, errlen);
+	if (ret)
+		return ret;
+	if (!cfg->knobs.nr)
+		return 0;
+	/* try the knobs on a throwaway instance of the target */
+	ret = pl.ops->open(&tiny, &t, err, errlen);
+	if (ret)
+		return ret;
+	ret = apply_knobs(t, cfg, err, errlen);
+	t->ops->close(t);
+	return ret;
+}
+
+struct progress {
+	pthread_t tid;
+	struct fl_wl_ctx *ctx;
+	const char *name;
+	int stop; /* atomic */
+};
+
+static double mono_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void *progress_main(void *arg)
+{
+	struct progress *pg = arg;
+	double t0 = mono_s(), next = t0 + 2.0;
+	bool shown = false;
+
+	while (!__atomic_load_n(&pg->stop, __ATOMIC_ACQUIRE)) {
+		struct timespec ts = { 0, 100 * 1000 * 1000 };
+		double now;
+
+		nanosleep(&ts, NULL);
+		now = mono_s();
+		if (now < next)
+			continue;
+		next = now + 0.5;
+		shown = true;
+		if (pg->ctx->progress_total)
+			fprintf(stderr, "\r%s: %3.0f%% %6.1f s", pg->name,
+				100.0 * (double)__atomic_load_n(&pg->ctx->progress_done,
+								 __ATOMIC_RELAXED) /
+					(double)pg->ctx->progress_total,
+				now - t0);
+		else
+			fprintf(stderr, "\r%s: %6.1f s", pg->name, now - t0);
+	}
+	if (shown)
+		fprintf(stderr, "\r\033[K");
+	return NULL;
+}
+
+static void record_params(struct fl_result *res, const struct fl_config *cfg,
+			  const struct fl_workload_info *wi)
+{
+	const struct fl_workload_param_info *pi;
+
+	for (pi = wi->params; pi->name && res->nr_params < FL_MAX_PARAMS; pi++) {
+		struct fl_param *p = &res->params[res->nr_params++];
+
+		snprintf(p->name, sizeof(p->name), "%s", pi->name);
+		snprintf(p->value, sizeof(p->value), "%s", param_value(cfg, wi, pi->name));
+	}
+}
+
+static int counter_deltas(struct fl_result *res, const struct fl_counters *before,
+			  const struct fl_counters *after)
+{
+	int i;
+
+	for (i = 0; i < after->nr; i++) {
+		int64_t b = fl_counters_get(before, after->v[i].name);
+
+		if (fl_counters_set(&res->counters, after->v[i].name, after->v[i].value - b))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+FL_API int fl_run(const struct fl_config *cfg, struct fl_result *res, char *err,
+		  size_t errlen)
+{
+	struct fl_counters before = { 0 }, after = { 0 };
+	struct rusage ru0, ru1;
+	struct progress pg = { 0 };
+	struct fl_wl_ctx ctx = { 0 };
+	struct fl_target *t;
+	struct plan pl;
+	double w0;
+	int ret;
+
+	memset(res, 0, sizeof(*res));
+	ret = make_plan(cfg, &pl, err, errlen);
+	if (ret)
+		return ret;
+	ret = pl.ops->open(&pl.tcfg, &t, err, errlen);
+	if (ret)
+		return ret;
+	ret = apply_knobs(t, cfg, err, errlen);
+	if (ret)
+		goto out_close;
+	snprintf(res->workload, sizeof(res->workload), "%s", pl.wl->info.name);
+	snprintf(res->target, sizeof(res->target), "%s", pl.ops->name);
+	snprintf(res->label, sizeof(res->label), "%s", cfg->label ? cfg->label : "");
+	record_params(res, cfg, &pl.wl->info);
+	t->ops->knobs(t, &res->knobs);
+	res->mem_bytes = pl.tcfg.mem_bytes;
+	res->nodes = pl.tcfg.nodes;
+	res->cpus = pl.tcfg.cpus;
+	ret = t->ops->counters(t, &before);
+	if (ret)
+		goto out_close;
+
+	ctx.target = t;
+	ctx.res = res;
+	getrusage(RUSAGE_SELF, &ru0);
+	w0 = mono_s();
+	if (cfg->progress) {
+		pg.ctx = &ctx;
+		pg.name = pl.wl->info.name;
+		if (pthread_create(&pg.tid, NULL, progress_main, &pg))
+			pg.ctx = NULL;
+	}
+	ret = pl.wl->run(&ctx, pl.params);
+	if (pg.ctx) {
+		__atomic_store_n(&pg.stop, 1, __ATOMIC_RELEASE);
+		pthread_join(pg.tid, NULL);
+	}
+	res->wall_s = mono_s() - w0;
+	getrusage(RUSAGE_SELF, &ru1);
+	res->user_s = (double)(ru1.ru_utime.tv_sec - ru0.ru_utime.tv_sec) +
+		      (double)(ru1.ru_utime.tv_usec - ru0.ru_utime.tv_usec) / 1e6;
+	res->sys_s = (double)(ru1.ru_stime.tv_sec - ru0.ru_stime.tv_sec) +
+		     (double)(ru1.ru_stime.tv_usec - ru0.ru_stime.tv_usec) / 1e6;
+	if (ret) {
+		res->status = 1;
+		snprintf(res->error, sizeof(res->error), "%s failed: %s", pl.wl->info.name,
+			 strerror(-ret));
+	}
+	if (t->ops->quiesce(t, err, errlen) && !res->status) {
+		res->status = 1;
+		snprintf(res->error, sizeof(res->error), "end-of-run check: %s", err);
+	}
+	ret = t->ops->counters(t, &after);
+	if (!ret)
+		ret = counter_deltas(res, &before, &after);
+	if (!ret)
+		ret = t->ops->locks(t, &res->locks);
+	if (ret)
+		snprintf(err, errlen, "out of memory while collecting the results");
+out_close:
+	t->ops->close(t);
+	fl_counters_free(&before);
+	fl_counters_free(&after);
+	if (ret)
+		fl_result_free(res);
+	return ret;
+}

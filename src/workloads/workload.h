@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * workload.h - how a workload plugs into the runner. Workloads see only
+ * the target API (src/target/target.h), never mm/.
+ *
+ * Conventions in this file: @params is the workload's own parsed
+ * parameter struct, filled by ->parse() from the configuration.
+ */
+#ifndef FL_WORKLOADS_WORKLOAD_H
+#define FL_WORKLOADS_WORKLOAD_H
+
+#include <foliolab/foliolab.h>
+#include "../target/target.h"
+
+struct fl_wl_ctx {
+	struct fl_target *target;
+	struct fl_result *res;
+	uint64_t progress_total; /* units of work, for the progress line */
+	uint64_t progress_done;	 /* atomic */
+};
+
+struct fl_workload {
+	struct fl_workload_info info;
+	size_t params_size;
+	int (*parse)(const struct fl_config *cfg, void *params, char *err, size_t len);
+	int (*nr_threads)(const void *params);
+	uint64_t (*mem_needed)(const void *params);
+	int (*run)(struct fl_wl_ctx *ctx, const void *params);
+};
+
+extern const struct fl_workload fl__wl_lru_microbench;
+extern const struct fl_workload fl__wl_page_fault1;
+const struct fl_workload *fl__workload_find(const char *name);
+
+static inline void fl_progress(struct fl_wl_ctx *ctx, uint64_t n)
+{
+	__atomic_fetch_add(&ctx->progress_done, n, __ATOMIC_RELAXED);
+}
+
+void fl__add_metric(struct fl_result *res, const char *name, const char *unit,
+		    double value);
+
+/* param helpers: the value of --NAME (or its default), range-checked */
+int fl__param_int(const struct fl_config *cfg, const struct fl_workload_info *wi,
+		  const char *name, long lo, long hi, long *out, char *err, size_t len);
+int fl__param_size(const struct fl_config *cfg, const struct fl_workload_info *wi,
+		   const char *name, uint64_t lo, uint64_t hi, uint64_t *out, char *err,
+		   size_t len);
+int fl__param_double(const struct fl_config *cfg, const struct fl_workload_info *wi,
+		     const char *name, double lo, double hi, double *out, char *err,
+		     size_t len);
+
+#endif /* FL_WORKLOADS_WORKLOAD_H */
