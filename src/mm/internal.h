@@ -219,6 +219,7 @@ struct vm_fault {
 	unsigned int flags;
 	struct pgtable *pmdt; /* the PMD table */
 	int pmd_idx;
+	unsigned long orders; /* mTHP orders the knobs allow in this VMA */
 	/*
 	 * The faulting access itself: a handler that maps the page may do it
 	 * under the page-table lock and set done, sparing "hardware" the

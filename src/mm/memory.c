@@ -273,14 +273,13 @@ static unsigned long thp_vma_suitable_orders(struct vm_area_struct *vma,
 
 static struct folio *alloc_anon_folio(struct vm_fault *vmf, struct pgtable *ptet)
 {
-	struct vm_area_struct *vma = vmf->vma;
-	unsigned long orders, order, addr;
+	unsigned long orders = vmf->orders & ((1ul << PMD_ORDER) - 1);
+	unsigned long order, addr;
 	struct folio *folio;
 
-	orders = thp_vma_allowable_orders(vma, vma->vm_flags, (1ul << PMD_ORDER) - 1);
-	orders = thp_vma_suitable_orders(vma, vmf->address, orders);
 	if (!orders)
 		goto fallback;
+	orders = thp_vma_suitable_orders(vmf->vma, vmf->address, orders);
 	/* the largest order whose whole aligned range of PTEs is still none */
 	order = highest_order(orders);
 	while (orders) {
@@ -300,7 +299,30 @@ fallback:
 	return folio_alloc(GFP_HIGHUSER_MOVABLE | __GFP_ZERO, 0);
 }
 
-static int do_anonymous_page(struct vm_fault *vmf)
+/* Map the shared zero page for a read fault. */
+static int do_anonymous_zero_page(struct vm_fault *vmf)
+{
+	FL_LOCK_SITE(site);
+	struct pgtable *ptet = pte_offset_map_lock(vmf->pmdt, vmf->pmd_idx, &site);
+	pteval_t *slot;
+
+	if (!ptet)
+		return 0;
+	slot = &ptet->e[pte_index(vmf->address)];
+	if (!READ_ONCE(*slot)) {
+		entry_store(slot, pfn_pte(fl__zero_pfn, _PAGE_PRESENT | _PAGE_SPECIAL |
+							_PAGE_ACCESSED));
+		vmf_access(vmf, fl__zero_pfn);
+	}
+	spin_unlock(&ptet->ptl);
+	return 0;
+}
+
+/*
+ * The PTE at the fault address is none: map a new folio of the largest
+ * order that fits, or the zero page for a read. @pmdv is the PMD entry.
+ */
+static int do_anonymous_page(struct vm_fault *vmf, pteval_t pmdv)
 {
 	FL_LOCK_SITE(site);
 	struct vm_area_struct *vma = vmf->vma;
@@ -308,30 +330,19 @@ static int do_anonymous_page(struct vm_fault *vmf)
 	struct pgtable *ptet;
 	struct folio *folio;
 	unsigned long addr, i, nr, pfn;
-	pteval_t prot;
+	pteval_t prot, *slot;
 
-	if (pte_alloc(mm, vmf->pmdt, vmf->pmd_idx))
-		return VM_FAULT_OOM;
-	if (!entry_is_table(entry_load(&vmf->pmdt->e[vmf->pmd_idx])))
-		return 0; /* a huge PMD raced in: retry */
-
-	if (!(vmf->flags & FAULT_FLAG_WRITE) && READ_ONCE(fl__thp.use_zero_page)) {
-		ptet = pte_offset_map_lock(vmf->pmdt, vmf->pmd_idx, &site);
-		if (!ptet)
-			return 0;
-		i = (unsigned long)pte_index(vmf->address);
-		if (!READ_ONCE(ptet->e[i])) {
-			entry_store(&ptet->e[i], pfn_pte(fl__zero_pfn, _PAGE_PRESENT |
-							       _PAGE_SPECIAL |
-							       _PAGE_ACCESSED));
-			vmf_access(vmf, fl__zero_pfn);
-		}
-		spin_unlock(&ptet->ptl);
-		return 0;
+	if (!pmdv) {
+		if (pte_alloc(mm, vmf->pmdt, vmf->pmd_idx))
+			return VM_FAULT_OOM;
+		pmdv = entry_load(&vmf->pmdt->e[vmf->pmd_idx]);
 	}
+	if (!entry_is_table(pmdv))
+		return 0; /* a huge PMD raced in: retry */
+	if (!(vmf->flags & FAULT_FLAG_WRITE) && READ_ONCE(fl__thp.use_zero_page))
+		return do_anonymous_zero_page(vmf);
 
-	ptet = entry_table(entry_load(&vmf->pmdt->e[vmf->pmd_idx]));
-	folio = alloc_anon_folio(vmf, ptet);
+	folio = alloc_anon_folio(vmf, entry_table(pmdv));
 	if (!folio)
 		return VM_FAULT_OOM;
 	nr = folio_nr_pages(folio);
@@ -340,7 +351,8 @@ static int do_anonymous_page(struct vm_fault *vmf)
 	ptet = pte_offset_map_lock(vmf->pmdt, vmf->pmd_idx, &site);
 	if (!ptet)
 		goto release;
-	if (!pte_range_none(&ptet->e[pte_index(addr)], (int)nr)) {
+	slot = &ptet->e[pte_index(addr)];
+	if (!pte_range_none(slot, (int)nr)) {
 		spin_unlock(&ptet->ptl);
 		goto release;
 	}
@@ -353,7 +365,7 @@ static int do_anonymous_page(struct vm_fault *vmf)
 	prot = vma_pte_prot(vma);
 	pfn = folio_pfn(folio);
 	for (i = 0; i < nr; i++)
-		entry_store(&ptet->e[pte_index(addr) + (int)i], pfn_pte(pfn + i, prot));
+		entry_store(&slot[i], pfn_pte(pfn + i, prot));
 	vmf_access(vmf, pfn + ((vmf->address - addr) >> PAGE_SHIFT));
 	spin_unlock(&ptet->ptl);
 	return 0;
@@ -434,13 +446,13 @@ static int handle_pte_fault(struct vm_fault *vmf)
 	pteval_t *slot, orig;
 
 	if (!pmdv)
-		return do_anonymous_page(vmf);
+		return do_anonymous_page(vmf, 0);
 	if (!entry_is_table(pmdv))
 		return 0; /* a huge PMD appeared: retry */
 	ptet = entry_table(pmdv);
 	orig = entry_load(&ptet->e[pte_index(vmf->address)]);
 	if (!orig)
-		return do_anonymous_page(vmf);
+		return do_anonymous_page(vmf, pmdv);
 	ptet = pte_offset_map_lock(vmf->pmdt, vmf->pmd_idx, &site);
 	if (!ptet)
 		return 0;
@@ -476,8 +488,9 @@ static int __handle_mm_fault(struct vm_area_struct *vma, unsigned long address,
 		return VM_FAULT_OOM;
 	vmf.pmdt = pmdt;
 	vmf.pmd_idx = pmd_index(address);
+	vmf.orders = thp_vma_allowable_orders(vma, vma->vm_flags, THP_ORDERS_ALL_ANON);
 	pmdv = entry_load(&pmdt->e[vmf.pmd_idx]);
-	if (!pmdv && thp_vma_allowable_orders(vma, vma->vm_flags, 1ul << PMD_ORDER)) {
+	if (!pmdv && (vmf.orders & (1ul << PMD_ORDER))) {
 		ret = do_huge_pmd_anonymous_page(&vmf);
 		if (!(ret & VM_FAULT_FALLBACK))
 			goto out;

@@ -293,10 +293,15 @@ struct vm_area_struct {
 	unsigned long vm_end;
 	unsigned long vm_flags; /* mmap_lock (write) + vma write lock */
 	struct mm_struct *vm_mm;
-	unsigned int vm_refcnt; /* per-VMA lock: readers | VMA_LOCK_WRITER */
 	bool detached;
 	struct vm_area_struct *next_free; /* the mm's type-stable pool */
-};
+	/*
+	 * Per-VMA lock: readers | VMA_LOCK_WRITER. It changes on every fault,
+	 * so it has a line of its own: a lookup that reads other VMAs' bounds
+	 * must not miss on their owners' lock traffic.
+	 */
+	unsigned int vm_refcnt __cacheline_aligned;
+} __cacheline_aligned;
 
 enum mm_counter {
 	MM_FILEPAGES,

@@ -115,9 +115,10 @@ static struct vm_area_struct *vma_alloc(struct mm_struct *mm)
 		mm->vma_pool = vma->next_free;
 	} else {
 		if (!chunk || chunk->used == VMA_CHUNK) {
-			chunk = fl_calloc(1, sizeof(*chunk));
+			chunk = fl_aligned_alloc(FL_CACHELINE, sizeof(*chunk));
 			if (!chunk)
 				return NULL;
+			memset(chunk, 0, sizeof(*chunk));
 			chunk->next = mm->vma_chunks;
 			mm->vma_chunks = chunk;
 		}

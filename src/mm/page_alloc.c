@@ -311,7 +311,8 @@ static void prep_compound_page(struct page *page, unsigned int order)
 	}
 }
 
-static void prep_new_page(struct page *page, unsigned int order, gfp_t gfp, int nid)
+static __always_inline void prep_new_page(struct page *page, unsigned int order,
+					  gfp_t gfp, int nid)
 {
 	page->flags = (unsigned long)nid << NODES_PGSHIFT;
 	page->lru.next = NULL;
@@ -324,9 +325,12 @@ static void prep_new_page(struct page *page, unsigned int order, gfp_t gfp, int 
 	__atomic_store_n(&page->_refcount, 1, __ATOMIC_RELAXED);
 	if (order && (gfp & __GFP_COMP))
 		prep_compound_page(page, order);
-	if (gfp & __GFP_ZERO)
-		memset(&fl__page_tags[page_to_pfn(page)], 0,
-		       sizeof(uint64_t) << order);
+	if (gfp & __GFP_ZERO) {
+		if (!order)
+			page_tag_set(page_to_pfn(page), 0);
+		else
+			memset(&fl__page_tags[page_to_pfn(page)], 0, sizeof(uint64_t) << order);
+	}
 	count_fl_stat(FL_LIVE_FOLIOS, 1);
 }
 
@@ -352,25 +356,22 @@ static struct page *rmqueue(struct zone *zone, unsigned int order)
  */
 struct page *__alloc_pages(gfp_t gfp, unsigned int order, int nid)
 {
-	int i;
+	struct page *page;
+	int i, n = nid;
 
-	if (order > MAX_PAGE_ORDER || should_fail_alloc_page(order))
+	if (unlikely(order > MAX_PAGE_ORDER || should_fail_alloc_page(order)))
 		return NULL;
-	for (i = 0; i < fl__nr_node_ids; i++) {
-		int n = nid + i < fl__nr_node_ids ? nid + i : nid + i - fl__nr_node_ids;
-		struct zone *zone = &NODE_DATA(n)->node_zones[0];
-		struct page *page;
-
-		if (i && (gfp & __GFP_THISNODE))
-			break;
-		page = rmqueue(zone, order);
-		if (page) {
-			prep_new_page(page, order, gfp, n);
-			count_vm_events(PGALLOC_NORMAL, 1ul << order);
-			return page;
-		}
+	page = rmqueue(&NODE_DATA(nid)->node_zones[0], order);
+	/* then the other nodes, in order, unless the caller insists */
+	for (i = 1; unlikely(!page) && i < fl__nr_node_ids && !(gfp & __GFP_THISNODE); i++) {
+		n = nid + i < fl__nr_node_ids ? nid + i : nid + i - fl__nr_node_ids;
+		page = rmqueue(&NODE_DATA(n)->node_zones[0], order);
 	}
-	return NULL;
+	if (unlikely(!page))
+		return NULL;
+	prep_new_page(page, order, gfp, n);
+	count_vm_events(PGALLOC_NORMAL, 1ul << order);
+	return page;
 }
 
 struct page *alloc_pages(gfp_t gfp, unsigned int order)

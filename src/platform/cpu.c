@@ -42,6 +42,7 @@ void fl__platform_exit(void)
 	cpu_owner = NULL;
 	fl__nr_cpu_ids = 0;
 	fl__cpu = -1;
+	fl__lock_stats_bind(-1);
 }
 
 int fl_cpu_bind(int cpu)
@@ -58,6 +59,7 @@ int fl_cpu_bind(int cpu)
 	if (fl__cpu >= 0)
 		fl_cpu_unbind();
 	fl__cpu = cpu;
+	fl__lock_stats_bind(cpu);
 	return 0;
 }
 
@@ -68,6 +70,7 @@ void fl_cpu_unbind(void)
 	/* release: this CPU's per-CPU writes are visible to the next owner */
 	__atomic_store_n(&cpu_owner[fl__cpu], 0, __ATOMIC_RELEASE);
 	fl__cpu = -1;
+	fl__lock_stats_bind(-1);
 }
 
 int fl__host_nr_cpus(void)

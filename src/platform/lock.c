@@ -26,6 +26,9 @@
 
 struct fl_lock_stat *fl__lock_stats;
 static int stats_rows;
+/* where an unbound thread's counts go: memory-safe, never reported */
+static struct fl_lock_stat unbound_stats[FL_LOCK_SITES_MAX];
+_Thread_local struct fl_lock_stat *fl__this_cpu_lock_stats = unbound_stats;
 static struct fl_lock_site *sites[FL_LOCK_SITES_MAX];
 static int nr_sites; /* under registry_lock; read with acquire */
 static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -36,6 +39,15 @@ int fl__lock_stats_init(int nr_cpus)
 	fl__lock_stats = fl_calloc((size_t)stats_rows * FL_LOCK_SITES_MAX,
 				   sizeof(*fl__lock_stats));
 	return fl__lock_stats ? 0 : -ENOMEM;
+}
+
+/* Point this thread's row at @cpu's (or the spare when @cpu < 0). */
+void fl__lock_stats_bind(int cpu)
+{
+	if (cpu < 0 || !fl__lock_stats)
+		fl__this_cpu_lock_stats = unbound_stats;
+	else
+		fl__this_cpu_lock_stats = &fl__lock_stats[(size_t)cpu * FL_LOCK_SITES_MAX];
 }
 
 void fl__lock_stats_exit(void)

@@ -83,8 +83,11 @@ struct fl_rwsem {
 #define FL_LOCK_SITE_READ(var) static struct fl_lock_site var = { .func = __func__, .mode = 1 }
 
 extern struct fl_lock_stat *fl__lock_stats; /* [cpu][FL_LOCK_SITES_MAX] */
+/* this thread's CPU row of fl__lock_stats (a spare row while unbound) */
+extern _Thread_local struct fl_lock_stat *fl__this_cpu_lock_stats;
 
 int fl__lock_stats_init(int nr_cpus);
+void fl__lock_stats_bind(int cpu);
 void fl__lock_stats_exit(void);
 int fl__lock_site_register(struct fl_lock_site *s, const struct fl_lock_class *cls);
 void fl__lock_contended(struct fl_lock_site *s, const struct fl_lock_class *cls,
@@ -117,12 +120,7 @@ fl__site_stat(struct fl_lock_site *s, const struct fl_lock_class *cls)
 
 	if (unlikely(!id))
 		id = fl__lock_site_register(s, cls);
-	int cpu = fl__cpu;
-
-	/* an unbound thread (a bug) lands in the spare row, never out of bounds */
-	if (unlikely(cpu < 0))
-		cpu = fl__nr_cpu_ids;
-	return &fl__lock_stats[(size_t)cpu * FL_LOCK_SITES_MAX + id];
+	return &fl__this_cpu_lock_stats[id];
 }
 
 /**

@@ -14,6 +14,7 @@
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "target.h"
 #include "../mm/internal.h"
@@ -212,7 +213,7 @@ static int model_run_tasks(struct fl_target *t, struct fl_proc **procs, int n,
 		ts[i].fn = fn;
 		ts[i].arg = arg;
 		h[i] = fl__thread_start(thread_trampoline, &ts[i], i,
-					t->nr_cpus <= host ? i : -1, &ret);
+					getenv("FL_PIN") && t->nr_cpus <= host ? i : -1, &ret);
 		if (!h[i])
 			break;
 		started++;
