@@ -65,7 +65,7 @@ $(LIB): $(LIB_OBJS)
 $(PROG): $(CLI_OBJS) $(LIB)
 	$(CC) $(LDFLAGS) -o $@ $(CLI_OBJS) $(LIB) $(LDLIBS)
 
-$(B)/tests/%: tests/%.c $(LIB) tests/harness.h
+$(B)/tests/%: tests/%.c $(LIB) tests/harness.h tests/mm_harness.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) -Itests $(CFLAGS) -o $@ $< $(LIB) $(LDLIBS)
 

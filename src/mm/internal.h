@@ -243,6 +243,7 @@ static inline void vmf_access(struct vm_fault *vmf, unsigned long pfn)
 
 pteval_t *fl__pte_lookup(struct mm_struct *mm, unsigned long addr,
 			 struct pgtable **ptetp);
+pteval_t fl__pmd_entry(struct mm_struct *mm, unsigned long addr);
 int handle_mm_fault(struct vm_area_struct *vma, unsigned long address,
 		    unsigned int flags, uint64_t *tag, bool *done);
 struct pgtable *fl__pgtable_alloc(struct mm_struct *mm, int level);

@@ -233,6 +233,14 @@ pteval_t *fl__pte_lookup(struct mm_struct *mm, unsigned long addr,
 	return &entry_table(v)->e[pte_index(addr)];
 }
 
+/** fl__pmd_entry() - the PMD entry covering @addr, 0 if none. For tests. */
+pteval_t fl__pmd_entry(struct mm_struct *mm, unsigned long addr)
+{
+	struct pgtable *pmdt = walk_pmd_table(mm, addr);
+
+	return pmdt ? entry_load(&pmdt->e[pmd_index(addr)]) : 0;
+}
+
 /* ---- anonymous faults ---- */
 
 static unsigned long highest_order(unsigned long orders)

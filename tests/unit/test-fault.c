@@ -1,0 +1,246 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * test-fault.c - which folio order an anonymous fault maps: the knob
+ * combinations (always/inherit/madvise/never against the top-level
+ * setting and MADV_(NO)HUGEPAGE), natural alignment inside the VMA, the
+ * all-PTEs-none rule, fallback when allocation fails, PMD faults, and the
+ * zero page on reads.
+ *
+ * Conventions in this file: expected orders come from the rule in
+ * huge_memory.c's header comment, worked by hand for each case.
+ */
+#include "mm_harness.h"
+
+#define SZ_2M (2ul << 20)
+#define THP "transparent_hugepage/"
+
+static struct mm_struct *mm;
+
+static bool pmd_trans_huge_at(unsigned long a)
+{
+	pteval_t v = fl__pmd_entry(mm, a);
+
+	return (v & (_PAGE_PRESENT | _PAGE_PSE)) == (_PAGE_PRESENT | _PAGE_PSE);
+}
+
+static bool up(void)
+{
+	if (!mm_up(256, 1, 1))
+		return false;
+	mm = mm_alloc(1);
+	return mm != NULL;
+}
+
+static bool down(void)
+{
+	mmput(mm);
+	return mm_down();
+}
+
+static unsigned long map(unsigned long len)
+{
+	unsigned long addr = 0;
+
+	if (fl__do_mmap(mm, len, VM_READ | VM_WRITE, &addr))
+		return 0;
+	return addr;
+}
+
+/* the order a first write at @off into a fresh 2 MiB mapping gets */
+static int order_at(unsigned long off, bool madv)
+{
+	unsigned long a = map(SZ_2M);
+	int o;
+
+	if (!a)
+		return -2;
+	if (madv && do_madvise(mm, a, SZ_2M, MADV_HUGEPAGE))
+		return -3;
+	if (touch(mm, a + off, 1))
+		return -4;
+	o = mapped_order(mm, a + off);
+	if (pmd_trans_huge_at(a))
+		o = PMD_ORDER;
+	do_munmap(mm, a, SZ_2M);
+	return o;
+}
+
+static bool test_defaults_give_base_pages(void)
+{
+	ASSERT_TRUE(up());
+	/* top-level madvise, 2048kB inherit, other sizes never */
+	ASSERT_EQ(order_at(0, false), 0);
+	/* MADV_HUGEPAGE: inherit follows madvise, so a PMD fault */
+	ASSERT_EQ(order_at(0, true), PMD_ORDER);
+	ASSERT_EQ(counter("thp_fault_alloc"), 1);
+	ASSERT_EQ(mthp(2048, "anon_fault_alloc"), 1);
+	return down();
+}
+
+static bool test_knob_combinations(void)
+{
+	ASSERT_TRUE(up());
+	ASSERT_TRUE(knob(THP "hugepages-2048kB/enabled", "never"));
+	ASSERT_TRUE(knob(THP "hugepages-16kB/enabled", "always"));
+	ASSERT_EQ(order_at(0, false), 2); /* always overrides top-level madvise */
+	ASSERT_TRUE(knob(THP "hugepages-64kB/enabled", "always"));
+	ASSERT_EQ(order_at(0, false), 4); /* the largest enabled order wins */
+	ASSERT_TRUE(knob(THP "hugepages-64kB/enabled", "madvise"));
+	ASSERT_EQ(order_at(0, false), 2); /* madvise needs MADV_HUGEPAGE */
+	ASSERT_EQ(order_at(0, true), 4);
+	ASSERT_TRUE(knob(THP "hugepages-64kB/enabled", "inherit"));
+	ASSERT_EQ(order_at(0, false), 2); /* inherit = top-level madvise */
+	ASSERT_EQ(order_at(0, true), 4);
+	ASSERT_TRUE(knob(THP "enabled", "always"));
+	ASSERT_EQ(order_at(0, false), 4); /* inherit = top-level always */
+	ASSERT_TRUE(knob(THP "enabled", "never"));
+	ASSERT_EQ(order_at(0, true), 2); /* inherit = never; always still applies */
+	ASSERT_TRUE(knob(THP "hugepages-16kB/enabled", "never"));
+	ASSERT_EQ(order_at(0, true), 0);
+	/* MADV_NOHUGEPAGE disables every size */
+	ASSERT_TRUE(knob(THP "hugepages-16kB/enabled", "always"));
+	{
+		unsigned long a = map(SZ_2M);
+
+		ASSERT_EQ(do_madvise(mm, a, SZ_2M, MADV_NOHUGEPAGE), 0);
+		ASSERT_EQ(touch(mm, a, 1), 0);
+		ASSERT_EQ(mapped_order(mm, a), 0);
+		ASSERT_EQ(do_munmap(mm, a, SZ_2M), 0);
+	}
+	return down();
+}
+
+/* The aligned block around the address must lie inside the VMA. */
+static bool test_alignment_inside_vma(void)
+{
+	unsigned long a;
+
+	ASSERT_TRUE(up());
+	ASSERT_TRUE(knob(THP "hugepages-16kB/enabled", "always"));
+	ASSERT_TRUE(knob(THP "hugepages-64kB/enabled", "always"));
+	a = map(SZ_2M);
+	/* cut the first page away: the VMA now starts 4K into a 64K block */
+	ASSERT_EQ(do_munmap(mm, a, 4096), 0);
+	ASSERT_EQ(touch(mm, a + 4096, 1), 0);
+	ASSERT_EQ(mapped_order(mm, a + 4096), 0); /* neither 16K nor 64K fits */
+	ASSERT_EQ(touch(mm, a + 16384, 1), 0);
+	ASSERT_EQ(mapped_order(mm, a + 16384), 2); /* [16K, 32K) fits, 64K does not */
+	ASSERT_EQ(touch(mm, a + 65536 + 8192, 1), 0);
+	ASSERT_EQ(mapped_order(mm, a + 65536), 4); /* the folio starts aligned */
+	ASSERT_EQ(mapped_folio(mm, a + 65536), mapped_folio(mm, a + 65536 + 8192));
+	ASSERT_EQ(do_munmap(mm, a + 4096, SZ_2M - 4096), 0);
+	return down();
+}
+
+/* Only an order whose whole aligned PTE range is none qualifies. */
+static bool test_populated_pte_lowers_order(void)
+{
+	unsigned long a;
+
+	ASSERT_TRUE(up());
+	ASSERT_TRUE(knob(THP "hugepages-16kB/enabled", "always"));
+	ASSERT_TRUE(knob(THP "hugepages-64kB/enabled", "always"));
+	a = map(SZ_2M);
+	ASSERT_EQ(touch(mm, a + 16384, 1), 0);
+	ASSERT_EQ(mapped_order(mm, a + 16384), 4); /* 64K at [0, 64K) */
+	ASSERT_EQ(do_madvise(mm, a + 16384, 16384, MADV_DONTNEED), 0);
+	/* [16K, 32K) is none again but [0, 64K) is not: order 2 */
+	ASSERT_EQ(touch(mm, a + 16384, 1), 0);
+	ASSERT_EQ(mapped_order(mm, a + 16384), 2);
+	ASSERT_EQ(do_munmap(mm, a, SZ_2M), 0);
+	return down();
+}
+
+static bool test_allocation_fallback(void)
+{
+	unsigned long a;
+
+	ASSERT_TRUE(up());
+	ASSERT_TRUE(knob(THP "hugepages-16kB/enabled", "always"));
+	ASSERT_TRUE(knob(THP "hugepages-64kB/enabled", "always"));
+	ASSERT_TRUE(knob("foliolab/fail_page_alloc_orders", "4"));
+	ASSERT_EQ(order_at(0, false), 2);
+	ASSERT_EQ(mthp(64, "anon_fault_fallback"), 1);
+	ASSERT_EQ(mthp(16, "anon_fault_alloc"), 1);
+	ASSERT_TRUE(knob("foliolab/fail_page_alloc_orders", "4,2"));
+	ASSERT_EQ(order_at(0, false), 0); /* down to a base page */
+	ASSERT_EQ(mthp(64, "anon_fault_fallback"), 2);
+	ASSERT_EQ(mthp(16, "anon_fault_fallback"), 1);
+	/* a failed PMD fault counts in both places and falls back to PTEs */
+	ASSERT_TRUE(knob(THP "hugepages-2048kB/enabled", "always"));
+	ASSERT_TRUE(knob("foliolab/fail_page_alloc_orders", "9"));
+	a = map(SZ_2M);
+	ASSERT_EQ(touch(mm, a, 1), 0);
+	ASSERT_EQ(counter("thp_fault_fallback"), 1);
+	ASSERT_EQ(mthp(2048, "anon_fault_fallback"), 1);
+	ASSERT_EQ(mapped_order(mm, a), 4);
+	ASSERT_EQ(do_munmap(mm, a, SZ_2M), 0);
+	ASSERT_TRUE(knob("foliolab/fail_page_alloc_orders", "none"));
+	return down();
+}
+
+static bool test_pmd_needs_whole_aligned_range(void)
+{
+	unsigned long a;
+
+	ASSERT_TRUE(up());
+	ASSERT_TRUE(knob(THP "hugepages-2048kB/enabled", "always"));
+	a = map(2 * SZ_2M);
+	ASSERT_EQ(a % SZ_2M, 0); /* PMD-multiple lengths are PMD aligned */
+	ASSERT_EQ(touch(mm, a, 1), 0);
+	ASSERT_TRUE(pmd_trans_huge_at(a));
+	ASSERT_EQ(counter("nr_anon_transparent_hugepages"), 1);
+	ASSERT_EQ(counter("nr_anon_pages"), 512);
+	/* unmapping one page splits the PMD mapping; the folio stays whole */
+	ASSERT_EQ(do_munmap(mm, a, 4096), 0);
+	ASSERT_EQ(counter("thp_split_pmd"), 1);
+	ASSERT_EQ(counter("thp_deferred_split_page"), 1);
+	ASSERT_EQ(mthp(2048, "nr_anon_partially_mapped"), 1);
+	ASSERT_EQ(mapped_order(mm, a + 4096), PMD_ORDER);
+	/* now [a + 4K, a + 2M + 4K): 2M long, but no aligned 2M block fits */
+	ASSERT_EQ(do_munmap(mm, a + SZ_2M + 4096, SZ_2M - 4096), 0);
+	ASSERT_EQ(touch(mm, a + SZ_2M, 1), 0);
+	ASSERT_TRUE(!pmd_trans_huge_at(a + SZ_2M));
+	ASSERT_EQ(counter("thp_fault_alloc"), 1);
+	ASSERT_EQ(do_munmap(mm, a + 4096, SZ_2M), 0);
+	ASSERT_EQ(mthp(2048, "nr_anon_partially_mapped"), 0);
+	ASSERT_EQ(counter("nr_anon_transparent_hugepages"), 0);
+	return down();
+}
+
+static bool test_read_maps_zero_page_then_write_copies(void)
+{
+	unsigned long a;
+
+	ASSERT_TRUE(up());
+	a = map(SZ_2M);
+	ASSERT_EQ(peek(mm, a), 0);
+	ASSERT_EQ(mapped_order(mm, a), -1); /* the zero page, not a folio */
+	ASSERT_EQ(counter("pgfault"), 1);
+	ASSERT_EQ(counter("nr_anon_pages"), 0);
+	ASSERT_EQ(touch(mm, a, 42), 0);
+	ASSERT_EQ(counter("pgfault"), 2);
+	ASSERT_EQ(mapped_order(mm, a), 0);
+	ASSERT_EQ(peek(mm, a), 42);
+	ASSERT_EQ(counter("nr_anon_pages"), 1);
+	ASSERT_EQ(do_munmap(mm, a, SZ_2M), 0);
+	return down();
+}
+
+/* Access outside a VMA or against its protection is SIGSEGV: -EFAULT. */
+static bool test_bad_access(void)
+{
+	unsigned long a = 0;
+
+	ASSERT_TRUE(up());
+	ASSERT_EQ(touch(mm, 0x1000, 1), -EFAULT);
+	ASSERT_EQ(fl__do_mmap(mm, 4096, VM_READ, &a), 0);
+	ASSERT_EQ(touch(mm, a, 1), -EFAULT);
+	ASSERT_EQ(peek(mm, a), 0);
+	return down();
+}
+
+TEST_MAIN(TEST(test_defaults_give_base_pages), TEST(test_knob_combinations),
+	  TEST(test_alignment_inside_vma), TEST(test_populated_pte_lowers_order),
+	  TEST(test_allocation_fallback), TEST(test_pmd_needs_whole_aligned_range),
+	  TEST(test_read_maps_zero_page_then_write_copies), TEST(test_bad_access))

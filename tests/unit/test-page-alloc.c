@@ -1,0 +1,169 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * test-page-alloc.c - the buddy allocator splits and merges blocks as the
+ * buddy rule says, the pcp lists refill and drain in batches, nodes fall
+ * back in order, and the conservation check catches a leak.
+ *
+ * Conventions in this file: each case boots its own machine.
+ */
+#include "mm_harness.h"
+
+static struct zone *zone0(void)
+{
+	return &NODE_DATA(0)->node_zones[0];
+}
+
+/* An order-4 block from a fresh zone splits one max-order block. */
+static bool test_buddy_split_then_merge(void)
+{
+	struct zone *z;
+	struct page *p;
+	int o;
+
+	ASSERT_TRUE(mm_up(64, 1, 1));
+	z = zone0();
+	p = alloc_pages(GFP_KERNEL, 4);
+	ASSERT_TRUE(p != NULL);
+	ASSERT_EQ(page_to_pfn(p) % 16, 0);
+	/* the split leaves exactly one free block at each order 4..9 */
+	for (o = 0; o < NR_PAGE_ORDERS; o++)
+		ASSERT_EQ(z->free_area[o].nr_free, o >= 4 && o <= 9 ? 1 : 0);
+	ASSERT_EQ(z->free_pages, (long)z->managed_pages - 16);
+	__free_pages(p, 4);
+	/* freeing merges every buddy back into one max-order block */
+	for (o = 0; o < MAX_PAGE_ORDER; o++)
+		ASSERT_EQ(z->free_area[o].nr_free, 0);
+	ASSERT_EQ(z->free_area[MAX_PAGE_ORDER].nr_free, 1);
+	ASSERT_EQ(z->free_pages, (long)z->managed_pages);
+	return mm_down();
+}
+
+/* Two buddies merge only once both are free. */
+static bool test_buddy_merge_needs_both(void)
+{
+	struct zone *z;
+	struct page *a, *b;
+
+	ASSERT_TRUE(mm_up(64, 1, 1));
+	z = zone0();
+	a = alloc_pages(GFP_KERNEL, 5);
+	b = alloc_pages(GFP_KERNEL, 5);
+	ASSERT_TRUE(a && b);
+	ASSERT_EQ(page_to_pfn(a) ^ page_to_pfn(b), 32); /* b is a's buddy */
+	__free_pages(a, 5);
+	ASSERT_EQ(z->free_area[5].nr_free, 1); /* a waits for its buddy */
+	ASSERT_EQ(z->free_area[MAX_PAGE_ORDER].nr_free, 0);
+	__free_pages(b, 5);
+	ASSERT_EQ(z->free_area[5].nr_free, 0);
+	ASSERT_EQ(z->free_area[MAX_PAGE_ORDER].nr_free, 1);
+	return mm_down();
+}
+
+/* Order 0 comes from the pcp list, refilled by one batch from the zone. */
+static bool test_pcp_refill_and_drain(void)
+{
+	struct per_cpu_pages *pcp;
+	struct zone *z;
+	struct page *p;
+	int64_t refills;
+
+	ASSERT_TRUE(mm_up(1024, 1, 1));
+	z = zone0();
+	pcp = &z->per_cpu_pageset[0];
+	ASSERT_EQ(pcp->batch, 63); /* zone_batchsize() of a 1 GiB zone */
+	refills = counter("fl_pcp_refill");
+	p = alloc_pages(GFP_KERNEL, 0);
+	ASSERT_TRUE(p != NULL);
+	ASSERT_EQ(counter("fl_pcp_refill"), refills + 1);
+	ASSERT_EQ(pcp->count, pcp->batch - 1);
+	ASSERT_EQ(z->free_pages, (long)z->managed_pages - pcp->batch);
+	__free_pages(p, 0);
+	ASSERT_EQ(pcp->count, pcp->batch);
+	/* the pcp pages are not "free" to the zone until drained */
+	ASSERT_EQ(z->free_pages, (long)z->managed_pages - pcp->batch);
+	drain_all_pages(NULL);
+	ASSERT_EQ(pcp->count, 0);
+	ASSERT_EQ(z->free_pages, (long)z->managed_pages);
+	return mm_down();
+}
+
+/* Freeing past pcp->high gives a batch back to the buddy lists. */
+static bool test_pcp_high_frees_in_batches(void)
+{
+	static struct page *pages[20000];
+	struct per_cpu_pages *pcp;
+	int64_t bulk;
+	int i, n;
+
+	ASSERT_TRUE(mm_up(1024, 1, 1));
+	pcp = &zone0()->per_cpu_pageset[0];
+	n = pcp->high + 2 * pcp->batch;
+	ASSERT_LT(n, 20000);
+	for (i = 0; i < n; i++) {
+		pages[i] = alloc_pages(GFP_KERNEL, 0);
+		ASSERT_TRUE(pages[i] != NULL);
+	}
+	/* refills raised high on the way (adaptive high), within its bounds */
+	ASSERT_GE(pcp->high, pcp->high_min);
+	ASSERT_LE(pcp->high, pcp->high_max);
+	bulk = counter("fl_pcp_free_bulk");
+	for (i = 0; i < n; i++) {
+		__free_pages(pages[i], 0);
+		ASSERT_LT(pcp->count, pcp->high + (1 << 0));
+	}
+	if (n > pcp->high)
+		ASSERT_GT(counter("fl_pcp_free_bulk"), bulk);
+	return mm_down();
+}
+
+/* A node out of memory falls back to the next; then allocation fails. */
+static bool test_node_fallback(void)
+{
+	struct page *a, *b, *c;
+
+	ASSERT_TRUE(mm_up(8, 2, 2)); /* 4 MiB = one max-order block per node */
+	a = alloc_pages(GFP_KERNEL, MAX_PAGE_ORDER);
+	b = alloc_pages(GFP_KERNEL, MAX_PAGE_ORDER);
+	c = alloc_pages(GFP_KERNEL, MAX_PAGE_ORDER);
+	ASSERT_TRUE(a && b);
+	ASSERT_TRUE(c == NULL);
+	ASSERT_EQ(page_to_nid(a), 0); /* CPU 0 is on node 0 */
+	ASSERT_EQ(page_to_nid(b), 1);
+	ASSERT_EQ(__alloc_pages(GFP_KERNEL | __GFP_THISNODE, 0, 0), NULL);
+	__free_pages(a, MAX_PAGE_ORDER);
+	__free_pages(b, MAX_PAGE_ORDER);
+	return mm_down();
+}
+
+/* The end-of-run check reports a frame nobody freed. */
+static bool test_leak_is_reported(void)
+{
+	char msg[256];
+	struct page *p;
+
+	ASSERT_TRUE(mm_up(64, 1, 1));
+	p = alloc_pages(GFP_KERNEL, 3);
+	ASSERT_EQ(fl__page_alloc_check(msg, sizeof(msg)), 8);
+	ASSERT_TRUE(strstr(msg, "leaked") != NULL);
+	__free_pages(p, 3);
+	ASSERT_EQ(fl__page_alloc_check(msg, sizeof(msg)), 0);
+	return mm_down();
+}
+
+/* Descriptors of untouched memory stay untouched: 256 GiB boots. */
+static bool test_huge_machine_boots(void)
+{
+	struct page *p;
+
+	ASSERT_TRUE(mm_up(256ul << 10, 1, 1));
+	ASSERT_EQ(sizeof(struct page) + sizeof(uint64_t), 72);
+	p = alloc_pages(GFP_KERNEL, 9);
+	ASSERT_TRUE(p != NULL);
+	__free_pages(p, 9);
+	return mm_down();
+}
+
+TEST_MAIN(TEST(test_buddy_split_then_merge), TEST(test_buddy_merge_needs_both),
+	  TEST(test_pcp_refill_and_drain), TEST(test_pcp_high_frees_in_batches),
+	  TEST(test_node_fallback), TEST(test_leak_is_reported),
+	  TEST(test_huge_machine_boots))
