@@ -150,10 +150,8 @@ int main(int argc, char **argv)
 {
 	const char *cmd;
 
-	if (argc < 2) {
-		help_main(stderr);
-		return 2;
-	}
+	if (argc < 2)
+		return usage_error("no command; accepted: list, run, compare, help (see foliolab --help)");
 	cmd = argv[1];
 	if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h")) {
 		help_main(stdout);

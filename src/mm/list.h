@@ -4,6 +4,9 @@
  * them (our own implementation of the same interface).
  *
  * Conventions in this file: @head is the list anchor, @entry a member.
+ * ->next is written with WRITE_ONCE, as the kernel's list.h does: in a
+ * struct page it overlays compound_head, which others read without the
+ * list's lock.
  */
 #ifndef FL_MM_LIST_H
 #define FL_MM_LIST_H
@@ -18,7 +21,7 @@ struct list_head {
 
 static inline void INIT_LIST_HEAD(struct list_head *l)
 {
-	l->next = l;
+	WRITE_ONCE(l->next, l);
 	l->prev = l;
 }
 
@@ -27,9 +30,9 @@ static inline void list_insert_between(struct list_head *entry,
 				       struct list_head *next)
 {
 	next->prev = entry;
-	entry->next = next;
+	WRITE_ONCE(entry->next, next);
 	entry->prev = prev;
-	prev->next = entry;
+	WRITE_ONCE(prev->next, entry);
 }
 
 static inline void list_add(struct list_head *entry, struct list_head *head)
@@ -45,15 +48,15 @@ static inline void list_add_tail(struct list_head *entry, struct list_head *head
 static inline void list_del(struct list_head *entry)
 {
 	entry->next->prev = entry->prev;
-	entry->prev->next = entry->next;
-	entry->next = NULL;
+	WRITE_ONCE(entry->prev->next, entry->next);
+	WRITE_ONCE(entry->next, (struct list_head *)NULL);
 	entry->prev = NULL;
 }
 
 static inline void list_del_init(struct list_head *entry)
 {
 	entry->next->prev = entry->prev;
-	entry->prev->next = entry->next;
+	WRITE_ONCE(entry->prev->next, entry->next);
 	INIT_LIST_HEAD(entry);
 }
 

@@ -178,9 +178,8 @@ void vma_end_write(struct vm_area_struct *vma)
 
 void mm_vmas_begin_change(struct mm_struct *mm)
 {
-	__atomic_store_n(&mm->vma_seq, mm->vma_seq + 1, __ATOMIC_RELAXED);
-	/* release fence: readers that see later writes see the odd count */
-	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	/* seq_cst RMW: readers that see any later write see the odd count */
+	__atomic_fetch_add(&mm->vma_seq, 1, __ATOMIC_SEQ_CST);
 }
 
 void mm_vmas_end_change(struct mm_struct *mm)
@@ -250,8 +249,12 @@ struct vm_area_struct *lock_vma_under_rcu(struct mm_struct *mm, unsigned long ad
 	vma = __atomic_load_n(&v[i], __ATOMIC_RELAXED);
 	if (!vma_start_read(vma))
 		goto abort;
-	__atomic_thread_fence(__ATOMIC_ACQUIRE);
-	if (__atomic_load_n(&mm->vma_seq, __ATOMIC_RELAXED) != seq ||
+	/*
+	 * The VMA is read-locked: its fields are stable. Checking them is
+	 * what makes the result right; the sequence only tells us early
+	 * that the set changed under the search.
+	 */
+	if (__atomic_load_n(&mm->vma_seq, __ATOMIC_ACQUIRE) != seq ||
 	    vma->vm_mm != mm || vma->detached || addr < vma_start(vma) ||
 	    addr >= vma_end(vma)) {
 		vma_end_read(vma);

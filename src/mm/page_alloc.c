@@ -78,13 +78,14 @@ static inline unsigned long zone_end_pfn(const struct zone *zone)
 
 static inline bool page_is_buddy(const struct page *page, unsigned int order)
 {
-	return fl_test_bit(PG_buddy, &page->flags) && page->private == order;
+	/* racy by design, as in the kernel: the zone lock guards only free pages */
+	return fl_test_bit(PG_buddy, &page->flags) && READ_ONCE(page->private) == order;
 }
 
 static inline void set_buddy_order(struct page *page, unsigned int order, int nid)
 {
-	page->flags = ((unsigned long)nid << NODES_PGSHIFT) | (1ul << PG_buddy);
-	page->private = order;
+	WRITE_ONCE(page->flags, ((unsigned long)nid << NODES_PGSHIFT) | (1ul << PG_buddy));
+	WRITE_ONCE(page->private, (unsigned long)order);
 }
 
 static inline void add_to_free_list(struct page *page, struct zone *zone,
@@ -98,8 +99,8 @@ static inline void del_page_from_free_list(struct page *page, struct zone *zone,
 					   unsigned int order)
 {
 	list_del(&page->lru);
-	page->flags &= ~(1ul << PG_buddy);
-	page->private = 0;
+	WRITE_ONCE(page->flags, page->flags & ~(1ul << PG_buddy));
+	WRITE_ONCE(page->private, 0ul);
 	zone->free_area[order].nr_free--;
 }
 
@@ -288,10 +289,10 @@ static void prep_compound_page(struct page *page, unsigned int order)
 	for (i = 1; i < nr; i++) {
 		struct page *p = page + i;
 
-		p->flags = 0;
+		WRITE_ONCE(p->flags, 0ul);
 		p->mapping = NULL;
 		p->index = 0;
-		p->private = 0;
+		WRITE_ONCE(p->private, 0ul);
 		p->_mapcount = 0;
 		p->_refcount = 0;
 		p->_tail_pad = 0;
@@ -299,7 +300,7 @@ static void prep_compound_page(struct page *page, unsigned int order)
 		__atomic_store_n(&p->compound_head, (unsigned long)page | 1,
 				 __ATOMIC_RELEASE);
 	}
-	page->flags |= 1ul << PG_head;
+	WRITE_ONCE(page->flags, page->flags | (1ul << PG_head));
 	folio->_flags_1 = order;
 	folio->_large_mapcount = 0;
 	folio->_entire_mapcount = 0;
@@ -314,12 +315,12 @@ static void prep_compound_page(struct page *page, unsigned int order)
 static __always_inline void prep_new_page(struct page *page, unsigned int order,
 					  gfp_t gfp, int nid)
 {
-	page->flags = (unsigned long)nid << NODES_PGSHIFT;
-	page->lru.next = NULL;
+	WRITE_ONCE(page->flags, (unsigned long)nid << NODES_PGSHIFT);
+	WRITE_ONCE(page->lru.next, (struct list_head *)NULL);
 	page->lru.prev = NULL;
 	page->mapping = NULL;
 	page->index = 0;
-	page->private = 0;
+	WRITE_ONCE(page->private, 0ul);
 	page->_mapcount = 0;
 	page->memcg_data = 0;
 	__atomic_store_n(&page->_refcount, 1, __ATOMIC_RELAXED);
@@ -401,15 +402,15 @@ static bool free_pages_prepare(struct page *page, unsigned int order)
 	for (i = 1; i < nr; i++) {
 		struct page *p = page + i;
 
-		p->compound_head = 0;
+		WRITE_ONCE(p->compound_head, 0ul);
 		p->_tail_pad = 0;
 		p->mapping = NULL;
-		p->flags = 0;
-		p->private = 0;
+		WRITE_ONCE(p->flags, 0ul);
+		WRITE_ONCE(p->private, 0ul);
 	}
-	page->flags = (unsigned long)nid << NODES_PGSHIFT;
+	WRITE_ONCE(page->flags, (unsigned long)nid << NODES_PGSHIFT);
 	page->mapping = NULL;
-	page->private = 0;
+	WRITE_ONCE(page->private, 0ul);
 	page->_mapcount = 0;
 	count_fl_stat(FL_LIVE_FOLIOS, -1);
 	return true;

@@ -448,7 +448,6 @@ static void __lru_add_drain_all(bool force)
 	unsigned int this_gen;
 	int cpu;
 
-	smp_mb();
 	this_gen = smp_load_acquire(&lru_drain_gen);
 	lru_add_drain();
 	mutex_lock(&lru_drain_lock);
@@ -456,7 +455,6 @@ static void __lru_add_drain_all(bool force)
 		goto done;
 	/* release: a later caller that sees the new gen sees our drain start */
 	smp_store_release(&lru_drain_gen, lru_drain_gen + 1);
-	smp_mb();
 	for_each_online_cpu(cpu) {
 		if (fl__cpu_batches_count(cpu))
 			lru_add_drain_per_cpu(cpu);

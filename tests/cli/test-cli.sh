@@ -1,0 +1,82 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+# test-cli.sh - the foliolab command: every bad-input path prints one line
+# on stderr saying what was wrong and what is accepted, exits 2 and leaves
+# no output file; good runs print the report and write valid JSON.
+FL=${FOLIOLAB:-./foliolab}
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+n=0
+fail=0
+
+ok() { n=$((n + 1)); echo "ok $n - $1"; }
+nok() { n=$((n + 1)); echo "not ok $n - $1"; fail=1; }
+
+# bad NAME EXPECTED_SUBSTRING ARGS...: exit 2, one stderr line, no stdout, no json
+bad() {
+	name=$1; want=$2; shift 2
+	rm -f "$T/out.json"
+	"$FL" "$@" >"$T/stdout" 2>"$T/stderr"
+	rc=$?
+	lines=$(wc -l <"$T/stderr")
+	if [ "$rc" -ne 2 ]; then
+		nok "$name (exit $rc, wanted 2)"
+	elif [ "$lines" -ne 1 ]; then
+		nok "$name ($lines stderr lines, wanted 1)"; sed 's/^/# /' "$T/stderr"
+	elif ! grep -q -- "$want" "$T/stderr"; then
+		nok "$name (stderr lacks '$want')"; sed 's/^/# /' "$T/stderr"
+	elif [ -s "$T/stdout" ]; then
+		nok "$name (printed to stdout)"
+	elif ls "$T"/out.json* >/dev/null 2>&1; then
+		nok "$name (left an output file)"
+	else
+		ok "$name"
+	fi
+}
+
+echo "1..31"
+bad "no command" "no command; accepted: list, run, compare, help"
+bad "unknown command" "accepted: list, run, compare" frob
+bad "run without workload" "accepted: lru-microbench, page-fault1" run
+bad "unknown workload" "unknown workload 'nope'; accepted: lru-microbench" run nope
+bad "unknown option" "unknown option --frob for lru-microbench; accepted: --threads --loops --size" run lru-microbench --frob 1
+bad "option without value" "--loops needs a value" run lru-microbench --loops
+bad "bad size" "--size 12Q: accepted a size" run lru-microbench --size 12Q --json "$T/out.json"
+bad "size not 4K multiple" "must be a multiple of 4K" run lru-microbench --size 5000
+bad "zero threads" "--threads 0: accepted a whole number 1..1024" run lru-microbench --threads 0 --json "$T/out.json"
+bad "threads not a number" "--threads two: accepted" run lru-microbench --threads two
+bad "zero loops" "--loops 0: accepted" run lru-microbench --loops 0
+bad "bad policy" "'lru9' is not one of order0, max16, pages31" run lru-microbench --lru-cache lru9
+bad "policy list in run" "use compare" run lru-microbench --lru-cache=order0,pages31
+bad "bad folio pages" "--lru-cache-folio-pages 0: accepted a whole number 1..1024" run lru-microbench --lru-cache-folio-pages 0
+bad "bad batch pages" "--lru-cache-batch-pages 300: accepted a whole number 0..254" run lru-microbench --lru-cache-batch-pages 300
+bad "bad free-dead" "--lru-add-free-dead maybe: accepted on, off" run lru-microbench --lru-add-free-dead maybe
+bad "bad mthp size" "'3K' is not an mTHP size" run lru-microbench --mthp 3K=always
+bad "bad mthp policy" "policy 'sometimes' for 16K" run lru-microbench --mthp 16K=sometimes
+bad "mthp list in run" "use compare" run lru-microbench --mthp 4K,16K
+bad "bad thp-enabled" "--thp-enabled on: accepted always, madvise, never" run lru-microbench --thp-enabled on
+bad "bad knob" "no such model knob" run lru-microbench --knob foliolab/nothing=1
+bad "bad knob value" "'maybe' is not one of always, inherit, madvise, never" run lru-microbench --knob transparent_hugepage/hugepages-16kB/enabled=maybe
+bad "does not fit in memory" "--mem 64M is too small: lru-microbench with these options needs at least" run lru-microbench --threads 20 --mem 64M --json "$T/out.json"
+bad "bad mem" "--mem lots: accepted a size" run lru-microbench --mem lots
+bad "bad nodes" "--nodes 9: accepted a whole number 1..8" run lru-microbench --nodes 9
+bad "cpus below threads" "--cpus 2: accepted 4..1024" run lru-microbench --threads 4 --cpus 2
+bad "bad target" "--target moon: accepted model" run lru-microbench --target moon
+bad "compare without list" "compare needs a list" compare lru-microbench --threads 1
+bad "json dir missing" "cannot write in" run lru-microbench --threads 1 --loops 1 --json /nonexistent/dir/out.json
+bad "bad page-fault1 mode" "--mode forks: accepted threads, processes" run page-fault1 --mode forks
+
+# a good run: report on stdout, valid JSON with the record's parts
+"$FL" compare lru-microbench --threads 2 --loops 3 --mthp 16K=always \
+	--lru-cache=order0,pages31 --json "$T/out.json" >"$T/stdout" 2>"$T/stderr"
+rc=$?
+if [ "$rc" -eq 0 ] && grep -q "folio_batch_move_lru acquired" "$T/stdout" &&
+	grep -q '"workload": "lru-microbench"' "$T/out.json" &&
+	grep -q '"hugepages-16kB/stats/anon_fault_alloc": 6144' "$T/out.json" &&
+	! ls "$T"/out.json.tmp.* >/dev/null 2>&1 &&
+	{ ! command -v python3 >/dev/null || python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert len(d["results"])==2' "$T/out.json"; }; then
+	ok "compare writes the report and valid JSON"
+else
+	nok "compare writes the report and valid JSON (exit $rc)"; sed 's/^/# /' "$T/stderr"
+fi
+exit $fail
