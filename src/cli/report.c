@@ -222,7 +222,7 @@ static void cmp_row(FILE *f, const char *name, const double *v, int nr, bool int
 {
 	int i;
 
-	fprintf(f, "  %-52.52s", name);
+	fprintf(f, "  %-58.58s", name);
 	for (i = 0; i < nr; i++) {
 		if (integer)
 			fprintf(f, " %14.0f", v[i]);
@@ -252,7 +252,7 @@ void report_compare(FILE *f, const struct fl_result *r, int nr)
 		snprintf(head, sizeof(head), "  [%s] ", r[j].label);
 		report_settings(f, &r[j], head);
 	}
-	fprintf(f, "\n  %-52s", "");
+	fprintf(f, "\n  %-58s", "");
 	for (j = 0; j < nr; j++)
 		fprintf(f, " %14.14s", r[j].label);
 	for (j = 1; j < nr; j++) {
@@ -286,10 +286,15 @@ void report_compare(FILE *f, const struct fl_result *r, int nr)
 		if (any)
 			cmp_row(f, r[0].counters.v[i].name, v, nr, true);
 	}
-	/* lock rows: the union of (class, site) over the configurations */
+	/*
+	 * Lock rows: the union of (class, site) over the configurations;
+	 * contention rows only where some configuration saw contention.
+	 */
 	for (j = 0; j < nr; j++) {
 		for (k = 0; k < r[j].locks.nr; k++) {
 			const struct fl_lock_stat_row *l = &r[j].locks.v[k];
+			const struct fl_lock_stat_row *x[64];
+			bool contended = false;
 			int seen = 0, jj;
 
 			for (jj = 0; jj < j && !seen; jj++)
@@ -297,24 +302,20 @@ void report_compare(FILE *f, const struct fl_result *r, int nr)
 			if (seen)
 				continue;
 			for (jj = 0; jj < nr; jj++) {
-				const struct fl_lock_stat_row *x =
-					fl_locks_find(&r[jj].locks, l->name, l->site);
-				v[jj] = x ? (double)x->acquired : 0;
+				x[jj] = fl_locks_find(&r[jj].locks, l->name, l->site);
+				v[jj] = x[jj] ? (double)x[jj]->acquired : 0;
+				contended |= x[jj] && x[jj]->contended;
 			}
 			snprintf(name, sizeof(name), "%s @ %s acquired", l->name, l->site);
 			cmp_row(f, name, v, nr, true);
-			for (jj = 0; jj < nr; jj++) {
-				const struct fl_lock_stat_row *x =
-					fl_locks_find(&r[jj].locks, l->name, l->site);
-				v[jj] = x ? (double)x->contended : 0;
-			}
+			if (!contended)
+				continue;
+			for (jj = 0; jj < nr; jj++)
+				v[jj] = x[jj] ? (double)x[jj]->contended : 0;
 			snprintf(name, sizeof(name), "%s @ %s contended", l->name, l->site);
 			cmp_row(f, name, v, nr, true);
-			for (jj = 0; jj < nr; jj++) {
-				const struct fl_lock_stat_row *x =
-					fl_locks_find(&r[jj].locks, l->name, l->site);
-				v[jj] = x ? (double)x->wait_total_ns / 1e6 : 0;
-			}
+			for (jj = 0; jj < nr; jj++)
+				v[jj] = x[jj] ? (double)x[jj]->wait_total_ns / 1e6 : 0;
 			snprintf(name, sizeof(name), "%s @ %s wait ms", l->name, l->site);
 			cmp_row(f, name, v, nr, false);
 		}

@@ -57,6 +57,8 @@ bool folio_isolate_lru(struct folio *folio);
  * fl__lruvec_validate() - walk every list and compare with the counters.
  * Return: true when each list's pages equal its nr_pages and every folio
  * on a list has PG_lru and belongs there.
+ * Context: nothing else runs (a check, not a lock user: it stays out of
+ * the lock table).
  */
 bool fl__lruvec_validate(struct lruvec *lruvec, char *msg, size_t len);
 
@@ -328,7 +330,7 @@ static inline unsigned long encoded_nr_pages(struct encoded_page *p)
 struct mm_struct *mm_alloc(int id);
 void mmput(struct mm_struct *mm);
 void exit_mmap(struct mm_struct *mm);
-int fl__do_mmap(struct mm_struct *mm, unsigned long len, unsigned long vm_flags,
+int do_mmap(struct mm_struct *mm, unsigned long len, unsigned long vm_flags,
 		unsigned long *addr);
 int do_munmap(struct mm_struct *mm, unsigned long start, unsigned long len);
 struct vm_area_struct *lock_vma_under_rcu(struct mm_struct *mm, unsigned long addr);

@@ -57,17 +57,16 @@ static inline pteval_t vma_pte_prot(const struct vm_area_struct *vma)
  */
 struct pgtable *fl__pgtable_alloc(struct mm_struct *mm, int level)
 {
-	FL_LOCK_SITE(site);
 	struct page *desc = alloc_pages(GFP_KERNEL, 0);
 	struct pgtable *t;
 
 	if (!desc)
 		return NULL;
-	fl_spin_lock_at(&mm->pool_lock, &site);
+	fl_raw_spin_lock(&mm->pool_lock);
 	t = mm->pgtable_pool;
 	if (t)
 		mm->pgtable_pool = t->next_free;
-	spin_unlock(&mm->pool_lock);
+	fl_raw_spin_unlock(&mm->pool_lock);
 	if (!t) {
 		t = fl_aligned_alloc(PAGE_SIZE, sizeof(*t));
 		if (!t) {
@@ -98,7 +97,6 @@ struct pgtable *fl__pgtable_alloc(struct mm_struct *mm, int level)
 /* Give the frame back; keep the host memory in the mm's pool. */
 void fl__pgtable_free(struct mm_struct *mm, struct pgtable *t)
 {
-	FL_LOCK_SITE(site);
 	struct page *desc = t->desc;
 
 	if (desc) {
@@ -108,10 +106,10 @@ void fl__pgtable_free(struct mm_struct *mm, struct pgtable *t)
 		__free_pages(desc, 0);
 		t->desc = NULL;
 	}
-	fl_spin_lock_at(&mm->pool_lock, &site);
+	fl_raw_spin_lock(&mm->pool_lock);
 	t->next_free = mm->pgtable_pool;
 	mm->pgtable_pool = t;
-	spin_unlock(&mm->pool_lock);
+	fl_raw_spin_unlock(&mm->pool_lock);
 }
 
 void fl__pgtable_pool_destroy(struct mm_struct *mm)
@@ -131,11 +129,13 @@ void fl__pgtable_pool_init(struct mm_struct *mm)
 	mm->pgtable_pool = NULL;
 }
 
-/* Populate an upper-level slot if empty; return the table it points to. */
+/*
+ * Populate an upper-level slot if empty (__pud_alloc, __pmd_alloc); return
+ * the table it points to.
+ */
 static struct pgtable *table_alloc_slot(struct mm_struct *mm, pteval_t *slot,
-					int level)
+					int level, struct fl_lock_site *site)
 {
-	FL_LOCK_SITE(site);
 	pteval_t v = entry_load(slot);
 	struct pgtable *new;
 
@@ -144,7 +144,7 @@ static struct pgtable *table_alloc_slot(struct mm_struct *mm, pteval_t *slot,
 	new = fl__pgtable_alloc(mm, level);
 	if (!new)
 		return NULL;
-	fl_spin_lock_at(&mm->page_table_lock, &site);
+	fl_spin_lock_at(&mm->page_table_lock, site);
 	if (!entry_load(slot)) {
 		entry_store(slot, table_entry(new));
 		new = NULL;
@@ -158,7 +158,7 @@ static struct pgtable *table_alloc_slot(struct mm_struct *mm, pteval_t *slot,
 /* Install a PTE table under the PMD table's lock (pmd_install). */
 static int pte_alloc(struct mm_struct *mm, struct pgtable *pmdt, int idx)
 {
-	FL_LOCK_SITE(site);
+	FL_LOCK_SITE_NAMED(site, "pmd_install");
 	struct pgtable *new;
 
 	if (entry_load(&pmdt->e[idx]))
@@ -481,6 +481,8 @@ static int handle_pte_fault(struct vm_fault *vmf)
 static int __handle_mm_fault(struct vm_area_struct *vma, unsigned long address,
 			     unsigned int flags, uint64_t *tag, bool *done)
 {
+	FL_LOCK_SITE_NAMED(site_pud, "__pud_alloc");
+	FL_LOCK_SITE_NAMED(site_pmd, "__pmd_alloc");
 	struct mm_struct *mm = vma->vm_mm;
 	struct vm_fault vmf = { .vma = vma, .address = address, .flags = flags,
 				.tag = tag };
@@ -488,10 +490,10 @@ static int __handle_mm_fault(struct vm_area_struct *vma, unsigned long address,
 	pteval_t pmdv;
 	int ret;
 
-	pudt = table_alloc_slot(mm, &mm->pgd->e[pgd_index(address)], 2);
+	pudt = table_alloc_slot(mm, &mm->pgd->e[pgd_index(address)], 2, &site_pud);
 	if (!pudt)
 		return VM_FAULT_OOM;
-	pmdt = table_alloc_slot(mm, &pudt->e[pud_index(address)], 1);
+	pmdt = table_alloc_slot(mm, &pudt->e[pud_index(address)], 1, &site_pmd);
 	if (!pmdt)
 		return VM_FAULT_OOM;
 	vmf.pmdt = pmdt;
@@ -561,6 +563,21 @@ static long hw_translate(struct mm_struct *mm, unsigned long addr, bool write)
 	return (long)pfn;
 }
 
+/* The fault's slow path: mmap_lock for reading, then the VMA. */
+static struct vm_area_struct *lock_mm_and_find_vma(struct mm_struct *mm,
+						   unsigned long addr)
+{
+	struct vm_area_struct *vma;
+
+	down_read(&mm->mmap_lock);
+	vma = find_vma(mm, addr);
+	if (!vma || addr < vma_start(vma)) {
+		up_read(&mm->mmap_lock);
+		return NULL;
+	}
+	return vma;
+}
+
 /**
  * fl__mm_access() - a user load or store of the tag of the page at @addr,
  * faulting as needed.
@@ -586,13 +603,10 @@ int fl__mm_access(struct mm_struct *mm, unsigned long addr, bool write,
 		}
 		vma = lock_vma_under_rcu(mm, addr);
 		if (!vma) {
-			down_read(&mm->mmap_lock);
-			locked_mm = true;
-			vma = find_vma(mm, addr);
-			if (!vma || addr < vma_start(vma)) {
-				up_read(&mm->mmap_lock);
+			vma = lock_mm_and_find_vma(mm, addr);
+			if (!vma)
 				return -EFAULT;
-			}
+			locked_mm = true;
 		}
 		if ((write && !(vma->vm_flags & VM_WRITE)) ||
 		    (!write && !(vma->vm_flags & VM_READ))) {

@@ -333,10 +333,10 @@ static unsigned long get_unmapped_area(struct mm_struct *mm, unsigned long len,
 }
 
 /**
- * fl__do_mmap() - create an anonymous private mapping of @len bytes.
+ * do_mmap() - create an anonymous private mapping of @len bytes.
  * Return: 0 with the address in *@addr, -EINVAL, or -ENOMEM.
  */
-int fl__do_mmap(struct mm_struct *mm, unsigned long len, unsigned long vm_flags,
+int do_mmap(struct mm_struct *mm, unsigned long len, unsigned long vm_flags,
 		unsigned long *addr)
 {
 	struct vm_area_struct *vma;

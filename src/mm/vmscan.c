@@ -84,11 +84,9 @@ bool folio_isolate_lru(struct folio *folio)
 
 bool fl__lruvec_validate(struct lruvec *lruvec, char *msg, size_t len)
 {
-	FL_LOCK_SITE(site);
 	bool ok = true;
 	int lru;
 
-	fl_spin_lock_at(&lruvec->lru_lock, &site);
 	for (lru = 0; lru < NR_LRU_LISTS && ok; lru++) {
 		unsigned long pages = 0;
 		struct list_head *pos;
@@ -118,6 +116,5 @@ bool fl__lruvec_validate(struct lruvec *lruvec, char *msg, size_t len)
 			ok = false;
 		}
 	}
-	spin_unlock(&lruvec->lru_lock);
 	return ok;
 }

@@ -190,6 +190,27 @@ static inline bool fl_spin_is_locked(struct fl_spinlock *l)
 	return __atomic_load_n(&l->val, __ATOMIC_RELAXED) != 0;
 }
 
+/*
+ * A raw lock: no statistics, no witness. Only for the model's own
+ * bookkeeping that has no kernel counterpart, so it stays out of the
+ * lock table (e.g. the pool of page-table host memory).
+ */
+static inline void fl_raw_spin_lock(struct fl_spinlock *l)
+{
+	unsigned int expected = 0;
+
+	while (!__atomic_compare_exchange_n(&l->val, &expected, 1, false,
+					    __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
+		expected = 0;
+		fl_yield();
+	}
+}
+
+static inline void fl_raw_spin_unlock(struct fl_spinlock *l)
+{
+	__atomic_store_n(&l->val, 0, __ATOMIC_RELEASE);
+}
+
 #define spin_lock(l)                                                           \
 	do {                                                                   \
 		FL_LOCK_SITE(fl_site_);                                        \

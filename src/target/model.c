@@ -238,7 +238,7 @@ static int model_mmap(struct fl_thread *th, uint64_t len, int prot, int flags,
 		vm_flags |= VM_WRITE | VM_READ;
 	if (flags & FL_MAP_DROPPABLE)
 		vm_flags |= VM_DROPPABLE;
-	ret = fl__do_mmap(thread_mm(th), (unsigned long)len, vm_flags, &a);
+	ret = do_mmap(thread_mm(th), (unsigned long)len, vm_flags, &a);
 	if (!ret)
 		*addr = a;
 	return ret;

@@ -78,7 +78,7 @@ static void *churn_main(void *p)
 	c->ok = fl_cpu_bind(c->cpu) == 0;
 	for (round = 0; round < 2 && c->ok; round++) {
 		for (i = 0; i < 4 && c->ok; i++)
-			c->ok = fl__do_mmap(c->mm, len, VM_READ | VM_WRITE, &a[i]) == 0;
+			c->ok = do_mmap(c->mm, len, VM_READ | VM_WRITE, &a[i]) == 0;
 		for (i = 0; i < 400 && c->ok; i++) {
 			unsigned long v = a[next(c) % 4], off = (next(c) % (len / PAGE_SIZE)) * PAGE_SIZE;
 			unsigned long n = (next(c) % 64 + 1) * PAGE_SIZE;

@@ -41,7 +41,7 @@ static unsigned long map(unsigned long len)
 {
 	unsigned long addr = 0;
 
-	if (fl__do_mmap(mm, len, VM_READ | VM_WRITE, &addr))
+	if (do_mmap(mm, len, VM_READ | VM_WRITE, &addr))
 		return 0;
 	return addr;
 }
@@ -234,7 +234,7 @@ static bool test_bad_access(void)
 
 	ASSERT_TRUE(up());
 	ASSERT_EQ(touch(mm, 0x1000, 1), -EFAULT);
-	ASSERT_EQ(fl__do_mmap(mm, 4096, VM_READ, &a), 0);
+	ASSERT_EQ(do_mmap(mm, 4096, VM_READ, &a), 0);
 	ASSERT_EQ(touch(mm, a, 1), -EFAULT);
 	ASSERT_EQ(peek(mm, a), 0);
 	return down();

@@ -42,7 +42,7 @@ static unsigned long map(unsigned long len)
 {
 	unsigned long a = 0;
 
-	return fl__do_mmap(mm, len, VM_READ | VM_WRITE, &a) ? 0 : a;
+	return do_mmap(mm, len, VM_READ | VM_WRITE, &a) ? 0 : a;
 }
 
 static bool fill(unsigned long a, unsigned long len)
