@@ -77,7 +77,8 @@ static double lock_ns(void)
 			spin_unlock(&l);
 		}
 		clock_gettime(CLOCK_MONOTONIC, &b);
-		v[r] = ((double)(b.tv_sec - a.tv_sec) * 1e9 + (double)(b.tv_nsec - a.tv_nsec)) / (double)n;
+		v[r] = ((double)(b.tv_sec - a.tv_sec) * 1e9 + (double)(b.tv_nsec - a.tv_nsec)) /
+		       (double)n;
 	}
 	fl_cpu_unbind();
 	fl__platform_exit();
@@ -94,7 +95,8 @@ int main(int argc, char **argv)
 	lk = lock_ns();
 	printf("uncontended spinlock lock+unlock: %.1f ns (median of %d x 20M)\n", lk, REPS);
 	one = run_rate(1, loops, "16M");
-	printf("lru-microbench 4K, 1 thread x %d loops x 16M: %.2f M faults+zaps/s, %.1f ns per fault+zap (median of %d)\n",
+	printf("lru-microbench 4K, 1 thread x %d loops x 16M: %.2f M faults+zaps/s, %.1f ns per "
+	       "fault+zap (median of %d)\n",
 	       loops, one / 1e6, 1e9 / one, REPS);
 	two = run_rate(2, loops, "16M");
 	printf("lru-microbench 4K, 2 threads: %.2f M faults+zaps/s; 2-thread / 1-thread = %.2fx\n",

@@ -18,15 +18,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define DIV_ROUND_UP(n, d) (((n) + (d) - 1) / (d))
-#define ASSERT_CMP(a, op, b)                                                   \
-	do {                                                                   \
-		long long fl_a_ = (long long)(a), fl_b_ = (long long)(b);      \
-		if (!(fl_a_ op fl_b_)) {                                       \
-			printf("# %s:%d: %s %s %s failed: %lld vs %lld\n",     \
-			       __FILE__, __LINE__, #a, #op, #b, fl_a_, fl_b_); \
-			return false;                                          \
-		}                                                              \
+#define DIV_ROUND_UP(n, d) (((n) + (d)-1) / (d))
+#define ASSERT_CMP(a, op, b)                                                                       \
+	do {                                                                                       \
+		long long fl_a_ = (long long)(a), fl_b_ = (long long)(b);                          \
+		if (!(fl_a_ op fl_b_)) {                                                           \
+			printf("# %s:%d: %s %s %s failed: %lld vs %lld\n", __FILE__, __LINE__, #a, \
+			       #op, #b, fl_a_, fl_b_);                                             \
+			return false;                                                              \
+		}                                                                                  \
 	} while (0)
 #define ASSERT_EQ(a, b) ASSERT_CMP(a, ==, b)
 #define ASSERT_NE(a, b) ASSERT_CMP(a, !=, b)
@@ -34,22 +34,21 @@
 #define ASSERT_LE(a, b) ASSERT_CMP(a, <=, b)
 #define ASSERT_GT(a, b) ASSERT_CMP(a, >, b)
 #define ASSERT_GE(a, b) ASSERT_CMP(a, >=, b)
-#define ASSERT_TRUE(c)                                                         \
-	do {                                                                   \
-		if (!(c)) {                                                    \
-			printf("# %s:%d: %s is false\n", __FILE__, __LINE__,  \
-			       #c);                                            \
-			return false;                                          \
-		}                                                              \
+#define ASSERT_TRUE(c)                                                                             \
+	do {                                                                                       \
+		if (!(c)) {                                                                        \
+			printf("# %s:%d: %s is false\n", __FILE__, __LINE__, #c);                  \
+			return false;                                                              \
+		}                                                                                  \
 	} while (0)
-#define ASSERT_STREQ(a, b)                                                     \
-	do {                                                                   \
-		const char *fl_sa_ = (a), *fl_sb_ = (b);                       \
-		if (strcmp(fl_sa_, fl_sb_)) {                                  \
-			printf("# %s:%d: %s == %s failed: \"%s\" vs \"%s\"\n", \
-			       __FILE__, __LINE__, #a, #b, fl_sa_, fl_sb_);    \
-			return false;                                          \
-		}                                                              \
+#define ASSERT_STREQ(a, b)                                                                         \
+	do {                                                                                       \
+		const char *fl_sa_ = (a), *fl_sb_ = (b);                                           \
+		if (strcmp(fl_sa_, fl_sb_)) {                                                      \
+			printf("# %s:%d: %s == %s failed: \"%s\" vs \"%s\"\n", __FILE__, __LINE__, \
+			       #a, #b, fl_sa_, fl_sb_);                                            \
+			return false;                                                              \
+		}                                                                                  \
 	} while (0)
 
 struct fl_test {
@@ -57,7 +56,10 @@ struct fl_test {
 	bool (*fn)(void);
 };
 
-#define TEST(fn) { #fn, fn }
+#define TEST(fn)                                                                                   \
+	{                                                                                          \
+#fn, fn                                                                            \
+	}
 
 static inline void fl_test_skip(const char *reason)
 {
@@ -92,12 +94,12 @@ static inline int fl_test_main(int argc, char **argv, const struct fl_test *t, i
 	return failed ? 1 : 0;
 }
 
-#define TEST_MAIN(...)                                                         \
-	int main(int argc, char **argv)                                        \
-	{                                                                      \
-		static const struct fl_test tests_[] = { __VA_ARGS__ };        \
-		return fl_test_main(argc, argv, tests_,                        \
-				    (int)(sizeof(tests_) / sizeof(tests_[0])));\
+#define TEST_MAIN(...)                                                                             \
+	int main(int argc, char **argv)                                                            \
+	{                                                                                          \
+		static const struct fl_test tests_[] = { __VA_ARGS__ };                            \
+		return fl_test_main(argc, argv, tests_,                                            \
+				    (int)(sizeof(tests_) / sizeof(tests_[0])));                    \
 	}
 
 #endif /* FL_TESTS_HARNESS_H */

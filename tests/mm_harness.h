@@ -30,8 +30,7 @@ static inline bool mm_up(unsigned long mem_mb, int nodes, int cpus)
 		fl__platform_exit();
 	}
 	mm_booted = true;
-	if (fl__platform_init(cpus) || fl_cpu_bind(0) ||
-	    fl__mm_boot(&mc, err, sizeof(err))) {
+	if (fl__platform_init(cpus) || fl_cpu_bind(0) || fl__mm_boot(&mc, err, sizeof(err))) {
 		printf("# boot failed: %s\n", err);
 		return false;
 	}

@@ -82,14 +82,14 @@ struct fl_metric {
 /* What to run: a workload, a target, the machine and the knobs to apply. */
 struct fl_config {
 	char workload[32];
-	char target[16];     /* "model" */
-	uint64_t mem_bytes;  /* 0: sized for the workload */
-	int nodes;	     /* 0: 1 */
-	int cpus;	     /* 0: one per workload thread */
+	char target[16];       /* "model" */
+	uint64_t mem_bytes;    /* 0: sized for the workload */
+	int nodes;	       /* 0: 1 */
+	int cpus;	       /* 0: one per workload thread */
 	struct fl_knobs knobs; /* applied in order before the run */
 	struct fl_param params[FL_MAX_PARAMS];
 	int nr_params;
-	bool progress;	/* progress line on stderr for runs over 2 s */
+	bool progress;	   /* progress line on stderr for runs over 2 s */
 	const char *label; /* optional name of this configuration in a compare */
 };
 
@@ -116,13 +116,12 @@ struct fl_result {
 
 /* counters */
 FL_API int fl_counters_set(struct fl_counters *c, const char *name, int64_t value);
-FL_API const struct fl_counter *fl_counters_find(const struct fl_counters *c,
-						 const char *name);
+FL_API const struct fl_counter *fl_counters_find(const struct fl_counters *c, const char *name);
 FL_API int64_t fl_counters_get(const struct fl_counters *c, const char *name);
 FL_API void fl_counters_free(struct fl_counters *c);
 FL_API int fl_locks_add(struct fl_locks *l, const struct fl_lock_stat_row *row);
-FL_API const struct fl_lock_stat_row *fl_locks_find(const struct fl_locks *l,
-						    const char *cls, const char *site);
+FL_API const struct fl_lock_stat_row *fl_locks_find(const struct fl_locks *l, const char *cls,
+						    const char *site);
 FL_API void fl_locks_free(struct fl_locks *l);
 
 /* config helpers */
@@ -160,12 +159,10 @@ FL_API int fl_validate(const struct fl_config *cfg, char *err, size_t errlen);
  * checks), -EINVAL for bad input (message in @err), other -errno when the
  * target could not be started.
  */
-FL_API int fl_run(const struct fl_config *cfg, struct fl_result *res, char *err,
-		  size_t errlen);
+FL_API int fl_run(const struct fl_config *cfg, struct fl_result *res, char *err, size_t errlen);
 FL_API void fl_result_free(struct fl_result *res);
 FL_API const char *fl_result_param(const struct fl_result *res, const char *name);
-FL_API const struct fl_metric *fl_result_metric(const struct fl_result *res,
-						const char *name);
+FL_API const struct fl_metric *fl_result_metric(const struct fl_result *res, const char *name);
 
 /* output */
 FL_API int fl_result_write_json(FILE *f, const struct fl_result *res, int nr);

@@ -13,9 +13,9 @@
 #define CLI_MAX_CONFIGS 32
 
 struct cli_opts {
-	const char *cmd;      /* "run" or "compare" */
+	const char *cmd; /* "run" or "compare" */
 	const char *workload;
-	const char *json;     /* --json FILE or NULL */
+	const char *json; /* --json FILE or NULL */
 	struct fl_config base;
 	/* compare dimensions: each entry is a list of configurations to cross */
 	char lru_cache[8][16];
@@ -26,10 +26,9 @@ struct cli_opts {
 
 /* options.c */
 int cli_parse(int argc, char **argv, struct cli_opts *o, char *err, size_t len);
-int cli_configs(const struct cli_opts *o, struct fl_config *cfgs, char labels[][64],
-		int max, char *err, size_t len);
-int cli_apply_mthp(struct fl_config *cfg, const char *spec, bool allow_list, char *err,
-		   size_t len);
+int cli_configs(const struct cli_opts *o, struct fl_config *cfgs, char labels[][64], int max,
+		char *err, size_t len);
+int cli_apply_mthp(struct fl_config *cfg, const char *spec, bool allow_list, char *err, size_t len);
 
 /* report.c */
 void report_run(FILE *f, const struct fl_result *r);

@@ -67,7 +67,8 @@ static int check_json_path(const char *path, char *err, size_t len)
 	snprintf(buf, sizeof(buf), "%s", path);
 	dir = dirname(buf);
 	if (access(dir, W_OK) != 0) {
-		snprintf(err, len, "--json %s: cannot write in %s (%s)", path, dir, strerror(errno));
+		snprintf(err, len, "--json %s: cannot write in %s (%s)", path, dir,
+			 strerror(errno));
 		return -EINVAL;
 	}
 	return 0;
@@ -151,7 +152,8 @@ int main(int argc, char **argv)
 	const char *cmd;
 
 	if (argc < 2)
-		return usage_error("no command; accepted: list, run, compare, help (see foliolab --help)");
+		return usage_error(
+			"no command; accepted: list, run, compare, help (see foliolab --help)");
 	cmd = argv[1];
 	if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h")) {
 		help_main(stdout);
@@ -172,6 +174,7 @@ int main(int argc, char **argv)
 		return cmd_list(argc - 1, argv + 1);
 	if (!strcmp(cmd, "run") || !strcmp(cmd, "compare"))
 		return cmd_run(argc - 1, argv + 1);
-	fprintf(stderr, "foliolab: unknown command '%s'; accepted: list, run, compare, help\n", cmd);
+	fprintf(stderr, "foliolab: unknown command '%s'; accepted: list, run, compare, help\n",
+		cmd);
 	return 2;
 }

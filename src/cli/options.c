@@ -59,8 +59,7 @@ static void knob_for_order(int order, char *buf, size_t len)
  * cli_apply_mthp() - turn one --mthp configuration into knobs of @cfg.
  * @allow_list: accept a single bare size only when false.
  */
-int cli_apply_mthp(struct fl_config *cfg, const char *spec, bool allow_list, char *err,
-		   size_t len)
+int cli_apply_mthp(struct fl_config *cfg, const char *spec, bool allow_list, char *err, size_t len)
 {
 	char buf[96], *tok, *save = NULL, name[FL_NAME_MAX];
 	int bare = 0, set = 0, order, o;
@@ -83,22 +82,29 @@ int cli_apply_mthp(struct fl_config *cfg, const char *spec, bool allow_list, cha
 			bare++;
 		}
 		if (size_order(tok, &order) || (eq && order == 0)) {
-			snprintf(err, len, "--mthp %s: '%s' is not an mTHP size; accepted 16K, 32K, 64K, 128K, 256K, 512K, 1M, 2M%s",
+			snprintf(err, len,
+				 "--mthp %s: '%s' is not an mTHP size; accepted 16K, 32K, 64K, "
+				 "128K, 256K, 512K, 1M, 2M%s",
 				 spec, tok, eq ? "" : " (or 4K: base pages only)");
 			return -EINVAL;
 		}
 		if (strcmp(pol, "always") && strcmp(pol, "inherit") && strcmp(pol, "madvise") &&
 		    strcmp(pol, "never")) {
-			snprintf(err, len, "--mthp %s: policy '%s' for %s is not one of always, inherit, madvise, never",
+			snprintf(err, len,
+				 "--mthp %s: policy '%s' for %s is not one of always, inherit, "
+				 "madvise, never",
 				 spec, pol, tok);
 			return -EINVAL;
 		}
 		if (bare && set) {
-			snprintf(err, len, "--mthp %s: mix of SIZE and SIZE=POLICY; use one form", spec);
+			snprintf(err, len, "--mthp %s: mix of SIZE and SIZE=POLICY; use one form",
+				 spec);
 			return -EINVAL;
 		}
 		if (bare > 1) {
-			snprintf(err, len, "--mthp %s: several sizes are several configurations; use compare", spec);
+			snprintf(err, len,
+				 "--mthp %s: several sizes are several configurations; use compare",
+				 spec);
 			return -EINVAL;
 		}
 		if (!eq) {
@@ -138,8 +144,8 @@ static int parse_int(const char *opt, const char *v, long lo, long hi, long *out
 	return 0;
 }
 
-static int split_list(const char *opt, const char *v, char (*out)[16], int max, int *nr,
-		      char *err, size_t len)
+static int split_list(const char *opt, const char *v, char (*out)[16], int max, int *nr, char *err,
+		      size_t len)
 {
 	char buf[128], *tok, *save = NULL;
 	size_t i;
@@ -151,7 +157,8 @@ static int split_list(const char *opt, const char *v, char (*out)[16], int max, 
 			if (!strcmp(tok, policy_names[i]))
 				break;
 		if (i == sizeof(policy_names) / sizeof(policy_names[0])) {
-			snprintf(err, len, "%s %s: '%s' is not one of order0, max16, pages31", opt, v, tok);
+			snprintf(err, len, "%s %s: '%s' is not one of order0, max16, pages31", opt,
+				 v, tok);
 			return -EINVAL;
 		}
 		if (*nr == max) {
@@ -182,7 +189,9 @@ static int split_mthp_list(const char *v, struct cli_opts *o, char *err, size_t 
 		int order;
 
 		if (size_order(tok, &order)) {
-			snprintf(err, len, "--mthp %s: '%s' is not a size; accepted 4K, 16K, 32K, 64K, 128K, 256K, 512K, 1M, 2M",
+			snprintf(err, len,
+				 "--mthp %s: '%s' is not a size; accepted 4K, 16K, 32K, 64K, 128K, "
+				 "256K, 512K, 1M, 2M",
 				 v, tok);
 			return -EINVAL;
 		}
@@ -236,7 +245,8 @@ int cli_parse(int argc, char **argv, struct cli_opts *o, char *err, size_t len)
 		uint64_t size;
 
 		if (strncmp(arg, "--", 2) != 0 || !arg[2]) {
-			snprintf(err, len, "unexpected argument '%s'; options look like --name VALUE", arg);
+			snprintf(err, len,
+				 "unexpected argument '%s'; options look like --name VALUE", arg);
 			return -EINVAL;
 		}
 		eq = strchr(arg, '=');
@@ -257,7 +267,8 @@ int cli_parse(int argc, char **argv, struct cli_opts *o, char *err, size_t len)
 		}
 		if (!strcmp(optbuf, "--mem")) {
 			if (fl_parse_size(val, &size) || !size) {
-				snprintf(err, len, "--mem %s: accepted a size such as 512M, 4G or 256G", val);
+				snprintf(err, len,
+					 "--mem %s: accepted a size such as 512M, 4G or 256G", val);
 				return -EINVAL;
 			}
 			o->base.mem_bytes = size;
@@ -271,7 +282,9 @@ int cli_parse(int argc, char **argv, struct cli_opts *o, char *err, size_t len)
 			o->base.cpus = (int)num;
 		} else if (!strcmp(optbuf, "--target")) {
 			if (strcmp(val, "model")) {
-				snprintf(err, len, "--target %s: accepted model (the host target comes next)", val);
+				snprintf(err, len,
+					 "--target %s: accepted model (the host target comes next)",
+					 val);
 				return -EINVAL;
 			}
 			snprintf(o->base.target, sizeof(o->base.target), "%s", val);
@@ -280,7 +293,9 @@ int cli_parse(int argc, char **argv, struct cli_opts *o, char *err, size_t len)
 		} else if (!strcmp(optbuf, "--mthp")) {
 			if (mthp_is_list(val)) {
 				if (!compare) {
-					snprintf(err, len, "--mthp %s: several sizes are several configurations; use compare",
+					snprintf(err, len,
+						 "--mthp %s: several sizes are several "
+						 "configurations; use compare",
 						 val);
 					return -EINVAL;
 				}
@@ -291,8 +306,10 @@ int cli_parse(int argc, char **argv, struct cli_opts *o, char *err, size_t len)
 					return -EINVAL;
 			}
 		} else if (!strcmp(optbuf, "--thp-enabled")) {
-			if (strcmp(val, "always") && strcmp(val, "madvise") && strcmp(val, "never")) {
-				snprintf(err, len, "--thp-enabled %s: accepted always, madvise, never", val);
+			if (strcmp(val, "always") && strcmp(val, "madvise") &&
+			    strcmp(val, "never")) {
+				snprintf(err, len,
+					 "--thp-enabled %s: accepted always, madvise, never", val);
 				return -EINVAL;
 			}
 			fl_config_set_knob(&o->base, THP "enabled", val);
@@ -300,7 +317,9 @@ int cli_parse(int argc, char **argv, struct cli_opts *o, char *err, size_t len)
 			if (split_list(optbuf, val, o->lru_cache, 8, &o->nr_lru_cache, err, len))
 				return -EINVAL;
 			if (!compare && o->nr_lru_cache > 1) {
-				snprintf(err, len, "--lru-cache %s: several policies are several configurations; use compare",
+				snprintf(err, len,
+					 "--lru-cache %s: several policies are several "
+					 "configurations; use compare",
 					 val);
 				return -EINVAL;
 			}
@@ -323,7 +342,9 @@ int cli_parse(int argc, char **argv, struct cli_opts *o, char *err, size_t len)
 			char name[FL_NAME_MAX];
 
 			if (!e || e == val || (size_t)(e - val) >= sizeof(name)) {
-				snprintf(err, len, "--knob %s: accepted NAME=VALUE, e.g. transparent_hugepage/enabled=always",
+				snprintf(err, len,
+					 "--knob %s: accepted NAME=VALUE, e.g. "
+					 "transparent_hugepage/enabled=always",
 					 val);
 				return -EINVAL;
 			}
@@ -338,7 +359,9 @@ int cli_parse(int argc, char **argv, struct cli_opts *o, char *err, size_t len)
 		}
 	}
 	if (compare && o->nr_lru_cache < 2 && o->nr_mthp < 2) {
-		snprintf(err, len, "compare needs a list to compare: --lru-cache=order0,pages31 or --mthp 4K,16K");
+		snprintf(err, len,
+			 "compare needs a list to compare: --lru-cache=order0,pages31 or --mthp "
+			 "4K,16K");
 		return -EINVAL;
 	}
 	return 0;
@@ -371,14 +394,16 @@ int cli_configs(const struct cli_opts *o, struct fl_config *cfgs, char labels[][
 			if (o->nr_mthp && cli_apply_mthp(c, o->mthp[i], false, err, len))
 				return -EINVAL;
 			for (k = 0; k < o->base.knobs.nr; k++)
-				fl_config_set_knob(c, o->base.knobs.v[k].name, o->base.knobs.v[k].value);
+				fl_config_set_knob(c, o->base.knobs.v[k].name,
+						   o->base.knobs.v[k].value);
 			if (o->nr_mthp)
 				snprintf(labels[n], 64, "%s", o->mthp[i]);
 			if (o->nr_lru_cache && o->nr_lru_cache > 1)
-				snprintf(labels[n] + strlen(labels[n]), 64 - strlen(labels[n]), "%s%s",
-					 labels[n][0] ? "/" : "", o->lru_cache[j]);
+				snprintf(labels[n] + strlen(labels[n]), 64 - strlen(labels[n]),
+					 "%s%s", labels[n][0] ? "/" : "", o->lru_cache[j]);
 			if (!labels[n][0])
-				snprintf(labels[n], 64, "%s", o->nr_lru_cache ? o->lru_cache[j] : "run");
+				snprintf(labels[n], 64, "%s",
+					 o->nr_lru_cache ? o->lru_cache[j] : "run");
 			c->label = labels[n];
 			n++;
 		}

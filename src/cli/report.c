@@ -50,7 +50,8 @@ static void lru_rule(const struct fl_result *r, char *buf, size_t len)
 		snprintf(buf, len, "%s: folios of < %s pages stay cached; flush at 31 folios",
 			 knob(r, "foliolab/lru_cache"), fp);
 	else
-		snprintf(buf, len, "%s: folios of < %s pages stay cached; flush at 31 folios or > %s pages",
+		snprintf(buf, len,
+			 "%s: folios of < %s pages stay cached; flush at 31 folios or > %s pages",
 			 knob(r, "foliolab/lru_cache"), fp, bp);
 }
 
@@ -111,8 +112,8 @@ static void report_locks(FILE *f, const struct fl_result *r)
 		fmt_time(l->wait_max_ns, mx, sizeof(mx));
 		fmt_time(l->wait_min_ns, mn, sizeof(mn));
 		fprintf(f, "  %-46s %10llu %10llu %11s %11s %11s %11s\n", name,
-			(unsigned long long)l->acquired, (unsigned long long)l->contended, avg,
-			tot, mx, mn);
+			(unsigned long long)l->acquired, (unsigned long long)l->contended, avg, tot,
+			mx, mn);
 	}
 }
 
@@ -120,9 +121,16 @@ static void report_locks(FILE *f, const struct fl_result *r)
 static void report_mthp(FILE *f, const struct fl_result *r)
 {
 	static const char *const items[] = {
-		"anon_fault_alloc", "anon_fault_fallback", "anon_fault_fallback_charge",
-		"split", "split_failed", "split_deferred", "nr_anon",
-		"nr_anon_partially_mapped", "swpout", "swpout_fallback",
+		"anon_fault_alloc",
+		"anon_fault_fallback",
+		"anon_fault_fallback_charge",
+		"split",
+		"split_failed",
+		"split_deferred",
+		"nr_anon",
+		"nr_anon_partially_mapped",
+		"swpout",
+		"swpout_fallback",
 	};
 	bool col[sizeof(items) / sizeof(items[0])] = { 0 };
 	char name[FL_NAME_MAX];
@@ -162,7 +170,8 @@ static void report_mthp(FILE *f, const struct fl_result *r)
 			if (!col[c])
 				continue;
 			snprintf(name, sizeof(name), MTHP_PREFIX "%dkB/stats/%s", kb, items[c]);
-			fprintf(f, " %*lld", (int)strlen(items[c]) > 12 ? (int)strlen(items[c]) : 12,
+			fprintf(f, " %*lld",
+				(int)strlen(items[c]) > 12 ? (int)strlen(items[c]) : 12,
 				(long long)fl_counters_get(&r->counters, name));
 		}
 		fputc('\n', f);

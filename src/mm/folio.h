@@ -87,34 +87,34 @@ static inline void fl___clear_bit(int nr, unsigned long *w)
 	WRITE_ONCE(*w, READ_ONCE(*w) & ~(1ul << nr));
 }
 
-#define FOLIO_FLAG(name, bit)                                                  \
-	static inline bool folio_test_##name(const struct folio *f)           \
-	{                                                                      \
-		return fl_test_bit(bit, &f->flags);                            \
-	}                                                                      \
-	static inline void folio_set_##name(struct folio *f)                   \
-	{                                                                      \
-		fl_set_bit(bit, &f->flags);                                    \
-	}                                                                      \
-	static inline void folio_clear_##name(struct folio *f)                 \
-	{                                                                      \
-		fl_clear_bit(bit, &f->flags);                                  \
-	}                                                                      \
-	static inline void __folio_set_##name(struct folio *f)                 \
-	{                                                                      \
-		fl___set_bit(bit, &f->flags);                                  \
-	}                                                                      \
-	static inline void __folio_clear_##name(struct folio *f)               \
-	{                                                                      \
-		fl___clear_bit(bit, &f->flags);                                \
-	}                                                                      \
-	static inline bool folio_test_clear_##name(struct folio *f)            \
-	{                                                                      \
-		return fl_test_and_clear_bit(bit, &f->flags);                  \
-	}                                                                      \
-	static inline bool folio_test_set_##name(struct folio *f)              \
-	{                                                                      \
-		return fl_test_and_set_bit(bit, &f->flags);                    \
+#define FOLIO_FLAG(name, bit)                                                                      \
+	static inline bool folio_test_##name(const struct folio *f)                                \
+	{                                                                                          \
+		return fl_test_bit(bit, &f->flags);                                                \
+	}                                                                                          \
+	static inline void folio_set_##name(struct folio *f)                                       \
+	{                                                                                          \
+		fl_set_bit(bit, &f->flags);                                                        \
+	}                                                                                          \
+	static inline void folio_clear_##name(struct folio *f)                                     \
+	{                                                                                          \
+		fl_clear_bit(bit, &f->flags);                                                      \
+	}                                                                                          \
+	static inline void __folio_set_##name(struct folio *f)                                     \
+	{                                                                                          \
+		fl___set_bit(bit, &f->flags);                                                      \
+	}                                                                                          \
+	static inline void __folio_clear_##name(struct folio *f)                                   \
+	{                                                                                          \
+		fl___clear_bit(bit, &f->flags);                                                    \
+	}                                                                                          \
+	static inline bool folio_test_clear_##name(struct folio *f)                                \
+	{                                                                                          \
+		return fl_test_and_clear_bit(bit, &f->flags);                                      \
+	}                                                                                          \
+	static inline bool folio_test_set_##name(struct folio *f)                                  \
+	{                                                                                          \
+		return fl_test_and_set_bit(bit, &f->flags);                                        \
 	}
 
 FOLIO_FLAG(locked, PG_locked)
@@ -233,8 +233,8 @@ static inline bool folio_ref_freeze(struct folio *f, int count)
 {
 	int expected = count;
 
-	return __atomic_compare_exchange_n(&f->_refcount, &expected, 0, false,
-					   __ATOMIC_ACQUIRE, __ATOMIC_RELAXED);
+	return __atomic_compare_exchange_n(&f->_refcount, &expected, 0, false, __ATOMIC_ACQUIRE,
+					   __ATOMIC_RELAXED);
 }
 
 static inline void folio_ref_unfreeze(struct folio *f, int count)
@@ -249,8 +249,8 @@ static inline bool folio_try_get(struct folio *f)
 	do {
 		if (c == 0)
 			return false;
-	} while (!__atomic_compare_exchange_n(&f->_refcount, &c, c + 1, true,
-					      __ATOMIC_ACQUIRE, __ATOMIC_RELAXED));
+	} while (!__atomic_compare_exchange_n(&f->_refcount, &c, c + 1, true, __ATOMIC_ACQUIRE,
+					      __ATOMIC_RELAXED));
 	return true;
 }
 

@@ -60,8 +60,8 @@ static int set_order_policy(int order, const char *value)
 {
 	unsigned long bit = 1ul << order;
 
-	if (strcmp(value, "always") && strcmp(value, "inherit") &&
-	    strcmp(value, "madvise") && strcmp(value, "never"))
+	if (strcmp(value, "always") && strcmp(value, "inherit") && strcmp(value, "madvise") &&
+	    strcmp(value, "never"))
 		return -EINVAL;
 	fl__thp.orders_always &= ~bit;
 	fl__thp.orders_inherit &= ~bit;
@@ -102,20 +102,23 @@ int fl__thp_knob_set(const char *name, const char *value, char *err, size_t len)
 				return 0;
 			}
 		}
-		snprintf(err, len, "transparent_hugepage/enabled: '%s' is not one of always, madvise, never",
+		snprintf(err, len,
+			 "transparent_hugepage/enabled: '%s' is not one of always, madvise, never",
 			 value);
 		return -EINVAL;
 	}
 	if (!strcmp(name, "defrag")) {
-		static const char *const d[] = { "always", "defer", "defer+madvise",
-						 "madvise", "never" };
+		static const char *const d[] = { "always", "defer", "defer+madvise", "madvise",
+						 "never" };
 		for (i = 0; i < 5; i++) {
 			if (!strcmp(value, d[i])) {
 				fl__thp.defrag = i;
 				return 0;
 			}
 		}
-		snprintf(err, len, "transparent_hugepage/defrag: '%s' is not one of always, defer, defer+madvise, madvise, never",
+		snprintf(err, len,
+			 "transparent_hugepage/defrag: '%s' is not one of always, defer, "
+			 "defer+madvise, madvise, never",
 			 value);
 		return -EINVAL;
 	}
@@ -123,7 +126,8 @@ int fl__thp_knob_set(const char *name, const char *value, char *err, size_t len)
 		bool *b = name[0] == 'u' ? &fl__thp.use_zero_page : &fl__thp.shrink_underused;
 
 		if (parse_bool01(value, b)) {
-			snprintf(err, len, "transparent_hugepage/%s: '%s' is not 0 or 1", name, value);
+			snprintf(err, len, "transparent_hugepage/%s: '%s' is not 0 or 1", name,
+				 value);
 			return -EINVAL;
 		}
 		return 0;
@@ -132,12 +136,16 @@ int fl__thp_knob_set(const char *name, const char *value, char *err, size_t len)
 		int order = size_dir_order(name, (size_t)(slash - name));
 
 		if (order < 0) {
-			snprintf(err, len, "transparent_hugepage/%s: no such size; anon sizes are hugepages-16kB .. hugepages-2048kB",
+			snprintf(err, len,
+				 "transparent_hugepage/%s: no such size; anon sizes are "
+				 "hugepages-16kB .. hugepages-2048kB",
 				 name);
 			return -ENOENT;
 		}
 		if (set_order_policy(order, value)) {
-			snprintf(err, len, "transparent_hugepage/%s: '%s' is not one of always, inherit, madvise, never",
+			snprintf(err, len,
+				 "transparent_hugepage/%s: '%s' is not one of always, inherit, "
+				 "madvise, never",
 				 name, value);
 			return -EINVAL;
 		}
@@ -166,8 +174,7 @@ static const char *order_policy(int order)
  */
 int fl__thp_knob_get(const char *name, char *buf, size_t len)
 {
-	static const char *const d[] = { "always", "defer", "defer+madvise", "madvise",
-					 "never" };
+	static const char *const d[] = { "always", "defer", "defer+madvise", "madvise", "never" };
 	const char *slash = strchr(name, '/');
 
 	if (!strcmp(name, "enabled"))
@@ -180,7 +187,8 @@ int fl__thp_knob_get(const char *name, char *buf, size_t len)
 		snprintf(buf, len, "%d", fl__thp.shrink_underused);
 	else if (slash && !strcmp(slash, "/enabled") &&
 		 size_dir_order(name, (size_t)(slash - name)) >= 0)
-		snprintf(buf, len, "%s", order_policy(size_dir_order(name, (size_t)(slash - name))));
+		snprintf(buf, len, "%s",
+			 order_policy(size_dir_order(name, (size_t)(slash - name))));
 	else
 		return -ENOENT;
 	return 0;
@@ -190,8 +198,8 @@ int fl__thp_knob_get(const char *name, char *buf, size_t len)
  * thp_vma_allowable_orders() - the @orders a fault in @vma may use, given
  * the top-level and per-size knobs and the VMA's MADV_(NO)HUGEPAGE state.
  */
-unsigned long thp_vma_allowable_orders(struct vm_area_struct *vma,
-				       unsigned long vm_flags, unsigned long orders)
+unsigned long thp_vma_allowable_orders(struct vm_area_struct *vma, unsigned long vm_flags,
+				       unsigned long orders)
 {
 	unsigned long mask = READ_ONCE(fl__thp.orders_always);
 	int enabled = READ_ONCE(fl__thp.enabled);
@@ -270,8 +278,8 @@ int do_huge_pmd_anonymous_page(struct vm_fault *vmf)
  * zap_huge_pmd() - unmap a whole PMD-mapped THP.
  * Return: 1 if a huge PMD was zapped, 0 if none was there.
  */
-int zap_huge_pmd(struct mmu_gather *tlb, struct vm_area_struct *vma,
-		 struct pgtable *pmdt, int idx, unsigned long addr)
+int zap_huge_pmd(struct mmu_gather *tlb, struct vm_area_struct *vma, struct pgtable *pmdt, int idx,
+		 unsigned long addr)
 {
 	FL_LOCK_SITE(site);
 	struct pgtable *pgtable;
@@ -357,8 +365,7 @@ void deferred_split_folio(struct folio *folio, bool partially_mapped)
 		return;
 	if (folio_test_swapcache(folio))
 		return;
-	if (partially_mapped &&
-	    !fl_test_and_set_bit(PG_partially_mapped, &folio->_flags_1)) {
+	if (partially_mapped && !fl_test_and_set_bit(PG_partially_mapped, &folio->_flags_1)) {
 		if (order >= HPAGE_PMD_ORDER)
 			count_vm_event(THP_DEFERRED_SPLIT_PAGE);
 		count_mthp_stat(order, MTHP_STAT_SPLIT_DEFERRED);

@@ -16,7 +16,6 @@
 #include "vmstat.h"
 #include <foliolab/foliolab.h>
 
-
 /* Lock ranks: a lock may only be taken while holding lower-ranked ones. */
 enum {
 	FL_RANK_DRAIN_MUTEX = 10,
@@ -84,8 +83,7 @@ static inline enum lru_list folio_lru_list(const struct folio *folio)
  * one already held in *@lruvecp when it is the same lruvec.
  * @site: the caller's lock site, so the table names the real caller.
  */
-static inline void folio_lruvec_relock_irqsave(struct folio *folio,
-					       struct lruvec **lruvecp,
+static inline void folio_lruvec_relock_irqsave(struct folio *folio, struct lruvec **lruvecp,
 					       struct fl_lock_site *site)
 {
 	struct lruvec *lruvec = folio_lruvec(folio);
@@ -123,8 +121,7 @@ static inline bool folio_may_be_lru_cached(const struct folio *folio)
  * Return: 0 when the batch must be flushed now (slots full, or more pages
  * than the policy's batch cap), else the slots left.
  */
-static inline unsigned int folio_batch_add_lru_cache(struct folio_batch *fb,
-						     struct folio *folio)
+static inline unsigned int folio_batch_add_lru_cache(struct folio_batch *fb, struct folio *folio)
 {
 	unsigned long pages = fb->nr_pages + folio_nr_pages(folio);
 	unsigned int cap = fl__lru_cache_policy.batch_pages;
@@ -169,14 +166,13 @@ void free_pages_and_swap_cache(struct encoded_page **pages, int nr);
 
 /* rmap.c */
 #define RMAP_EXCLUSIVE 0x1
-void folio_add_new_anon_rmap(struct folio *folio, struct vm_area_struct *vma,
-			     unsigned long address, int flags, bool pmd);
+void folio_add_new_anon_rmap(struct folio *folio, struct vm_area_struct *vma, unsigned long address,
+			     int flags, bool pmd);
 void folio_add_anon_rmap_ptes(struct folio *folio, struct page *page, int nr,
 			      struct vm_area_struct *vma);
 void folio_remove_rmap_ptes(struct folio *folio, struct page *page, int nr,
 			    struct vm_area_struct *vma);
-void folio_remove_rmap_pmd(struct folio *folio, struct page *page,
-			   struct vm_area_struct *vma);
+void folio_remove_rmap_pmd(struct folio *folio, struct page *page, struct vm_area_struct *vma);
 
 /* huge_memory.c */
 struct fl_thp_knobs {
@@ -194,14 +190,14 @@ extern struct fl_thp_knobs fl__thp;
 void fl__thp_knobs_default(void);
 int fl__thp_knob_set(const char *name, const char *value, char *err, size_t len);
 int fl__thp_knob_get(const char *name, char *buf, size_t len);
-unsigned long thp_vma_allowable_orders(struct vm_area_struct *vma,
-				       unsigned long vm_flags, unsigned long orders);
+unsigned long thp_vma_allowable_orders(struct vm_area_struct *vma, unsigned long vm_flags,
+				       unsigned long orders);
 bool thp_vma_suitable_order(struct vm_area_struct *vma, unsigned long addr, int order);
 struct vm_fault;
 int do_huge_pmd_anonymous_page(struct vm_fault *vmf);
 struct mmu_gather;
-int zap_huge_pmd(struct mmu_gather *tlb, struct vm_area_struct *vma,
-		 struct pgtable *pmdt, int idx, unsigned long addr);
+int zap_huge_pmd(struct mmu_gather *tlb, struct vm_area_struct *vma, struct pgtable *pmdt, int idx,
+		 unsigned long addr);
 void __split_huge_pmd(struct vm_area_struct *vma, struct pgtable *pmdt, int idx,
 		      unsigned long haddr);
 void deferred_split_folio(struct folio *folio, bool partially_mapped);
@@ -243,11 +239,10 @@ static inline void vmf_access(struct vm_fault *vmf, unsigned long pfn)
 	vmf->done = true;
 }
 
-pteval_t *fl__pte_lookup(struct mm_struct *mm, unsigned long addr,
-			 struct pgtable **ptetp);
+pteval_t *fl__pte_lookup(struct mm_struct *mm, unsigned long addr, struct pgtable **ptetp);
 pteval_t fl__pmd_entry(struct mm_struct *mm, unsigned long addr);
-int handle_mm_fault(struct vm_area_struct *vma, unsigned long address,
-		    unsigned int flags, uint64_t *tag, bool *done);
+int handle_mm_fault(struct vm_area_struct *vma, unsigned long address, unsigned int flags,
+		    uint64_t *tag, bool *done);
 struct pgtable *fl__pgtable_alloc(struct mm_struct *mm, int level);
 void fl__pgtable_free(struct mm_struct *mm, struct pgtable *t);
 void fl__pgtable_pool_init(struct mm_struct *mm);
@@ -255,14 +250,11 @@ void fl__pgtable_pool_destroy(struct mm_struct *mm);
 struct zap_details {
 	bool reclaim_pt;
 };
-void unmap_page_range(struct mmu_gather *tlb, struct vm_area_struct *vma,
-		      unsigned long addr, unsigned long end,
-		      const struct zap_details *details);
-void free_pgtables(struct mmu_gather *tlb, struct mm_struct *mm,
-		   unsigned long addr, unsigned long end, unsigned long floor,
-		   unsigned long ceiling);
-int fl__mm_access(struct mm_struct *mm, unsigned long addr, bool write,
-		  uint64_t *tag);
+void unmap_page_range(struct mmu_gather *tlb, struct vm_area_struct *vma, unsigned long addr,
+		      unsigned long end, const struct zap_details *details);
+void free_pgtables(struct mmu_gather *tlb, struct mm_struct *mm, unsigned long addr,
+		   unsigned long end, unsigned long floor, unsigned long ceiling);
+int fl__mm_access(struct mm_struct *mm, unsigned long addr, bool write, uint64_t *tag);
 
 /* mmu_gather.c */
 #define MMU_GATHER_BUNDLE 8
@@ -274,7 +266,7 @@ struct mmu_gather_batch {
 	struct mmu_gather_batch *next;
 	unsigned int nr;
 	unsigned int max;
-	struct page *desc; /* the frame this batch page was allocated as */
+	struct page *desc;		     /* the frame this batch page was allocated as */
 	struct encoded_page **encoded_pages; /* local: __pages; else after the header */
 };
 
@@ -285,15 +277,15 @@ struct mmu_gather {
 	struct mmu_gather_batch *active;
 	struct mmu_gather_batch local;
 	struct encoded_page *__pages[MMU_GATHER_BUNDLE];
-	unsigned long start, end; /* range needing a TLB flush */
+	unsigned long start, end;     /* range needing a TLB flush */
 	struct pgtable *freed_tables; /* page tables to free after the flush */
 };
 
 void tlb_gather_mmu(struct mmu_gather *tlb, struct mm_struct *mm, bool fullmm);
 void tlb_finish_mmu(struct mmu_gather *tlb);
 void tlb_flush_mmu(struct mmu_gather *tlb);
-bool __tlb_remove_folio_pages(struct mmu_gather *tlb, struct page *page,
-			      unsigned int nr_pages, bool delay_rmap);
+bool __tlb_remove_folio_pages(struct mmu_gather *tlb, struct page *page, unsigned int nr_pages,
+			      bool delay_rmap);
 void tlb_remove_table(struct mmu_gather *tlb, struct pgtable *t);
 
 /* ENCODED_PAGE bits in the low bits of an entry (pages are 64-byte aligned) */
@@ -330,14 +322,12 @@ static inline unsigned long encoded_nr_pages(struct encoded_page *p)
 struct mm_struct *mm_alloc(int id);
 void mmput(struct mm_struct *mm);
 void exit_mmap(struct mm_struct *mm);
-int do_mmap(struct mm_struct *mm, unsigned long len, unsigned long vm_flags,
-		unsigned long *addr);
+int do_mmap(struct mm_struct *mm, unsigned long len, unsigned long vm_flags, unsigned long *addr);
 int do_munmap(struct mm_struct *mm, unsigned long start, unsigned long len);
 struct vm_area_struct *lock_vma_under_rcu(struct mm_struct *mm, unsigned long addr);
 void vma_end_read(struct vm_area_struct *vma);
 struct vm_area_struct *find_vma(struct mm_struct *mm, unsigned long addr);
-int fl__split_vma(struct mm_struct *mm, struct vm_area_struct *vma,
-		  unsigned long addr);
+int fl__split_vma(struct mm_struct *mm, struct vm_area_struct *vma, unsigned long addr);
 void vma_start_write(struct vm_area_struct *vma);
 void vma_end_write(struct vm_area_struct *vma);
 void mm_vmas_begin_change(struct mm_struct *mm);

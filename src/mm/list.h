@@ -17,7 +17,10 @@ struct list_head {
 	struct list_head *next, *prev;
 };
 
-#define LIST_HEAD_INIT(name) { &(name), &(name) }
+#define LIST_HEAD_INIT(name)                                                                       \
+	{                                                                                          \
+		&(name), &(name)                                                                   \
+	}
 
 static inline void INIT_LIST_HEAD(struct list_head *l)
 {
@@ -25,8 +28,7 @@ static inline void INIT_LIST_HEAD(struct list_head *l)
 	l->prev = l;
 }
 
-static inline void list_insert_between(struct list_head *entry,
-				       struct list_head *prev,
+static inline void list_insert_between(struct list_head *entry, struct list_head *prev,
 				       struct list_head *next)
 {
 	next->prev = entry;
@@ -81,8 +83,8 @@ static inline void list_move_tail(struct list_head *entry, struct list_head *hea
 #define list_first_entry(head, type, member) list_entry((head)->next, type, member)
 #define list_last_entry(head, type, member) list_entry((head)->prev, type, member)
 #define list_for_each(pos, head) for ((pos) = (head)->next; (pos) != (head); (pos) = (pos)->next)
-#define list_for_each_safe(pos, n, head)                                       \
-	for ((pos) = (head)->next, (n) = (pos)->next; (pos) != (head);         \
+#define list_for_each_safe(pos, n, head)                                                           \
+	for ((pos) = (head)->next, (n) = (pos)->next; (pos) != (head);                             \
 	     (pos) = (n), (n) = (pos)->next)
 
 #endif /* FL_MM_LIST_H */

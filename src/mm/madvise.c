@@ -22,8 +22,8 @@
 #include "pgtable.h"
 
 /* Walk the PTEs of @vma in [addr, end) for FREE or COLD under each ptl. */
-static void madvise_lru_range(struct vm_area_struct *vma, unsigned long addr,
-			      unsigned long end, bool lazyfree)
+static void madvise_lru_range(struct vm_area_struct *vma, unsigned long addr, unsigned long end,
+			      bool lazyfree)
 {
 	FL_LOCK_SITE(site);
 	FL_LOCK_SITE(site_pmd);
@@ -39,7 +39,8 @@ static void madvise_lru_range(struct vm_area_struct *vma, unsigned long addr,
 			next = end;
 		pmdt = NULL;
 		if (entry_is_table(entry_load(&mm->pgd->e[pgd_index(addr)]))) {
-			struct pgtable *pudt = entry_table(entry_load(&mm->pgd->e[pgd_index(addr)]));
+			struct pgtable *pudt = entry_table(
+				entry_load(&mm->pgd->e[pgd_index(addr)]));
 
 			v = entry_load(&pudt->e[pud_index(addr)]);
 			if (entry_is_table(v))
@@ -109,8 +110,8 @@ static void madvise_lru_range(struct vm_area_struct *vma, unsigned long addr,
 				continue;
 			}
 			for (i = 0; i < nr; i++)
-				__atomic_fetch_and(&slot[i], ~(_PAGE_ACCESSED |
-						   (lazyfree ? _PAGE_DIRTY : 0)),
+				__atomic_fetch_and(&slot[i],
+						   ~(_PAGE_ACCESSED | (lazyfree ? _PAGE_DIRTY : 0)),
 						   __ATOMIC_RELAXED);
 			if (lazyfree) {
 				folio_clear_dirty(folio);
@@ -126,8 +127,8 @@ static void madvise_lru_range(struct vm_area_struct *vma, unsigned long addr,
 	}
 }
 
-static int madvise_vma_flags(struct mm_struct *mm, unsigned long start,
-			     unsigned long end, int behavior)
+static int madvise_vma_flags(struct mm_struct *mm, unsigned long start, unsigned long end,
+			     int behavior)
 {
 	int i, ret = 0;
 	unsigned long covered = 0;

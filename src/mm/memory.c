@@ -28,16 +28,15 @@
 #include "internal.h"
 #include "pgtable.h"
 
-static const struct fl_lock_class pte_ptl_class = {
-	.name = "pte->ptl", .rank = FL_RANK_PTE_PTL, .kind = FL_LOCK_SPIN
-};
-static const struct fl_lock_class pmd_ptl_class = {
-	.name = "pmd->ptl", .rank = FL_RANK_PMD_PTL, .kind = FL_LOCK_SPIN
-};
-static const struct fl_lock_class pgtable_pool_class = {
-	.name = "mm->pgtable_pool_lock", .rank = FL_RANK_PGTABLE_POOL,
-	.kind = FL_LOCK_SPIN
-};
+static const struct fl_lock_class pte_ptl_class = { .name = "pte->ptl",
+						    .rank = FL_RANK_PTE_PTL,
+						    .kind = FL_LOCK_SPIN };
+static const struct fl_lock_class pmd_ptl_class = { .name = "pmd->ptl",
+						    .rank = FL_RANK_PMD_PTL,
+						    .kind = FL_LOCK_SPIN };
+static const struct fl_lock_class pgtable_pool_class = { .name = "mm->pgtable_pool_lock",
+							 .rank = FL_RANK_PGTABLE_POOL,
+							 .kind = FL_LOCK_SPIN };
 
 static inline pteval_t vma_pte_prot(const struct vm_area_struct *vma)
 {
@@ -133,8 +132,8 @@ void fl__pgtable_pool_init(struct mm_struct *mm)
  * Populate an upper-level slot if empty (__pud_alloc, __pmd_alloc); return
  * the table it points to.
  */
-static struct pgtable *table_alloc_slot(struct mm_struct *mm, pteval_t *slot,
-					int level, struct fl_lock_site *site)
+static struct pgtable *table_alloc_slot(struct mm_struct *mm, pteval_t *slot, int level,
+					struct fl_lock_site *site)
 {
 	pteval_t v = entry_load(slot);
 	struct pgtable *new;
@@ -181,8 +180,7 @@ static int pte_alloc(struct mm_struct *mm, struct pgtable *pmdt, int idx)
  * Lock the PTE table @pmdt[@idx] points to and check it still does (a
  * racing PT reclaim may have freed it). Return: the locked table or NULL.
  */
-static struct pgtable *pte_offset_map_lock(struct pgtable *pmdt, int idx,
-					   struct fl_lock_site *site)
+static struct pgtable *pte_offset_map_lock(struct pgtable *pmdt, int idx, struct fl_lock_site *site)
 {
 	pteval_t v = entry_load(&pmdt->e[idx]);
 	struct pgtable *ptet;
@@ -217,8 +215,7 @@ static struct pgtable *walk_pmd_table(struct mm_struct *mm, unsigned long addr)
  * fl__pte_lookup() - the PTE slot for @addr, or NULL if no PTE table maps it.
  * @ptetp: receives the PTE table. For tests and validators.
  */
-pteval_t *fl__pte_lookup(struct mm_struct *mm, unsigned long addr,
-			 struct pgtable **ptetp)
+pteval_t *fl__pte_lookup(struct mm_struct *mm, unsigned long addr, struct pgtable **ptetp)
 {
 	struct pgtable *pmdt = walk_pmd_table(mm, addr);
 	pteval_t v;
@@ -265,8 +262,7 @@ static bool pte_range_none(pteval_t *pte, int nr)
 }
 
 /* Keep the orders whose aligned block around @addr lies inside @vma. */
-static unsigned long thp_vma_suitable_orders(struct vm_area_struct *vma,
-					     unsigned long addr,
+static unsigned long thp_vma_suitable_orders(struct vm_area_struct *vma, unsigned long addr,
 					     unsigned long orders)
 {
 	unsigned long order = highest_order(orders);
@@ -318,8 +314,8 @@ static int do_anonymous_zero_page(struct vm_fault *vmf)
 		return 0;
 	slot = &ptet->e[pte_index(vmf->address)];
 	if (!READ_ONCE(*slot)) {
-		entry_store(slot, pfn_pte(fl__zero_pfn, _PAGE_PRESENT | _PAGE_SPECIAL |
-							_PAGE_ACCESSED));
+		entry_store(slot,
+			    pfn_pte(fl__zero_pfn, _PAGE_PRESENT | _PAGE_SPECIAL | _PAGE_ACCESSED));
 		vmf_access(vmf, fl__zero_pfn);
 	}
 	spin_unlock(&ptet->ptl);
@@ -472,20 +468,19 @@ static int handle_pte_fault(struct vm_fault *vmf)
 	if ((vmf->flags & FAULT_FLAG_WRITE) && !(orig & _PAGE_RW))
 		return do_wp_page(vmf, ptet, orig);
 	/* spurious: the entry allows the access; update A/D like hardware */
-	entry_store(slot, orig | _PAGE_ACCESSED |
-			  ((vmf->flags & FAULT_FLAG_WRITE) ? _PAGE_DIRTY : 0));
+	entry_store(slot,
+		    orig | _PAGE_ACCESSED | ((vmf->flags & FAULT_FLAG_WRITE) ? _PAGE_DIRTY : 0));
 	spin_unlock(&ptet->ptl);
 	return 0;
 }
 
-static int __handle_mm_fault(struct vm_area_struct *vma, unsigned long address,
-			     unsigned int flags, uint64_t *tag, bool *done)
+static int __handle_mm_fault(struct vm_area_struct *vma, unsigned long address, unsigned int flags,
+			     uint64_t *tag, bool *done)
 {
 	FL_LOCK_SITE_NAMED(site_pud, "__pud_alloc");
 	FL_LOCK_SITE_NAMED(site_pmd, "__pmd_alloc");
 	struct mm_struct *mm = vma->vm_mm;
-	struct vm_fault vmf = { .vma = vma, .address = address, .flags = flags,
-				.tag = tag };
+	struct vm_fault vmf = { .vma = vma, .address = address, .flags = flags, .tag = tag };
 	struct pgtable *pudt, *pmdt;
 	pteval_t pmdv;
 	int ret;
@@ -521,8 +516,8 @@ out:
  * Context: the VMA is read-locked (per-VMA lock or mmap_lock).
  * Return: 0 (the access may retry) or VM_FAULT_* error bits.
  */
-int handle_mm_fault(struct vm_area_struct *vma, unsigned long address,
-		    unsigned int flags, uint64_t *tag, bool *done)
+int handle_mm_fault(struct vm_area_struct *vma, unsigned long address, unsigned int flags,
+		    uint64_t *tag, bool *done)
 {
 	count_vm_event(PGFAULT);
 	return __handle_mm_fault(vma, address & PAGE_MASK, flags, tag, done);
@@ -564,8 +559,7 @@ static long hw_translate(struct mm_struct *mm, unsigned long addr, bool write)
 }
 
 /* The fault's slow path: mmap_lock for reading, then the VMA. */
-static struct vm_area_struct *lock_mm_and_find_vma(struct mm_struct *mm,
-						   unsigned long addr)
+static struct vm_area_struct *lock_mm_and_find_vma(struct mm_struct *mm, unsigned long addr)
 {
 	struct vm_area_struct *vma;
 
@@ -583,8 +577,7 @@ static struct vm_area_struct *lock_mm_and_find_vma(struct mm_struct *mm,
  * faulting as needed.
  * Return: 0, -EFAULT (no VMA or no permission, i.e. SIGSEGV), -ENOMEM.
  */
-int fl__mm_access(struct mm_struct *mm, unsigned long addr, bool write,
-		  uint64_t *tag)
+int fl__mm_access(struct mm_struct *mm, unsigned long addr, bool write, uint64_t *tag)
 {
 	int tries;
 
@@ -612,8 +605,7 @@ int fl__mm_access(struct mm_struct *mm, unsigned long addr, bool write,
 		    (!write && !(vma->vm_flags & VM_READ))) {
 			ret = VM_FAULT_SIGSEGV;
 		} else {
-			ret = handle_mm_fault(vma, addr, write ? FAULT_FLAG_WRITE : 0, tag,
-					      &done);
+			ret = handle_mm_fault(vma, addr, write ? FAULT_FLAG_WRITE : 0, tag, &done);
 		}
 		if (locked_mm)
 			up_read(&mm->mmap_lock);
@@ -632,8 +624,7 @@ int fl__mm_access(struct mm_struct *mm, unsigned long addr, bool write,
 /* ---- zapping ---- */
 
 /* Count the PTEs from @slot that map consecutive pages of @folio. */
-static int folio_pte_batch(struct folio *folio, unsigned long pfn, pteval_t *slot,
-			   int max_nr)
+static int folio_pte_batch(struct folio *folio, unsigned long pfn, pteval_t *slot, int max_nr)
 {
 	unsigned long end = folio_pfn(folio) + folio_nr_pages(folio);
 	int nr = 1;
@@ -674,10 +665,9 @@ static void try_to_free_pte(struct mmu_gather *tlb, struct pgtable *pmdt, int id
 	}
 }
 
-static unsigned long zap_pte_range(struct mmu_gather *tlb,
-				   struct vm_area_struct *vma, struct pgtable *pmdt,
-				   int pidx, unsigned long addr, unsigned long end,
-				   const struct zap_details *details)
+static unsigned long zap_pte_range(struct mmu_gather *tlb, struct vm_area_struct *vma,
+				   struct pgtable *pmdt, int pidx, unsigned long addr,
+				   unsigned long end, const struct zap_details *details)
 {
 	FL_LOCK_SITE(site);
 	struct mm_struct *mm = vma->vm_mm;
@@ -728,15 +718,14 @@ static unsigned long zap_pte_range(struct mmu_gather *tlb,
 		count_fl_stat(FL_TLB_FORCE_FLUSH, 1);
 		tlb_flush_mmu(tlb);
 	}
-	if (details && details->reclaim_pt && addr == end &&
-	    IS_ALIGNED(start, PMD_SIZE) && end - start == PMD_SIZE)
+	if (details && details->reclaim_pt && addr == end && IS_ALIGNED(start, PMD_SIZE) &&
+	    end - start == PMD_SIZE)
 		try_to_free_pte(tlb, pmdt, pidx, ptet);
 	return addr;
 }
 
-static void zap_pmd_range(struct mmu_gather *tlb, struct vm_area_struct *vma,
-			  struct pgtable *pmdt, unsigned long addr,
-			  unsigned long end, const struct zap_details *details)
+static void zap_pmd_range(struct mmu_gather *tlb, struct vm_area_struct *vma, struct pgtable *pmdt,
+			  unsigned long addr, unsigned long end, const struct zap_details *details)
 {
 	while (addr < end) {
 		unsigned long next = ALIGN_DOWN(addr, PMD_SIZE) + PMD_SIZE;
@@ -768,9 +757,8 @@ static void zap_pmd_range(struct mmu_gather *tlb, struct vm_area_struct *vma,
  * unmap_page_range() - zap the user pages of @vma in [@addr, @end).
  * Context: the VMA cannot change under us (mmap_lock held).
  */
-void unmap_page_range(struct mmu_gather *tlb, struct vm_area_struct *vma,
-		      unsigned long addr, unsigned long end,
-		      const struct zap_details *details)
+void unmap_page_range(struct mmu_gather *tlb, struct vm_area_struct *vma, unsigned long addr,
+		      unsigned long end, const struct zap_details *details)
 {
 	struct mm_struct *mm = vma->vm_mm;
 
@@ -793,9 +781,8 @@ void unmap_page_range(struct mmu_gather *tlb, struct vm_area_struct *vma,
  * anything in [@addr, @end).
  */
 static void free_table_range(struct mmu_gather *tlb, struct pgtable *t, int level,
-			     unsigned long base, unsigned long addr,
-			     unsigned long end, unsigned long floor,
-			     unsigned long ceiling)
+			     unsigned long base, unsigned long addr, unsigned long end,
+			     unsigned long floor, unsigned long ceiling)
 {
 	unsigned int shift = PAGE_SHIFT + 9u * (unsigned int)level;
 	unsigned long span = 1ul << shift;
@@ -813,8 +800,7 @@ static void free_table_range(struct mmu_gather *tlb, struct pgtable *t, int leve
 			continue;
 		child = entry_table(v);
 		if (level > 1)
-			free_table_range(tlb, child, level - 1, s, addr, end, floor,
-					 ceiling);
+			free_table_range(tlb, child, level - 1, s, addr, end, floor, ceiling);
 		if (s >= floor && e <= ceiling) {
 			entry_store(&t->e[i], 0);
 			tlb_remove_table(tlb, child);
@@ -827,9 +813,8 @@ static void free_table_range(struct mmu_gather *tlb, struct pgtable *t, int leve
  * whose span touches no other VMA: [@floor, @ceiling) is the gap between
  * the neighbouring VMAs (@ceiling 0 means the top of the address space).
  */
-void free_pgtables(struct mmu_gather *tlb, struct mm_struct *mm,
-		   unsigned long addr, unsigned long end, unsigned long floor,
-		   unsigned long ceiling)
+void free_pgtables(struct mmu_gather *tlb, struct mm_struct *mm, unsigned long addr,
+		   unsigned long end, unsigned long floor, unsigned long ceiling)
 {
 	if (!ceiling)
 		ceiling = TASK_SIZE;

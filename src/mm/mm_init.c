@@ -76,8 +76,7 @@ void fl__mm_shutdown(void)
 	fl__vmstat_exit();
 }
 
-static int parse_uint(const char *s, unsigned long lo, unsigned long hi,
-		      unsigned long *out)
+static int parse_uint(const char *s, unsigned long lo, unsigned long hi, unsigned long *out)
 {
 	char *end;
 	unsigned long v;
@@ -103,7 +102,9 @@ static int set_fail_orders(const char *value, char *err, size_t len)
 	snprintf(buf, sizeof(buf), "%s", value);
 	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 		if (parse_uint(tok, 0, MAX_PAGE_ORDER, &order)) {
-			snprintf(err, len, "foliolab/fail_page_alloc_orders: '%s' is not a list of orders 0..%d or 'none'",
+			snprintf(err, len,
+				 "foliolab/fail_page_alloc_orders: '%s' is not a list of orders "
+				 "0..%d or 'none'",
 				 value, MAX_PAGE_ORDER);
 			return -EINVAL;
 		}
@@ -137,7 +138,9 @@ int fl__mm_knob_set(const char *name, const char *value, char *err, size_t len)
 	}
 	if (!strcmp(name, "foliolab/lru_cache_folio_pages")) {
 		if (parse_uint(value, 1, 1024, &v)) {
-			snprintf(err, len, "--lru-cache-folio-pages: '%s' is not a number of pages 1..1024", value);
+			snprintf(err, len,
+				 "--lru-cache-folio-pages: '%s' is not a number of pages 1..1024",
+				 value);
 			return -EINVAL;
 		}
 		fl__lru_cache_policy.folio_pages = (unsigned int)v;
@@ -145,7 +148,9 @@ int fl__mm_knob_set(const char *name, const char *value, char *err, size_t len)
 	}
 	if (!strcmp(name, "foliolab/lru_cache_batch_pages")) {
 		if (parse_uint(value, 0, 254, &v)) {
-			snprintf(err, len, "--lru-cache-batch-pages: '%s' is not 0 (no cap) or a number of pages 1..254",
+			snprintf(err, len,
+				 "--lru-cache-batch-pages: '%s' is not 0 (no cap) or a number of "
+				 "pages 1..254",
 				 value);
 			return -EINVAL;
 		}
@@ -229,14 +234,15 @@ long fl__mm_quiesce_and_check(char *msg, size_t len)
 	int nid, lru;
 
 	lru_add_drain_all();
-	for_each_online_node(nid) {
+	for_each_online_node (nid) {
 		struct lruvec *lruvec = &NODE_DATA(nid)->__lruvec;
 
 		if (!fl__lruvec_validate(lruvec, msg, len))
 			return 1;
 		for (lru = 0; lru < NR_LRU_LISTS; lru++) {
 			if (lruvec->nr_pages[lru]) {
-				snprintf(msg, len, "node %d LRU list %d still holds %lu pages after teardown",
+				snprintf(msg, len,
+					 "node %d LRU list %d still holds %lu pages after teardown",
 					 nid, lru, lruvec->nr_pages[lru]);
 				return 1;
 			}
@@ -244,7 +250,8 @@ long fl__mm_quiesce_and_check(char *msg, size_t len)
 	}
 	leaked = fl__page_alloc_check(msg, len);
 	if (!leaked && fl__fl_stat_sum(FL_LIVE_FOLIOS) != 0) {
-		snprintf(msg, len, "%lld allocations not freed", (long long)fl__fl_stat_sum(FL_LIVE_FOLIOS));
+		snprintf(msg, len, "%lld allocations not freed",
+			 (long long)fl__fl_stat_sum(FL_LIVE_FOLIOS));
 		return 1;
 	}
 	return leaked;

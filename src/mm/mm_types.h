@@ -80,8 +80,8 @@ enum pageflags {
 	PG_idle,
 	PG_anon, /* the kernel encodes this in the low bit of ->mapping */
 	PG_anon_exclusive,
-	PG_buddy,   /* a page type in the kernel: head of a free buddy block */
-	PG_table,   /* a page type in the kernel: a page-table page */
+	PG_buddy,	     /* a page type in the kernel: head of a free buddy block */
+	PG_table,	     /* a page type in the kernel: a page-table page */
 	PG_partially_mapped, /* kept in folio->_flags_1 */
 	NR_PAGEFLAGS
 };
@@ -103,11 +103,11 @@ struct page {
 			unsigned long _tail_pad;
 		};
 	};
-	void *mapping;		/* anon: the mm; set at first map */
-	pgoff_t index;		/* anon: virtual page number */
-	unsigned long private;	/* buddy order; page-table host memory */
-	int _mapcount;		/* small folio: number of mappings (atomic) */
-	int _refcount;		/* atomic */
+	void *mapping;	       /* anon: the mm; set at first map */
+	pgoff_t index;	       /* anon: virtual page number */
+	unsigned long private; /* buddy order; page-table host memory */
+	int _mapcount;	       /* small folio: number of mappings (atomic) */
+	int _refcount;	       /* atomic */
 	unsigned long memcg_data;
 };
 
@@ -135,8 +135,8 @@ struct folio {
 	/* page 1 */
 	unsigned long _flags_1; /* low byte: order; PG_partially_mapped */
 	unsigned long _head_1;
-	int _large_mapcount;	  /* every PTE and PMD mapping (atomic) */
-	int _entire_mapcount;	  /* PMD mappings (atomic) */
+	int _large_mapcount;  /* every PTE and PMD mapping (atomic) */
+	int _entire_mapcount; /* PMD mappings (atomic) */
 	unsigned int _folio_nr_pages;
 	unsigned int _pincount;
 	unsigned long _page1_pad[4];
@@ -217,8 +217,8 @@ struct zone {
 	unsigned long zone_start_pfn;
 	unsigned long spanned_pages;
 	unsigned long managed_pages;
-	unsigned long frontier_pfn; /* lock; [frontier, end) is free, never touched */
-	long free_pages;	    /* lock; NR_FREE_PAGES: buddy + frontier */
+	unsigned long frontier_pfn;	       /* lock; [frontier, end) is free, never touched */
+	long free_pages;		       /* lock; NR_FREE_PAGES: buddy + frontier */
 	struct per_cpu_pages *per_cpu_pageset; /* [nr_cpu_ids] */
 	struct pglist_data *zone_pgdat;
 	const char *name;
@@ -303,13 +303,7 @@ struct vm_area_struct {
 	unsigned int vm_refcnt __cacheline_aligned;
 } __cacheline_aligned;
 
-enum mm_counter {
-	MM_FILEPAGES,
-	MM_ANONPAGES,
-	MM_SWAPENTS,
-	MM_SHMEMPAGES,
-	NR_MM_COUNTERS
-};
+enum mm_counter { MM_FILEPAGES, MM_ANONPAGES, MM_SWAPENTS, MM_SHMEMPAGES, NR_MM_COUNTERS };
 
 struct mm_rss_cpu {
 	int64_t count[NR_MM_COUNTERS];
@@ -318,19 +312,19 @@ struct mm_rss_cpu {
 struct mm_struct {
 	struct fl_rwsem mmap_lock;
 	struct fl_spinlock page_table_lock; /* upper-level table population */
-	unsigned int vma_seq;	/* atomic; odd while the VMA set changes */
-	struct vm_area_struct **vmas; /* sorted by vm_start; mmap_lock */
-	int nr_vmas;		      /* atomic; mmap_lock to change */
+	unsigned int vma_seq;		    /* atomic; odd while the VMA set changes */
+	struct vm_area_struct **vmas;	    /* sorted by vm_start; mmap_lock */
+	int nr_vmas;			    /* atomic; mmap_lock to change */
 	int vmas_cap;
-	void *retired_arrays;	      /* old vmas arrays, freed with the mm */
+	void *retired_arrays;		 /* old vmas arrays, freed with the mm */
 	struct vm_area_struct *vma_pool; /* freed VMAs, reused, freed with the mm */
 	void *vma_chunks;
 	struct pgtable *pgd;
-	struct fl_spinlock pool_lock;	 /* page-table host-memory pool */
+	struct fl_spinlock pool_lock; /* page-table host-memory pool */
 	struct pgtable *pgtable_pool;
 	struct mm_rss_cpu *rss; /* [nr_cpu_ids] */
 	unsigned long mmap_base;
-	long nr_ptes;		/* page_table_lock */
+	long nr_ptes; /* page_table_lock */
 	int id;
 };
 

@@ -44,13 +44,12 @@ struct retired_array {
 	struct vma_array *arr;
 };
 
-static const struct fl_lock_class mmap_lock_class = {
-	.name = "mm->mmap_lock", .rank = FL_RANK_MMAP_LOCK, .kind = FL_LOCK_RWSEM
-};
-static const struct fl_lock_class page_table_lock_class = {
-	.name = "mm->page_table_lock", .rank = FL_RANK_PAGE_TABLE_LOCK,
-	.kind = FL_LOCK_SPIN
-};
+static const struct fl_lock_class mmap_lock_class = { .name = "mm->mmap_lock",
+						      .rank = FL_RANK_MMAP_LOCK,
+						      .kind = FL_LOCK_RWSEM };
+static const struct fl_lock_class page_table_lock_class = { .name = "mm->page_table_lock",
+							    .rank = FL_RANK_PAGE_TABLE_LOCK,
+							    .kind = FL_LOCK_SPIN };
 
 static inline struct vma_array *mm_array(struct mm_struct *mm)
 {
@@ -99,7 +98,7 @@ int64_t fl__mm_counter(struct mm_struct *mm, int member)
 	int64_t s = 0;
 	int cpu;
 
-	for_each_online_cpu(cpu)
+	for_each_online_cpu (cpu)
 		s += READ_ONCE(mm->rss[cpu].count[member]);
 	return s;
 }
@@ -149,8 +148,8 @@ static bool vma_start_read(struct vm_area_struct *vma)
 	do {
 		if (c & VMA_LOCK_WRITER)
 			return false;
-	} while (!__atomic_compare_exchange_n(&vma->vm_refcnt, &c, c + 1, true,
-					      __ATOMIC_ACQUIRE, __ATOMIC_RELAXED));
+	} while (!__atomic_compare_exchange_n(&vma->vm_refcnt, &c, c + 1, true, __ATOMIC_ACQUIRE,
+					      __ATOMIC_RELAXED));
 	return true;
 }
 
@@ -254,9 +253,8 @@ struct vm_area_struct *lock_vma_under_rcu(struct mm_struct *mm, unsigned long ad
 	 * what makes the result right; the sequence only tells us early
 	 * that the set changed under the search.
 	 */
-	if (__atomic_load_n(&mm->vma_seq, __ATOMIC_ACQUIRE) != seq ||
-	    vma->vm_mm != mm || vma->detached || addr < vma_start(vma) ||
-	    addr >= vma_end(vma)) {
+	if (__atomic_load_n(&mm->vma_seq, __ATOMIC_ACQUIRE) != seq || vma->vm_mm != mm ||
+	    vma->detached || addr < vma_start(vma) || addr >= vma_end(vma)) {
 		vma_end_read(vma);
 		goto abort;
 	}
@@ -274,7 +272,8 @@ static int vma_array_insert(struct mm_struct *mm, struct vm_area_struct *vma)
 
 	if (n == mm->vmas_cap) {
 		int cap = mm->vmas_cap * 2;
-		struct vma_array *arr = fl_calloc(1, sizeof(*arr) + (size_t)cap * sizeof(arr->v[0]));
+		struct vma_array *arr = fl_calloc(1,
+						  sizeof(*arr) + (size_t)cap * sizeof(arr->v[0]));
 		struct retired_array *r = fl_malloc(sizeof(*r));
 
 		if (!arr || !r) {
@@ -310,8 +309,7 @@ static void vma_array_remove(struct mm_struct *mm, struct vm_area_struct *vma)
 }
 
 /* Top-down first fit below mmap_base. Return: address or 0. */
-static unsigned long get_unmapped_area(struct mm_struct *mm, unsigned long len,
-				       unsigned long align)
+static unsigned long get_unmapped_area(struct mm_struct *mm, unsigned long len, unsigned long align)
 {
 	unsigned long hi = mm->mmap_base;
 	int i;
@@ -336,8 +334,7 @@ static unsigned long get_unmapped_area(struct mm_struct *mm, unsigned long len,
  * do_mmap() - create an anonymous private mapping of @len bytes.
  * Return: 0 with the address in *@addr, -EINVAL, or -ENOMEM.
  */
-int do_mmap(struct mm_struct *mm, unsigned long len, unsigned long vm_flags,
-		unsigned long *addr)
+int do_mmap(struct mm_struct *mm, unsigned long len, unsigned long vm_flags, unsigned long *addr)
 {
 	struct vm_area_struct *vma;
 	unsigned long start;

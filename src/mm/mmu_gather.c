@@ -70,8 +70,8 @@ static bool tlb_next_batch(struct mmu_gather *tlb)
  * at @page, dropping one reference per page at free time.
  * Return: true when the gather is full and the caller must flush.
  */
-bool __tlb_remove_folio_pages(struct mmu_gather *tlb, struct page *page,
-			      unsigned int nr_pages, bool delay_rmap)
+bool __tlb_remove_folio_pages(struct mmu_gather *tlb, struct page *page, unsigned int nr_pages,
+			      bool delay_rmap)
 {
 	struct mmu_gather_batch *batch = tlb->active;
 	unsigned long flags = delay_rmap ? ENCODED_PAGE_BIT_DELAY_RMAP : 0;
@@ -115,13 +115,13 @@ static void tlb_batch_pages_flush(struct mmu_gather *tlb)
 		struct encoded_page **pages = batch->encoded_pages;
 
 		while (batch->nr) {
-			unsigned int nr = batch->nr < MAX_NR_FOLIOS_PER_FREE ?
-						  batch->nr : MAX_NR_FOLIOS_PER_FREE;
+			unsigned int nr = batch->nr < MAX_NR_FOLIOS_PER_FREE
+						  ? batch->nr
+						  : MAX_NR_FOLIOS_PER_FREE;
 
 			/* never split a page from the count that follows it */
 			if (nr < batch->nr &&
-			    (encoded_page_flags(pages[nr - 1]) &
-			     ENCODED_PAGE_BIT_NR_PAGES_NEXT))
+			    (encoded_page_flags(pages[nr - 1]) & ENCODED_PAGE_BIT_NR_PAGES_NEXT))
 				nr++;
 			free_pages_and_swap_cache(pages, (int)nr);
 			pages += nr;

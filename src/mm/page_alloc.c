@@ -44,12 +44,12 @@ unsigned long fl__fail_page_alloc_orders; /* test hook: orders that fail */
 
 static size_t mem_map_bytes, tags_bytes;
 
-static const struct fl_lock_class zone_lock_class = {
-	.name = "zone->lock", .rank = FL_RANK_ZONE, .kind = FL_LOCK_SPIN
-};
-static const struct fl_lock_class pcp_lock_class = {
-	.name = "pcp->lock", .rank = FL_RANK_PCP, .kind = FL_LOCK_SPIN
-};
+static const struct fl_lock_class zone_lock_class = { .name = "zone->lock",
+						      .rank = FL_RANK_ZONE,
+						      .kind = FL_LOCK_SPIN };
+static const struct fl_lock_class pcp_lock_class = { .name = "pcp->lock",
+						     .rank = FL_RANK_PCP,
+						     .kind = FL_LOCK_SPIN };
 
 static inline int order_to_pindex(unsigned int order)
 {
@@ -88,15 +88,13 @@ static inline void set_buddy_order(struct page *page, unsigned int order, int ni
 	WRITE_ONCE(page->private, (unsigned long)order);
 }
 
-static inline void add_to_free_list(struct page *page, struct zone *zone,
-				    unsigned int order)
+static inline void add_to_free_list(struct page *page, struct zone *zone, unsigned int order)
 {
 	list_add(&page->lru, &zone->free_area[order].free_list);
 	zone->free_area[order].nr_free++;
 }
 
-static inline void del_page_from_free_list(struct page *page, struct zone *zone,
-					   unsigned int order)
+static inline void del_page_from_free_list(struct page *page, struct zone *zone, unsigned int order)
 {
 	list_del(&page->lru);
 	WRITE_ONCE(page->flags, page->flags & ~(1ul << PG_buddy));
@@ -105,8 +103,7 @@ static inline void del_page_from_free_list(struct page *page, struct zone *zone,
 }
 
 /* Split a 2^high block down to 2^low, returning the upper halves. */
-static void expand(struct zone *zone, struct page *page, unsigned int low,
-		   unsigned int high)
+static void expand(struct zone *zone, struct page *page, unsigned int low, unsigned int high)
 {
 	int nid = zone->zone_pgdat->node_id;
 
@@ -148,8 +145,8 @@ found:
 }
 
 /* zone->lock held: return a block and merge it with free buddies. */
-static void __free_one_page(struct page *page, unsigned long pfn,
-			    struct zone *zone, unsigned int order)
+static void __free_one_page(struct page *page, unsigned long pfn, struct zone *zone,
+			    unsigned int order)
 {
 	unsigned long start = zone->zone_start_pfn;
 	unsigned long limit = zone->frontier_pfn;
@@ -173,8 +170,8 @@ static void __free_one_page(struct page *page, unsigned long pfn,
 	add_to_free_list(page, zone, order);
 }
 
-static void free_one_page(struct zone *zone, struct page *page,
-			  unsigned long pfn, unsigned int order)
+static void free_one_page(struct zone *zone, struct page *page, unsigned long pfn,
+			  unsigned int order)
 {
 	spin_lock(&zone->lock);
 	__free_one_page(page, pfn, zone, order);
@@ -183,8 +180,7 @@ static void free_one_page(struct zone *zone, struct page *page,
 }
 
 /* zone->lock taken here: move @count blocks of @order onto @list. */
-static int rmqueue_bulk(struct zone *zone, unsigned int order, int count,
-			struct list_head *list)
+static int rmqueue_bulk(struct zone *zone, unsigned int order, int count, struct list_head *list)
 {
 	int i;
 
@@ -211,8 +207,7 @@ static int nr_pcp_alloc(struct per_cpu_pages *pcp, unsigned int order)
 }
 
 /* pcp->lock held: give @count pages back to the buddy lists, oldest first. */
-static void free_pcppages_bulk(struct zone *zone, int count,
-			       struct per_cpu_pages *pcp)
+static void free_pcppages_bulk(struct zone *zone, int count, struct per_cpu_pages *pcp)
 {
 	static _Thread_local int pindex;
 
@@ -255,8 +250,8 @@ static struct page *rmqueue_pcplist(struct zone *zone, unsigned int order)
 
 		/* we had to go to the zone: a larger high would have avoided it */
 		if (pcp->high < pcp->high_max)
-			pcp->high = pcp->high + pcp->batch < pcp->high_max ?
-					    pcp->high + pcp->batch : pcp->high_max;
+			pcp->high = pcp->high + pcp->batch < pcp->high_max ? pcp->high + pcp->batch
+									   : pcp->high_max;
 
 		pcp->count += got << order;
 		if (!got) {
@@ -297,8 +292,7 @@ static void prep_compound_page(struct page *page, unsigned int order)
 		p->_refcount = 0;
 		p->_tail_pad = 0;
 		/* release: a tail is published only with its head complete */
-		__atomic_store_n(&p->compound_head, (unsigned long)page | 1,
-				 __ATOMIC_RELEASE);
+		__atomic_store_n(&p->compound_head, (unsigned long)page | 1, __ATOMIC_RELEASE);
 	}
 	WRITE_ONCE(page->flags, page->flags | (1ul << PG_head));
 	folio->_flags_1 = order;
@@ -312,8 +306,7 @@ static void prep_compound_page(struct page *page, unsigned int order)
 	}
 }
 
-static __always_inline void prep_new_page(struct page *page, unsigned int order,
-					  gfp_t gfp, int nid)
+static __always_inline void prep_new_page(struct page *page, unsigned int order, gfp_t gfp, int nid)
 {
 	WRITE_ONCE(page->flags, (unsigned long)nid << NODES_PGSHIFT);
 	WRITE_ONCE(page->lru.next, (struct list_head *)NULL);
@@ -394,8 +387,7 @@ static bool free_pages_prepare(struct page *page, unsigned int order)
 
 	if (order && folio_test_anon(folio))
 		mod_mthp_stat((int)order, MTHP_STAT_NR_ANON, -1);
-	if (VM_WARN_ON_ONCE(folio_ref_count(folio) != 0 ||
-			    folio_test_lru(folio) ||
+	if (VM_WARN_ON_ONCE(folio_ref_count(folio) != 0 || folio_test_lru(folio) ||
 			    fl_test_bit(PG_buddy, &page->flags)))
 		return false;
 	VM_BUG_ON(folio_test_partially_mapped(folio));
@@ -417,8 +409,8 @@ static bool free_pages_prepare(struct page *page, unsigned int order)
 }
 
 /* pcp->lock held. */
-static void free_frozen_page_commit(struct zone *zone, struct per_cpu_pages *pcp,
-				    struct page *page, unsigned int order)
+static void free_frozen_page_commit(struct zone *zone, struct per_cpu_pages *pcp, struct page *page,
+				    unsigned int order)
 {
 	list_add(&page->lru, &pcp->lists[order_to_pindex(order)]);
 	pcp->count += 1 << order;
@@ -488,8 +480,7 @@ void free_unref_folios(struct folio_batch *folios)
 			if (!fl_spin_trylock_at(&pcp->lock, &site)) {
 				pcp = NULL;
 				locked_zone = NULL;
-				free_one_page(zone, (struct page *)folio,
-					      folio_pfn(folio), order);
+				free_one_page(zone, (struct page *)folio, folio_pfn(folio), order);
 				continue;
 			}
 		}
@@ -519,12 +510,12 @@ void drain_all_pages(struct zone *zone)
 {
 	int cpu, nid;
 
-	for_each_online_cpu(cpu) {
+	for_each_online_cpu (cpu) {
 		if (zone) {
 			drain_pages_zone(cpu, zone);
 			continue;
 		}
-		for_each_online_node(nid)
+		for_each_online_node (nid)
 			drain_pages_zone(cpu, &NODE_DATA(nid)->node_zones[0]);
 	}
 }
@@ -543,8 +534,7 @@ static int zone_batchsize(unsigned long managed)
 }
 
 /* The kernel's default pcp->high: the zone's low watermark split over its CPUs. */
-static int zone_highsize(unsigned long managed, unsigned long total, int batch,
-			 int cpus)
+static int zone_highsize(unsigned long managed, unsigned long total, int batch, int cpus)
 {
 	unsigned long total_kb = total * (PAGE_SIZE / 1024);
 	unsigned long min_free_kb = (unsigned long)(4.0 * sqrt((double)total_kb));
@@ -556,8 +546,7 @@ static int zone_highsize(unsigned long managed, unsigned long total, int batch,
 		min_free_kb = 262144;
 	min_pages = min_free_kb / (PAGE_SIZE / 1024) * managed / total;
 	low = min_pages + fl_max_ul(min_pages / 4, managed * 10 / 10000);
-	return (int)fl_max_ul(low / (unsigned long)(cpus > 0 ? cpus : 1),
-			      (unsigned long)batch * 4);
+	return (int)fl_max_ul(low / (unsigned long)(cpus > 0 ? cpus : 1), (unsigned long)batch * 4);
 }
 
 /**
@@ -606,7 +595,8 @@ int fl__page_alloc_init(unsigned long nr_pages, int nr_nodes)
 		zone->frontier_pfn = zone->zone_start_pfn;
 		zone->free_pages = (long)per_node;
 		zone->per_cpu_pageset = fl_aligned_alloc(FL_CACHELINE,
-			sizeof(struct per_cpu_pages) * (size_t)cpus);
+							 sizeof(struct per_cpu_pages) *
+								 (size_t)cpus);
 		if (!zone->per_cpu_pageset)
 			goto err;
 		for (cpu = 0; cpu < cpus; cpu++)
@@ -621,8 +611,9 @@ int fl__page_alloc_init(unsigned long nr_pages, int nr_nodes)
 			pcp->batch = zone_batchsize(per_node);
 			pcp->high_min = zone_highsize(per_node, nr_pages, pcp->batch,
 						      node_cpus ? node_cpus : 1);
-			pcp->high_max = (int)fl_max_ul(per_node / 8 / (unsigned long)(node_cpus ? node_cpus : 1),
-						       (unsigned long)pcp->high_min);
+			pcp->high_max = (int)
+				fl_max_ul(per_node / 8 / (unsigned long)(node_cpus ? node_cpus : 1),
+					  (unsigned long)pcp->high_min);
 			pcp->high = pcp->high_min;
 		}
 		fl__lruvec_init(&pgdat->__lruvec, pgdat);
@@ -672,7 +663,7 @@ long fl__page_alloc_check(char *msg, size_t len)
 
 	if (msg && len)
 		msg[0] = '\0';
-	for_each_online_node(nid) {
+	for_each_online_node (nid) {
 		struct zone *zone = &NODE_DATA(nid)->node_zones[0];
 		unsigned long listed = zone_end_pfn(zone) - zone->frontier_pfn;
 		long on_pcp = 0;
@@ -680,12 +671,12 @@ long fl__page_alloc_check(char *msg, size_t len)
 
 		for (o = 0; o < NR_PAGE_ORDERS; o++)
 			listed += zone->free_area[o].nr_free << o;
-		for_each_online_cpu(cpu)
+		for_each_online_cpu (cpu)
 			on_pcp += zone->per_cpu_pageset[cpu].count;
 		if ((long)listed != zone->free_pages && msg && len)
 			snprintf(msg, len,
-				 "node %d: free lists hold %lu pages but free_pages is %ld",
-				 nid, listed, zone->free_pages);
+				 "node %d: free lists hold %lu pages but free_pages is %ld", nid,
+				 listed, zone->free_pages);
 		missing += (long)zone->managed_pages - zone->free_pages - on_pcp;
 	}
 	if (missing && msg && len && !msg[0])
@@ -698,7 +689,7 @@ unsigned long fl__nr_free_pages(void)
 	unsigned long n = 0;
 	int nid;
 
-	for_each_online_node(nid)
+	for_each_online_node (nid)
 		n += (unsigned long)READ_ONCE(NODE_DATA(nid)->node_zones[0].free_pages);
 	return n;
 }

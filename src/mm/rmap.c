@@ -24,8 +24,8 @@
  * anon folio: by @pmd, or by one PTE per page.
  * Context: nobody else can see @folio yet, so plain stores are enough.
  */
-void folio_add_new_anon_rmap(struct folio *folio, struct vm_area_struct *vma,
-			     unsigned long address, int flags, bool pmd)
+void folio_add_new_anon_rmap(struct folio *folio, struct vm_area_struct *vma, unsigned long address,
+			     int flags, bool pmd)
 {
 	unsigned long i, nr = folio_nr_pages(folio);
 	struct pglist_data *pgdat = folio_pgdat(folio);
@@ -95,15 +95,13 @@ void folio_remove_rmap_ptes(struct folio *folio, struct page *page, int nr,
 		folio_mapping_gone(folio, (long)folio_nr_pages(folio));
 		return;
 	}
-	if ((unsigned long)left < folio_nr_pages(folio) &&
-	    !folio_entire_mapcount(folio) && folio_test_anon(folio) &&
-	    !folio_test_partially_mapped(folio))
+	if ((unsigned long)left < folio_nr_pages(folio) && !folio_entire_mapcount(folio) &&
+	    folio_test_anon(folio) && !folio_test_partially_mapped(folio))
 		deferred_split_folio(folio, true);
 }
 
 /* The PMD mapping @folio went away. */
-void folio_remove_rmap_pmd(struct folio *folio, struct page *page,
-			   struct vm_area_struct *vma)
+void folio_remove_rmap_pmd(struct folio *folio, struct page *page, struct vm_area_struct *vma)
 {
 	unsigned long nr = folio_nr_pages(folio);
 	int left;
@@ -117,7 +115,7 @@ void folio_remove_rmap_pmd(struct folio *folio, struct page *page,
 		folio_mapping_gone(folio, (long)nr);
 		return;
 	}
-	if ((unsigned long)left < nr && !folio_entire_mapcount(folio) &&
-	    folio_test_anon(folio) && !folio_test_partially_mapped(folio))
+	if ((unsigned long)left < nr && !folio_entire_mapcount(folio) && folio_test_anon(folio) &&
+	    !folio_test_partially_mapped(folio))
 		deferred_split_folio(folio, true);
 }

@@ -50,20 +50,18 @@ struct lru_cache_policy fl__lru_cache_policy = { .folio_pages = 31, .batch_pages
 bool fl__lru_add_free_dead;
 
 static struct cpu_fbatches *cpu_fbatches;
-static int lru_disable_count; /* atomic */
+static int lru_disable_count;	   /* atomic */
 static unsigned int lru_drain_gen; /* lru_drain_lock; read with acquire */
 
-static const struct fl_lock_class fbatch_lock_class = {
-	.name = "cpu_fbatches.lock", .rank = FL_RANK_LOCAL_LOCK, .kind = FL_LOCK_LOCAL
-};
-static const struct fl_lock_class fbatch_lock_irq_class = {
-	.name = "cpu_fbatches.lock_irq", .rank = FL_RANK_LOCAL_LOCK_IRQ,
-	.kind = FL_LOCK_LOCAL
-};
-static const struct fl_lock_class drain_lock_class = {
-	.name = "lru_add_drain_all.lock", .rank = FL_RANK_DRAIN_MUTEX,
-	.kind = FL_LOCK_MUTEX
-};
+static const struct fl_lock_class fbatch_lock_class = { .name = "cpu_fbatches.lock",
+							.rank = FL_RANK_LOCAL_LOCK,
+							.kind = FL_LOCK_LOCAL };
+static const struct fl_lock_class fbatch_lock_irq_class = { .name = "cpu_fbatches.lock_irq",
+							    .rank = FL_RANK_LOCAL_LOCK_IRQ,
+							    .kind = FL_LOCK_LOCAL };
+static const struct fl_lock_class drain_lock_class = { .name = "lru_add_drain_all.lock",
+						       .rank = FL_RANK_DRAIN_MUTEX,
+						       .kind = FL_LOCK_MUTEX };
 static struct fl_mutex lru_drain_lock = { .sl = { 0, 0, &drain_lock_class } };
 
 int fl__swap_init(void)
@@ -246,8 +244,8 @@ void folio_batch_move_lru(struct folio_batch *fbatch, move_fn_t move_fn)
  * Add @folio to this CPU's batch at @offset in struct cpu_fbatches and
  * flush the batch if the policy says so.
  */
-static void __folio_batch_add_and_move(size_t offset, struct folio *folio,
-				       move_fn_t move_fn, bool irq)
+static void __folio_batch_add_and_move(size_t offset, struct folio *folio, move_fn_t move_fn,
+				       bool irq)
 {
 	struct cpu_fbatches *fbs;
 	struct folio_batch *fbatch;
@@ -260,16 +258,15 @@ static void __folio_batch_add_and_move(size_t offset, struct folio *folio,
 	lock = irq ? &fbs->lock_irq : &fbs->lock;
 	fl_spin_lock_at(lock, irq ? &site_irq : &site);
 	fbatch = (struct folio_batch *)((char *)fbs + offset);
-	if (!folio_batch_add_lru_cache(fbatch, folio) ||
-	    !folio_may_be_lru_cached(folio) || lru_cache_disabled())
+	if (!folio_batch_add_lru_cache(fbatch, folio) || !folio_may_be_lru_cached(folio) ||
+	    lru_cache_disabled())
 		folio_batch_move_lru(fbatch, move_fn);
 	spin_unlock(lock);
 }
 
-#define folio_batch_add_and_move(folio, op)                                    \
-	__folio_batch_add_and_move(offsetof(struct cpu_fbatches, op), (folio), \
-				   op,                                         \
-				   offsetof(struct cpu_fbatches, op) >         \
+#define folio_batch_add_and_move(folio, op)                                                        \
+	__folio_batch_add_and_move(offsetof(struct cpu_fbatches, op), (folio), op,                 \
+				   offsetof(struct cpu_fbatches, op) >                             \
 					   offsetof(struct cpu_fbatches, lock_irq))
 
 /* ---- feeders ---- */
@@ -295,16 +292,15 @@ void folio_add_lru_vma(struct folio *folio, struct vm_area_struct *vma)
 /* Writeback finished on a PG_reclaim folio: rotate it to the inactive tail. */
 void folio_rotate_reclaimable(struct folio *folio)
 {
-	if (folio_test_locked(folio) || folio_test_dirty(folio) ||
-	    folio_test_unevictable(folio) || !folio_test_lru(folio))
+	if (folio_test_locked(folio) || folio_test_dirty(folio) || folio_test_unevictable(folio) ||
+	    !folio_test_lru(folio))
 		return;
 	folio_batch_add_and_move(folio, lru_move_tail);
 }
 
 void folio_activate(struct folio *folio)
 {
-	if (folio_test_active(folio) || folio_test_unevictable(folio) ||
-	    !folio_test_lru(folio))
+	if (folio_test_active(folio) || folio_test_unevictable(folio) || !folio_test_lru(folio))
 		return;
 	folio_batch_add_and_move(folio, lru_activate);
 }
@@ -320,8 +316,7 @@ void deactivate_file_folio(struct folio *folio)
 /* MADV_COLD and friends: active to inactive. */
 void folio_deactivate(struct folio *folio)
 {
-	if (folio_test_unevictable(folio) || !folio_test_lru(folio) ||
-	    !folio_test_active(folio))
+	if (folio_test_unevictable(folio) || !folio_test_lru(folio) || !folio_test_active(folio))
 		return;
 	folio_batch_add_and_move(folio, lru_deactivate);
 }
@@ -329,9 +324,8 @@ void folio_deactivate(struct folio *folio)
 /* MADV_FREE: anon memory reclaim may drop instead of swapping out. */
 void folio_mark_lazyfree(struct folio *folio)
 {
-	if (!folio_test_anon(folio) || !folio_test_swapbacked(folio) ||
-	    !folio_test_lru(folio) || folio_test_swapcache(folio) ||
-	    folio_test_unevictable(folio))
+	if (!folio_test_anon(folio) || !folio_test_swapbacked(folio) || !folio_test_lru(folio) ||
+	    folio_test_swapcache(folio) || folio_test_unevictable(folio))
 		return;
 	folio_batch_add_and_move(folio, lru_lazyfree);
 }
@@ -421,11 +415,9 @@ unsigned int fl__cpu_batches_count(int cpu)
 {
 	struct cpu_fbatches *fbs = &cpu_fbatches[cpu];
 
-	return folio_batch_count(&fbs->lru_add) +
-	       folio_batch_count(&fbs->lru_move_tail) +
+	return folio_batch_count(&fbs->lru_add) + folio_batch_count(&fbs->lru_move_tail) +
 	       folio_batch_count(&fbs->lru_deactivate_file) +
-	       folio_batch_count(&fbs->lru_deactivate) +
-	       folio_batch_count(&fbs->lru_lazyfree) +
+	       folio_batch_count(&fbs->lru_deactivate) + folio_batch_count(&fbs->lru_lazyfree) +
 	       folio_batch_count(&fbs->lru_activate);
 }
 
@@ -455,7 +447,7 @@ static void __lru_add_drain_all(bool force)
 		goto done;
 	/* release: a later caller that sees the new gen sees our drain start */
 	smp_store_release(&lru_drain_gen, lru_drain_gen + 1);
-	for_each_online_cpu(cpu) {
+	for_each_online_cpu (cpu) {
 		if (fl__cpu_batches_count(cpu))
 			lru_add_drain_per_cpu(cpu);
 	}

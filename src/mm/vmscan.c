@@ -14,9 +14,9 @@
 #include <stdio.h>
 #include "internal.h"
 
-static const struct fl_lock_class lru_lock_class = {
-	.name = "lruvec->lru_lock", .rank = FL_RANK_LRU, .kind = FL_LOCK_SPIN
-};
+static const struct fl_lock_class lru_lock_class = { .name = "lruvec->lru_lock",
+						     .rank = FL_RANK_LRU,
+						     .kind = FL_LOCK_SPIN };
 
 void fl__lruvec_init(struct lruvec *lruvec, struct pglist_data *pgdat)
 {
@@ -30,11 +30,9 @@ void fl__lruvec_init(struct lruvec *lruvec, struct pglist_data *pgdat)
 	lruvec->pgdat = pgdat;
 }
 
-static inline void update_lru_size(struct lruvec *lruvec, enum lru_list lru,
-				   long nr_pages)
+static inline void update_lru_size(struct lruvec *lruvec, enum lru_list lru, long nr_pages)
 {
-	WRITE_ONCE(lruvec->nr_pages[lru],
-		   (unsigned long)((long)lruvec->nr_pages[lru] + nr_pages));
+	WRITE_ONCE(lruvec->nr_pages[lru], (unsigned long)((long)lruvec->nr_pages[lru] + nr_pages));
 }
 
 void lruvec_add_folio(struct lruvec *lruvec, struct folio *folio)
@@ -93,7 +91,7 @@ bool fl__lruvec_validate(struct lruvec *lruvec, char *msg, size_t len)
 
 		if (lru == LRU_UNEVICTABLE)
 			continue;
-		list_for_each(pos, &lruvec->lists[lru]) {
+		list_for_each (pos, &lruvec->lists[lru]) {
 			struct folio *folio = list_entry(pos, struct folio, lru);
 
 			if (!folio_test_lru(folio) || (int)folio_lru_list(folio) != lru ||
@@ -101,8 +99,7 @@ bool fl__lruvec_validate(struct lruvec *lruvec, char *msg, size_t len)
 				if (msg)
 					snprintf(msg, len,
 						 "folio pfn %lu on list %d: lru=%d list=%d",
-						 folio_pfn(folio), lru,
-						 folio_test_lru(folio),
+						 folio_pfn(folio), lru, folio_test_lru(folio),
 						 (int)folio_lru_list(folio));
 				ok = false;
 				break;
@@ -111,8 +108,8 @@ bool fl__lruvec_validate(struct lruvec *lruvec, char *msg, size_t len)
 		}
 		if (ok && pages != lruvec->nr_pages[lru]) {
 			if (msg)
-				snprintf(msg, len, "list %d links %lu pages, counts %lu",
-					 lru, pages, lruvec->nr_pages[lru]);
+				snprintf(msg, len, "list %d links %lu pages, counts %lu", lru,
+					 pages, lruvec->nr_pages[lru]);
 			ok = false;
 		}
 	}

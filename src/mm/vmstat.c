@@ -74,8 +74,8 @@ static const char *const fl_stat_names[NR_FL_STAT_ITEMS] = {
 
 int fl__vmstat_init(void)
 {
-	fl__vm_stats = fl_aligned_alloc(FL_CACHELINE, sizeof(*fl__vm_stats) *
-					    (size_t)(nr_cpu_ids_get() + 1));
+	fl__vm_stats = fl_aligned_alloc(FL_CACHELINE,
+					sizeof(*fl__vm_stats) * (size_t)(nr_cpu_ids_get() + 1));
 	if (!fl__vm_stats)
 		return -ENOMEM;
 	memset(fl__vm_stats, 0, sizeof(*fl__vm_stats) * (size_t)(nr_cpu_ids_get() + 1));
@@ -138,7 +138,7 @@ int64_t fl__node_stat_sum(enum node_stat_item item)
 	int64_t s = 0;
 	int nid;
 
-	for_each_online_node(nid)
+	for_each_online_node (nid)
 		s += sum_node(nid, item);
 	return s;
 }
@@ -151,14 +151,14 @@ int fl__vmstat_snapshot(struct fl_counters *c)
 {
 	static const char *const lru_names[NR_LRU_LISTS] = {
 		"nr_inactive_anon", "nr_active_anon", "nr_inactive_file",
-		"nr_active_file", "nr_unevictable",
+		"nr_active_file",   "nr_unevictable",
 	};
 	long lru[NR_LRU_LISTS] = { 0 };
 	int64_t free_pages = 0;
 	char name[FL_NAME_MAX];
 	int nid, i, order, ret = 0;
 
-	for_each_online_node(nid) {
+	for_each_online_node (nid) {
 		struct pglist_data *pgdat = NODE_DATA(nid);
 
 		free_pages += READ_ONCE(pgdat->node_zones[0].free_pages);

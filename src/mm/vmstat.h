@@ -72,14 +72,14 @@ enum mthp_stat_item {
 
 /* Counters the kernel does not have; the model can see them. */
 enum fl_stat_item {
-	FL_LRU_ADD_FLUSH,     /* folio_batch_move_lru() calls on lru_add */
-	FL_LRU_ADD_DEAD,      /* folios only the lru_add batch still held */
+	FL_LRU_ADD_FLUSH,      /* folio_batch_move_lru() calls on lru_add */
+	FL_LRU_ADD_DEAD,       /* folios only the lru_add batch still held */
 	FL_LRU_ADD_FREED_DEAD, /* of those, freed by --lru-add-free-dead */
-	FL_TLB_FORCE_FLUSH,   /* mmu_gather ran out of batches mid-zap */
-	FL_PCP_REFILL,	      /* rmqueue_bulk() calls */
-	FL_PCP_FREE_BULK,     /* free_pcppages_bulk() calls */
-	FL_LIVE_FOLIOS,	      /* gauge: allocated blocks not yet freed */
-	FL_PT_RECLAIM,	      /* empty PTE tables freed by MADV_DONTNEED */
+	FL_TLB_FORCE_FLUSH,    /* mmu_gather ran out of batches mid-zap */
+	FL_PCP_REFILL,	       /* rmqueue_bulk() calls */
+	FL_PCP_FREE_BULK,      /* free_pcppages_bulk() calls */
+	FL_LIVE_FOLIOS,	       /* gauge: allocated blocks not yet freed */
+	FL_PT_RECLAIM,	       /* empty PTE tables freed by MADV_DONTNEED */
 	NR_FL_STAT_ITEMS
 };
 
@@ -107,8 +107,8 @@ static inline void count_vm_event(enum vm_event_item item)
 	count_vm_events(item, 1);
 }
 
-static inline void mod_node_page_state(struct pglist_data *pgdat,
-				       enum node_stat_item item, long delta)
+static inline void mod_node_page_state(struct pglist_data *pgdat, enum node_stat_item item,
+				       long delta)
 {
 	fl_this_cpu_add_s64(&this_cpu_vm_stats()->node[pgdat->node_id][item], delta);
 }

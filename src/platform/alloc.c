@@ -63,8 +63,8 @@ void *fl_reserve(size_t size, bool hugepage_hint)
 
 	if (should_fail())
 		return NULL;
-	p = mmap(NULL, size, PROT_READ | PROT_WRITE,
-		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+		 -1, 0);
 	if (p == MAP_FAILED)
 		return NULL;
 	if (hugepage_hint)

@@ -17,44 +17,42 @@
 #define FL_DEBUG 0
 #endif
 
-void fl__bug(const char *file, int line, const char *cond)
-	__attribute__((noreturn, cold));
+void fl__bug(const char *file, int line, const char *cond) __attribute__((noreturn, cold));
 void fl__warn(const char *file, int line, const char *cond) __attribute__((cold));
 
 #define BUG() fl__bug(__FILE__, __LINE__, "BUG")
-#define BUG_ON(c)                                                              \
-	do {                                                                   \
-		if (unlikely(c))                                               \
-			fl__bug(__FILE__, __LINE__, #c);                       \
+#define BUG_ON(c)                                                                                  \
+	do {                                                                                       \
+		if (unlikely(c))                                                                   \
+			fl__bug(__FILE__, __LINE__, #c);                                           \
 	} while (0)
 
 #if FL_DEBUG >= 1
 #define VM_BUG_ON(c) BUG_ON(c)
 #else
-#define VM_BUG_ON(c)                                                           \
-	do {                                                                   \
-		(void)sizeof(c);                                               \
+#define VM_BUG_ON(c)                                                                               \
+	do {                                                                                       \
+		(void)sizeof(c);                                                                   \
 	} while (0)
 #endif
 
 #if FL_DEBUG >= 3
 #define assert_expensive(c) BUG_ON(!(c))
 #else
-#define assert_expensive(c)                                                    \
-	do {                                                                   \
-		(void)sizeof(c);                                               \
+#define assert_expensive(c)                                                                        \
+	do {                                                                                       \
+		(void)sizeof(c);                                                                   \
 	} while (0)
 #endif
 
 /* Survivable "impossible" state: log once, evaluate to the condition. */
-#define VM_WARN_ON_ONCE(c)                                                     \
-	__extension__({                                                        \
-		static bool fl_warned_;                                        \
-		bool fl_c_ = !!(c);                                            \
-		if (unlikely(fl_c_) && !__atomic_exchange_n(&fl_warned_, true,  \
-							  __ATOMIC_RELAXED))   \
-			fl__warn(__FILE__, __LINE__, #c);                      \
-		fl_c_;                                                         \
+#define VM_WARN_ON_ONCE(c)                                                                         \
+	__extension__({                                                                            \
+		static bool fl_warned_;                                                            \
+		bool fl_c_ = !!(c);                                                                \
+		if (unlikely(fl_c_) && !__atomic_exchange_n(&fl_warned_, true, __ATOMIC_RELAXED))  \
+			fl__warn(__FILE__, __LINE__, #c);                                          \
+		fl_c_;                                                                             \
 	})
 
 #endif /* FL_PLATFORM_BUG_H */

@@ -24,14 +24,13 @@
 #define smp_load_acquire(p) __atomic_load_n((p), __ATOMIC_ACQUIRE)
 #define smp_store_release(p, v) __atomic_store_n((p), (v), __ATOMIC_RELEASE)
 
-#define container_of(ptr, type, member)                                        \
-	((type *)((char *)(ptr) - offsetof(type, member)))
+#define container_of(ptr, type, member) ((type *)((char *)(ptr)-offsetof(type, member)))
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
-#define DIV_ROUND_UP(n, d) (((n) + (d) - 1) / (d))
-#define ALIGN_DOWN(x, a) ((x) & ~((__typeof__(x))(a) - 1))
-#define ALIGN_UP(x, a) (((x) + ((__typeof__(x))(a) - 1)) & ~((__typeof__(x))(a) - 1))
-#define IS_ALIGNED(x, a) (((x) & ((__typeof__(x))(a) - 1)) == 0)
+#define DIV_ROUND_UP(n, d) (((n) + (d)-1) / (d))
+#define ALIGN_DOWN(x, a) ((x) & ~((__typeof__(x))(a)-1))
+#define ALIGN_UP(x, a) (((x) + ((__typeof__(x))(a)-1)) & ~((__typeof__(x))(a)-1))
+#define IS_ALIGNED(x, a) (((x) & ((__typeof__(x))(a)-1)) == 0)
 
 #define FL_CACHELINE 128 /* two lines: x86 adjacent-line prefetch */
 #define __cacheline_aligned __attribute__((aligned(FL_CACHELINE)))
@@ -56,14 +55,12 @@ static inline unsigned long fl_max_ul(unsigned long a, unsigned long b)
 /* Plain per-CPU counter update: the owning CPU is the only writer. */
 static inline void fl_this_cpu_add_u64(uint64_t *p, uint64_t v)
 {
-	__atomic_store_n(p, __atomic_load_n(p, __ATOMIC_RELAXED) + v,
-			 __ATOMIC_RELAXED);
+	__atomic_store_n(p, __atomic_load_n(p, __ATOMIC_RELAXED) + v, __ATOMIC_RELAXED);
 }
 
 static inline void fl_this_cpu_add_s64(int64_t *p, int64_t v)
 {
-	__atomic_store_n(p, __atomic_load_n(p, __ATOMIC_RELAXED) + v,
-			 __ATOMIC_RELAXED);
+	__atomic_store_n(p, __atomic_load_n(p, __ATOMIC_RELAXED) + v, __ATOMIC_RELAXED);
 }
 
 static inline void cpu_relax(void)

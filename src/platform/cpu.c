@@ -53,8 +53,8 @@ int fl_cpu_bind(int cpu)
 		return -EINVAL;
 	if (fl__cpu == cpu)
 		return 0;
-	if (!__atomic_compare_exchange_n(&cpu_owner[cpu], &expected, 1, false,
-					 __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+	if (!__atomic_compare_exchange_n(&cpu_owner[cpu], &expected, 1, false, __ATOMIC_ACQUIRE,
+					 __ATOMIC_RELAXED))
 		return -EBUSY;
 	if (fl__cpu >= 0)
 		fl_cpu_unbind();

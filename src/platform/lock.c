@@ -36,8 +36,7 @@ static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
 int fl__lock_stats_init(int nr_cpus)
 {
 	stats_rows = nr_cpus + 1;
-	fl__lock_stats = fl_calloc((size_t)stats_rows * FL_LOCK_SITES_MAX,
-				   sizeof(*fl__lock_stats));
+	fl__lock_stats = fl_calloc((size_t)stats_rows * FL_LOCK_SITES_MAX, sizeof(*fl__lock_stats));
 	return fl__lock_stats ? 0 : -ENOMEM;
 }
 
@@ -79,8 +78,7 @@ int fl__lock_site_register(struct fl_lock_site *s, const struct fl_lock_class *c
 	return id;
 }
 
-void fl__lock_contended(struct fl_lock_site *s, const struct fl_lock_class *cls,
-			uint64_t wait_ns)
+void fl__lock_contended(struct fl_lock_site *s, const struct fl_lock_class *cls, uint64_t wait_ns)
 {
 	struct fl_lock_stat *st = fl__site_stat(s, cls);
 	uint64_t min = __atomic_load_n(&st->wait_min_ns, __ATOMIC_RELAXED);
@@ -90,14 +88,12 @@ void fl__lock_contended(struct fl_lock_site *s, const struct fl_lock_class *cls,
 	if (wait_ns > __atomic_load_n(&st->wait_max_ns, __ATOMIC_RELAXED))
 		__atomic_store_n(&st->wait_max_ns, wait_ns, __ATOMIC_RELAXED);
 	if (min == 0 || wait_ns < min)
-		__atomic_store_n(&st->wait_min_ns, wait_ns ? wait_ns : 1,
-				 __ATOMIC_RELAXED);
+		__atomic_store_n(&st->wait_min_ns, wait_ns ? wait_ns : 1, __ATOMIC_RELAXED);
 }
 
 #define PARK_TIMEOUT_NS 200000 /* bounds a wake-up missed by the unlock (lock.h) */
 
-static long futex(unsigned int *uaddr, int op, unsigned int val,
-		  const struct timespec *timeout)
+static long futex(unsigned int *uaddr, int op, unsigned int val, const struct timespec *timeout)
 {
 	return syscall(SYS_futex, uaddr, op, val, timeout, NULL, 0);
 }
@@ -113,8 +109,8 @@ void fl__spin_lock_slow(struct fl_spinlock *l, struct fl_lock_site *s)
 		if (__atomic_load_n(&l->val, __ATOMIC_RELAXED) != 0)
 			continue;
 		expected = 0;
-		if (__atomic_compare_exchange_n(&l->val, &expected, 1, false,
-						__ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+		if (__atomic_compare_exchange_n(&l->val, &expected, 1, false, __ATOMIC_ACQUIRE,
+						__ATOMIC_RELAXED))
 			goto acquired;
 	}
 	/* park: announce ourselves, then sleep while the lock stays held */
@@ -123,8 +119,8 @@ void fl__spin_lock_slow(struct fl_spinlock *l, struct fl_lock_site *s)
 		struct timespec ts = { 0, PARK_TIMEOUT_NS };
 
 		expected = 0;
-		if (__atomic_compare_exchange_n(&l->val, &expected, 1, false,
-						__ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+		if (__atomic_compare_exchange_n(&l->val, &expected, 1, false, __ATOMIC_ACQUIRE,
+						__ATOMIC_RELAXED))
 			break;
 		futex(&l->val, FUTEX_WAIT_PRIVATE, 1, &ts);
 	}
@@ -146,8 +142,7 @@ int fl_rwsem_init(struct fl_rwsem *sem, const struct fl_lock_class *cls)
 	sem->cls = cls;
 	pthread_rwlockattr_init(&attr);
 	/* writers must not starve behind a stream of faulting readers */
-	pthread_rwlockattr_setkind_np(&attr,
-				      PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP);
+	pthread_rwlockattr_setkind_np(&attr, PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP);
 	ret = pthread_rwlock_init(&sem->rw, &attr);
 	pthread_rwlockattr_destroy(&attr);
 	return -ret;
@@ -234,8 +229,7 @@ int fl__lock_stats_read(struct fl_lock_row *rows)
 
 			r.st.acquired += __atomic_load_n(&st->acquired, __ATOMIC_RELAXED);
 			r.st.contended += __atomic_load_n(&st->contended, __ATOMIC_RELAXED);
-			r.st.wait_total_ns +=
-				__atomic_load_n(&st->wait_total_ns, __ATOMIC_RELAXED);
+			r.st.wait_total_ns += __atomic_load_n(&st->wait_total_ns, __ATOMIC_RELAXED);
 			if (mx > r.st.wait_max_ns)
 				r.st.wait_max_ns = mx;
 			if (mn && (!r.st.wait_min_ns || mn < r.st.wait_min_ns))
@@ -250,8 +244,8 @@ int fl__lock_stats_read(struct fl_lock_row *rows)
 void fl__lock_stats_reset(void)
 {
 	if (fl__lock_stats)
-		memset(fl__lock_stats, 0, (size_t)stats_rows * FL_LOCK_SITES_MAX *
-						  sizeof(*fl__lock_stats));
+		memset(fl__lock_stats, 0,
+		       (size_t)stats_rows * FL_LOCK_SITES_MAX * sizeof(*fl__lock_stats));
 }
 
 #if FL_DEBUG >= 2
@@ -275,8 +269,7 @@ void fl__witness_acquire(const struct fl_lock_class *cls, const void *lock)
 			fprintf(stderr,
 				"foliolab: lock order violation: taking %s (rank %d) "
 				"while holding %s (rank %d)\n",
-				cls->name, cls->rank, held[i].cls->name,
-				held[i].cls->rank);
+				cls->name, cls->rank, held[i].cls->name, held[i].cls->rank);
 			abort();
 		}
 	}

@@ -90,8 +90,7 @@ int fl__lock_stats_init(int nr_cpus);
 void fl__lock_stats_bind(int cpu);
 void fl__lock_stats_exit(void);
 int fl__lock_site_register(struct fl_lock_site *s, const struct fl_lock_class *cls);
-void fl__lock_contended(struct fl_lock_site *s, const struct fl_lock_class *cls,
-			uint64_t wait_ns);
+void fl__lock_contended(struct fl_lock_site *s, const struct fl_lock_class *cls, uint64_t wait_ns);
 void fl__spin_lock_slow(struct fl_spinlock *l, struct fl_lock_site *s);
 void fl__spin_wake(struct fl_spinlock *l);
 
@@ -99,22 +98,20 @@ void fl__spin_wake(struct fl_spinlock *l);
 void fl__witness_acquire(const struct fl_lock_class *cls, const void *lock);
 void fl__witness_release(const struct fl_lock_class *cls, const void *lock);
 #else
-static inline void fl__witness_acquire(const struct fl_lock_class *cls,
-				       const void *lock)
+static inline void fl__witness_acquire(const struct fl_lock_class *cls, const void *lock)
 {
 	(void)cls;
 	(void)lock;
 }
-static inline void fl__witness_release(const struct fl_lock_class *cls,
-				       const void *lock)
+static inline void fl__witness_release(const struct fl_lock_class *cls, const void *lock)
 {
 	(void)cls;
 	(void)lock;
 }
 #endif
 
-static __always_inline struct fl_lock_stat *
-fl__site_stat(struct fl_lock_site *s, const struct fl_lock_class *cls)
+static __always_inline struct fl_lock_stat *fl__site_stat(struct fl_lock_site *s,
+							  const struct fl_lock_class *cls)
 {
 	int id = __atomic_load_n(&s->id, __ATOMIC_ACQUIRE);
 
@@ -135,35 +132,31 @@ static __always_inline void fl__lock_acquired(struct fl_lock_site *s,
 	fl_this_cpu_add_u64(&st->acquired, 1);
 }
 
-static inline void fl_spin_lock_init(struct fl_spinlock *l,
-				     const struct fl_lock_class *cls)
+static inline void fl_spin_lock_init(struct fl_spinlock *l, const struct fl_lock_class *cls)
 {
 	l->val = 0;
 	l->waiters = 0;
 	l->cls = cls;
 }
 
-static __always_inline void fl_spin_lock_at(struct fl_spinlock *l,
-					    struct fl_lock_site *s)
+static __always_inline void fl_spin_lock_at(struct fl_spinlock *l, struct fl_lock_site *s)
 {
 	unsigned int expected = 0;
 
 	fl__witness_acquire(l->cls, l);
 	/* acquire: the critical section sees the previous holder's writes */
-	if (unlikely(!__atomic_compare_exchange_n(&l->val, &expected, 1, false,
-						  __ATOMIC_ACQUIRE,
+	if (unlikely(!__atomic_compare_exchange_n(&l->val, &expected, 1, false, __ATOMIC_ACQUIRE,
 						  __ATOMIC_RELAXED)))
 		fl__spin_lock_slow(l, s);
 	fl__lock_acquired(s, l->cls);
 }
 
-static __always_inline bool fl_spin_trylock_at(struct fl_spinlock *l,
-					       struct fl_lock_site *s)
+static __always_inline bool fl_spin_trylock_at(struct fl_spinlock *l, struct fl_lock_site *s)
 {
 	unsigned int expected = 0;
 
-	if (!__atomic_compare_exchange_n(&l->val, &expected, 1, false,
-					 __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+	if (!__atomic_compare_exchange_n(&l->val, &expected, 1, false, __ATOMIC_ACQUIRE,
+					 __ATOMIC_RELAXED))
 		return false;
 	fl__witness_acquire(l->cls, l);
 	fl__lock_acquired(s, l->cls);
@@ -199,8 +192,8 @@ static inline void fl_raw_spin_lock(struct fl_spinlock *l)
 {
 	unsigned int expected = 0;
 
-	while (!__atomic_compare_exchange_n(&l->val, &expected, 1, false,
-					    __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
+	while (!__atomic_compare_exchange_n(&l->val, &expected, 1, false, __ATOMIC_ACQUIRE,
+					    __ATOMIC_RELAXED)) {
 		expected = 0;
 		fl_yield();
 	}
@@ -211,10 +204,10 @@ static inline void fl_raw_spin_unlock(struct fl_spinlock *l)
 	__atomic_store_n(&l->val, 0, __ATOMIC_RELEASE);
 }
 
-#define spin_lock(l)                                                           \
-	do {                                                                   \
-		FL_LOCK_SITE(fl_site_);                                        \
-		fl_spin_lock_at((l), &fl_site_);                               \
+#define spin_lock(l)                                                                               \
+	do {                                                                                       \
+		FL_LOCK_SITE(fl_site_);                                                            \
+		fl_spin_lock_at((l), &fl_site_);                                                   \
 	} while (0)
 #define spin_unlock(l) fl_spin_unlock(l)
 /* The kernel's _irq/_irqsave variants: userspace has no IRQs to mask. */
@@ -239,15 +232,15 @@ void fl_down_write_at(struct fl_rwsem *sem, struct fl_lock_site *s);
 void fl_up_read(struct fl_rwsem *sem);
 void fl_up_write(struct fl_rwsem *sem);
 
-#define down_read(sem)                                                         \
-	do {                                                                   \
-		FL_LOCK_SITE_READ(fl_site_);                                   \
-		fl_down_read_at((sem), &fl_site_);                             \
+#define down_read(sem)                                                                             \
+	do {                                                                                       \
+		FL_LOCK_SITE_READ(fl_site_);                                                       \
+		fl_down_read_at((sem), &fl_site_);                                                 \
 	} while (0)
-#define down_write(sem)                                                        \
-	do {                                                                   \
-		FL_LOCK_SITE(fl_site_);                                        \
-		fl_down_write_at((sem), &fl_site_);                            \
+#define down_write(sem)                                                                            \
+	do {                                                                                       \
+		FL_LOCK_SITE(fl_site_);                                                            \
+		fl_down_write_at((sem), &fl_site_);                                                \
 	} while (0)
 #define up_read(sem) fl_up_read(sem)
 #define up_write(sem) fl_up_write(sem)

@@ -64,8 +64,8 @@ struct fl_thread_handle;
  * @pin_host_cpu: host CPU to pin to, or -1 for no pinning.
  * Return: handle or NULL on failure (errno-style code in *@err).
  */
-struct fl_thread_handle *fl__thread_start(void (*fn)(void *), void *arg,
-					  int cpu, int pin_host_cpu, int *err);
+struct fl_thread_handle *fl__thread_start(void (*fn)(void *), void *arg, int cpu, int pin_host_cpu,
+					  int *err);
 void fl__thread_join(struct fl_thread_handle *h);
 
 /* thread.c: give the host CPU away while waiting for another thread */

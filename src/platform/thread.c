@@ -38,8 +38,8 @@ static void *thread_main(void *p)
 	return NULL;
 }
 
-struct fl_thread_handle *fl__thread_start(void (*fn)(void *), void *arg,
-					  int cpu, int pin_host_cpu, int *err)
+struct fl_thread_handle *fl__thread_start(void (*fn)(void *), void *arg, int cpu, int pin_host_cpu,
+					  int *err)
 {
 	struct fl_thread_handle *h = fl_calloc(1, sizeof(*h));
 	int ret;

@@ -73,8 +73,9 @@ static void put_result(FILE *f, const struct fl_result *r)
 		put_kv_str(f, "name", l->name, true);
 		put_kv_str(f, "site", l->site, true);
 		put_kv_str(f, "kind", l->kind, true);
-		fprintf(f, "\"acquired\": %llu, \"contended\": %llu, \"avg_wait_ns\": %llu, "
-			   "\"total_wait_ns\": %llu, \"max_wait_ns\": %llu, \"min_wait_ns\": %llu}",
+		fprintf(f,
+			"\"acquired\": %llu, \"contended\": %llu, \"avg_wait_ns\": %llu, "
+			"\"total_wait_ns\": %llu, \"max_wait_ns\": %llu, \"min_wait_ns\": %llu}",
 			(unsigned long long)l->acquired, (unsigned long long)l->contended,
 			(unsigned long long)(l->contended ? l->wait_total_ns / l->contended : 0),
 			(unsigned long long)l->wait_total_ns, (unsigned long long)l->wait_max_ns,

@@ -37,8 +37,8 @@ static struct mm_struct *thread_mm(struct fl_thread *th)
 	return ((struct model_proc *)th->proc)->mm;
 }
 
-static int model_open(const struct fl_target_config *cfg, struct fl_target **out,
-		      char *err, size_t len)
+static int model_open(const struct fl_target_config *cfg, struct fl_target **out, char *err,
+		      size_t len)
 {
 	struct fl_mm_config mc = {
 		.nr_pages = (unsigned long)(cfg->mem_bytes / PAGE_SIZE),
@@ -98,8 +98,8 @@ static void model_close(struct fl_target *t)
 	fl_free(t);
 }
 
-static int model_set_knob(struct fl_target *t, const char *name, const char *value,
-			  char *err, size_t len)
+static int model_set_knob(struct fl_target *t, const char *name, const char *value, char *err,
+			  size_t len)
 {
 	(void)t;
 	return fl__mm_knob_set(name, value, err, len);
@@ -226,8 +226,7 @@ static int model_run_tasks(struct fl_target *t, struct fl_proc **procs, int n,
 	return started == n ? 0 : ret;
 }
 
-static int model_mmap(struct fl_thread *th, uint64_t len, int prot, int flags,
-		      uint64_t *addr)
+static int model_mmap(struct fl_thread *th, uint64_t len, int prot, int flags, uint64_t *addr)
 {
 	unsigned long vm_flags = 0, a;
 	int ret;
@@ -263,8 +262,8 @@ static int model_madvise(struct fl_thread *th, uint64_t addr, uint64_t len, int 
 	return do_madvise(thread_mm(th), (unsigned long)addr, (size_t)len, map[advice]);
 }
 
-static int model_write(struct fl_thread *th, uint64_t addr, uint64_t len,
-		       uint64_t stride, uint64_t tag, uint64_t tag_step)
+static int model_write(struct fl_thread *th, uint64_t addr, uint64_t len, uint64_t stride,
+		       uint64_t tag, uint64_t tag_step)
 {
 	struct mm_struct *mm = thread_mm(th);
 	uint64_t off;
@@ -281,8 +280,8 @@ static int model_write(struct fl_thread *th, uint64_t addr, uint64_t len,
 	return 0;
 }
 
-static int model_read(struct fl_thread *th, uint64_t addr, uint64_t len,
-		      uint64_t stride, uint64_t *tags, uint64_t *sum)
+static int model_read(struct fl_thread *th, uint64_t addr, uint64_t len, uint64_t stride,
+		      uint64_t *tags, uint64_t *sum)
 {
 	struct mm_struct *mm = thread_mm(th);
 	uint64_t off, s = 0, tag;

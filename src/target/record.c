@@ -22,8 +22,7 @@ const struct fl_target_ops *fl__target_find(const char *name)
 	return NULL;
 }
 
-int fl_run_threads(struct fl_proc *p, int n, void (*fn)(struct fl_thread *th, void *arg),
-		   void *arg)
+int fl_run_threads(struct fl_proc *p, int n, void (*fn)(struct fl_thread *th, void *arg), void *arg)
 {
 	struct fl_proc **procs;
 	int i, ret;
@@ -68,8 +67,7 @@ FL_API int fl_counters_set(struct fl_counters *c, const char *name, int64_t valu
 	return 0;
 }
 
-FL_API const struct fl_counter *fl_counters_find(const struct fl_counters *c,
-						 const char *name)
+FL_API const struct fl_counter *fl_counters_find(const struct fl_counters *c, const char *name)
 {
 	int i;
 
@@ -101,8 +99,8 @@ FL_API int fl_locks_add(struct fl_locks *l, const struct fl_lock_stat_row *row)
 	return 0;
 }
 
-FL_API const struct fl_lock_stat_row *fl_locks_find(const struct fl_locks *l,
-						    const char *cls, const char *site)
+FL_API const struct fl_lock_stat_row *fl_locks_find(const struct fl_locks *l, const char *cls,
+						    const char *site)
 {
 	int i;
 
@@ -186,8 +184,7 @@ FL_API const char *fl_result_param(const struct fl_result *res, const char *name
 	return NULL;
 }
 
-FL_API const struct fl_metric *fl_result_metric(const struct fl_result *res,
-						const char *name)
+FL_API const struct fl_metric *fl_result_metric(const struct fl_result *res, const char *name)
 {
 	int i;
 
@@ -215,11 +212,28 @@ FL_API int fl_parse_size(const char *s, uint64_t *out)
 	if (errno || end == s)
 		return -EINVAL;
 	switch (*end) {
-	case 'k': case 'K': shift = 10; end++; break;
-	case 'm': case 'M': shift = 20; end++; break;
-	case 'g': case 'G': shift = 30; end++; break;
-	case 't': case 'T': shift = 40; end++; break;
-	default: break;
+	case 'k':
+	case 'K':
+		shift = 10;
+		end++;
+		break;
+	case 'm':
+	case 'M':
+		shift = 20;
+		end++;
+		break;
+	case 'g':
+	case 'G':
+		shift = 30;
+		end++;
+		break;
+	case 't':
+	case 'T':
+		shift = 40;
+		end++;
+		break;
+	default:
+		break;
 	}
 	if (shift && (!strcmp(end, "iB") || !strcmp(end, "B")))
 		end += strlen(end);

@@ -55,13 +55,13 @@ struct fl_target_config {
 
 struct fl_target_ops {
 	const char *name;
-	int (*open)(const struct fl_target_config *cfg, struct fl_target **out,
-		    char *err, size_t len);
+	int (*open)(const struct fl_target_config *cfg, struct fl_target **out, char *err,
+		    size_t len);
 	/* after the workload: settle the machine; non-zero if its checks fail */
 	int (*quiesce)(struct fl_target *t, char *err, size_t len);
 	void (*close)(struct fl_target *t);
-	int (*set_knob)(struct fl_target *t, const char *name, const char *value,
-			char *err, size_t len);
+	int (*set_knob)(struct fl_target *t, const char *name, const char *value, char *err,
+			size_t len);
 	int (*knobs)(struct fl_target *t, struct fl_knobs *out);
 	int (*counters)(struct fl_target *t, struct fl_counters *out);
 	int (*locks)(struct fl_target *t, struct fl_locks *out);
@@ -71,8 +71,7 @@ struct fl_target_ops {
 	/* run @fn in @n threads at once, thread i in process @procs[i], on CPU i */
 	int (*run_tasks)(struct fl_target *t, struct fl_proc **procs, int n,
 			 void (*fn)(struct fl_thread *th, void *arg), void *arg);
-	int (*mmap)(struct fl_thread *th, uint64_t len, int prot, int flags,
-		    uint64_t *addr);
+	int (*mmap)(struct fl_thread *th, uint64_t len, int prot, int flags, uint64_t *addr);
 	int (*munmap)(struct fl_thread *th, uint64_t addr, uint64_t len);
 	int (*madvise)(struct fl_thread *th, uint64_t addr, uint64_t len, int advice);
 	/* store tag + i * tag_step into the page at addr + i * stride, i < len / stride */
@@ -100,8 +99,7 @@ static inline struct fl_target *fl_thread_target(struct fl_thread *th)
 int fl_run_threads(struct fl_proc *p, int n, void (*fn)(struct fl_thread *th, void *arg),
 		   void *arg);
 
-static inline int fl_mmap(struct fl_thread *th, uint64_t len, int prot, int flags,
-			  uint64_t *addr)
+static inline int fl_mmap(struct fl_thread *th, uint64_t len, int prot, int flags, uint64_t *addr)
 {
 	return fl_thread_target(th)->ops->mmap(th, len, prot, flags, addr);
 }
@@ -111,20 +109,19 @@ static inline int fl_munmap(struct fl_thread *th, uint64_t addr, uint64_t len)
 	return fl_thread_target(th)->ops->munmap(th, addr, len);
 }
 
-static inline int fl_madvise(struct fl_thread *th, uint64_t addr, uint64_t len,
-			     int advice)
+static inline int fl_madvise(struct fl_thread *th, uint64_t addr, uint64_t len, int advice)
 {
 	return fl_thread_target(th)->ops->madvise(th, addr, len, advice);
 }
 
-static inline int fl_write(struct fl_thread *th, uint64_t addr, uint64_t len,
-			   uint64_t stride, uint64_t tag, uint64_t tag_step)
+static inline int fl_write(struct fl_thread *th, uint64_t addr, uint64_t len, uint64_t stride,
+			   uint64_t tag, uint64_t tag_step)
 {
 	return fl_thread_target(th)->ops->write(th, addr, len, stride, tag, tag_step);
 }
 
-static inline int fl_read(struct fl_thread *th, uint64_t addr, uint64_t len,
-			  uint64_t stride, uint64_t *tags, uint64_t *sum)
+static inline int fl_read(struct fl_thread *th, uint64_t addr, uint64_t len, uint64_t stride,
+			  uint64_t *tags, uint64_t *sum)
 {
 	return fl_thread_target(th)->ops->read(th, addr, len, stride, tags, sum);
 }

@@ -124,11 +124,13 @@ static int mb_run(struct fl_wl_ctx *ctx, const void *params)
 }
 
 const struct fl_workload fl__wl_lru_microbench = {
-	.info = {
-		.name = "lru-microbench",
-		.summary = "the seed's LRU microbenchmark: threads write one byte per 4 KiB, then MADV_DONTNEED, in a loop",
-		.params = mb_param_info,
-	},
+	.info =
+		{
+			.name = "lru-microbench",
+			.summary = "the seed's LRU microbenchmark: threads write one byte per 4 "
+				   "KiB, then MADV_DONTNEED, in a loop",
+			.params = mb_param_info,
+		},
 	.params_size = sizeof(struct mb_params),
 	.parse = mb_parse,
 	.nr_threads = mb_threads,

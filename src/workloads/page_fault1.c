@@ -59,7 +59,8 @@ static int pf1_parse(const struct fl_config *cfg, void *params, char *err, size_
 	if (!ret)
 		ret = fl__param_size(cfg, wi, "size", 4096, 64ull << 30, &p->size, err, len);
 	if (!ret && p->size % 4096) {
-		snprintf(err, len, "--size %s: must be a multiple of 4K", fl_config_param(cfg, "size"));
+		snprintf(err, len, "--size %s: must be a multiple of 4K",
+			 fl_config_param(cfg, "size"));
 		ret = -EINVAL;
 	}
 	if (!ret && mode && strcmp(mode, "threads") && strcmp(mode, "processes")) {
@@ -173,11 +174,13 @@ out:
 }
 
 const struct fl_workload fl__wl_page_fault1 = {
-	.info = {
-		.name = "page-fault1",
-		.summary = "will-it-scale page_fault1: map 128 MiB, write every page, unmap, repeat",
-		.params = pf1_param_info,
-	},
+	.info =
+		{
+			.name = "page-fault1",
+			.summary = "will-it-scale page_fault1: map 128 MiB, write every page, "
+				   "unmap, repeat",
+			.params = pf1_param_info,
+		},
 	.params_size = sizeof(struct pf1_params),
 	.parse = pf1_parse,
 	.nr_threads = pf1_threads,

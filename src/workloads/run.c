@@ -22,7 +22,7 @@
 #include "workload.h"
 
 #define PARAMS_MAX 256
-#define ALIGN_UP_U64(x, a) (((x) + (a) - 1) / (a) * (a))
+#define ALIGN_UP_U64(x, a) (((x) + (a)-1) / (a) * (a))
 
 static const struct fl_workload *const workloads[] = {
 	&fl__wl_lru_microbench,
@@ -58,8 +58,7 @@ FL_API const struct fl_workload_info *fl_workload_find(const char *name)
 	return wl ? &wl->info : NULL;
 }
 
-void fl__add_metric(struct fl_result *res, const char *name, const char *unit,
-		    double value)
+void fl__add_metric(struct fl_result *res, const char *name, const char *unit, double value)
 {
 	struct fl_metric *m;
 
@@ -71,8 +70,8 @@ void fl__add_metric(struct fl_result *res, const char *name, const char *unit,
 	m->value = value;
 }
 
-static const char *param_value(const struct fl_config *cfg,
-			       const struct fl_workload_info *wi, const char *name)
+static const char *param_value(const struct fl_config *cfg, const struct fl_workload_info *wi,
+			       const char *name)
 {
 	const char *v = fl_config_param(cfg, name);
 	const struct fl_workload_param_info *pi;
@@ -85,8 +84,8 @@ static const char *param_value(const struct fl_config *cfg,
 	return NULL;
 }
 
-int fl__param_int(const struct fl_config *cfg, const struct fl_workload_info *wi,
-		  const char *name, long lo, long hi, long *out, char *err, size_t len)
+int fl__param_int(const struct fl_config *cfg, const struct fl_workload_info *wi, const char *name,
+		  long lo, long hi, long *out, char *err, size_t len)
 {
 	const char *s = param_value(cfg, wi, name);
 	char *end;
@@ -103,9 +102,8 @@ int fl__param_int(const struct fl_config *cfg, const struct fl_workload_info *wi
 	return 0;
 }
 
-int fl__param_size(const struct fl_config *cfg, const struct fl_workload_info *wi,
-		   const char *name, uint64_t lo, uint64_t hi, uint64_t *out, char *err,
-		   size_t len)
+int fl__param_size(const struct fl_config *cfg, const struct fl_workload_info *wi, const char *name,
+		   uint64_t lo, uint64_t hi, uint64_t *out, char *err, size_t len)
 {
 	const char *s = param_value(cfg, wi, name);
 	char a[32], b[32];
@@ -123,8 +121,7 @@ int fl__param_size(const struct fl_config *cfg, const struct fl_workload_info *w
 }
 
 int fl__param_double(const struct fl_config *cfg, const struct fl_workload_info *wi,
-		     const char *name, double lo, double hi, double *out, char *err,
-		     size_t len)
+		     const char *name, double lo, double hi, double *out, char *err, size_t len)
 {
 	const char *s = param_value(cfg, wi, name);
 	char *end;
@@ -132,8 +129,8 @@ int fl__param_double(const struct fl_config *cfg, const struct fl_workload_info 
 
 	v = s ? strtod(s, &end) : 0;
 	if (!s || !*s || *end || !(v >= lo && v <= hi)) {
-		snprintf(err, len, "--%s %s: accepted a number %g..%g", name,
-			 s ? s : "(none)", lo, hi);
+		snprintf(err, len, "--%s %s: accepted a number %g..%g", name, s ? s : "(none)", lo,
+			 hi);
 		return -EINVAL;
 	}
 	*out = v;
@@ -215,10 +212,12 @@ static int make_plan(const struct fl_config *cfg, struct plan *pl, char *err, si
 	unit = (4ull << 20) * (uint64_t)nodes;
 	if (cfg->mem_bytes) {
 		if (cfg->mem_bytes < pl->needed || cfg->mem_bytes < unit) {
-			fl_format_size(ALIGN_UP_U64(pl->needed > unit ? pl->needed : unit, 1ull << 20),
+			fl_format_size(ALIGN_UP_U64(pl->needed > unit ? pl->needed : unit,
+						    1ull << 20),
 				       need, sizeof(need));
 			fl_format_size(cfg->mem_bytes, have, sizeof(have));
-			snprintf(err, len, "--mem %s is too small: %s with these options needs at least %s",
+			snprintf(err, len,
+				 "--mem %s is too small: %s with these options needs at least %s",
 				 have, cfg->workload, need);
 			return -EINVAL;
 		}
@@ -229,7 +228,8 @@ static int make_plan(const struct fl_config *cfg, struct plan *pl, char *err, si
 		 * of a real machine rather than of a tiny zone; untouched memory
 		 * costs the model nothing.
 		 */
-		pl->tcfg.mem_bytes = ALIGN_UP_U64(pl->needed + pl->needed / 4 + (64ull << 20), unit);
+		pl->tcfg.mem_bytes = ALIGN_UP_U64(pl->needed + pl->needed / 4 + (64ull << 20),
+						  unit);
 		if (pl->tcfg.mem_bytes < (4ull << 30))
 			pl->tcfg.mem_bytes = ALIGN_UP_U64(4ull << 30, unit);
 	}
@@ -238,8 +238,7 @@ static int make_plan(const struct fl_config *cfg, struct plan *pl, char *err, si
 	return 0;
 }
 
-static int apply_knobs(struct fl_target *t, const struct fl_config *cfg, char *err,
-		       size_t len)
+static int apply_knobs(struct fl_target *t, const struct fl_config *cfg, char *err, size_t len)
 {
 	int i, ret;
 
@@ -305,8 +304,9 @@ static void *progress_main(void *arg)
 		shown = true;
 		if (pg->ctx->progress_total)
 			fprintf(stderr, "\r%s: %3.0f%% %6.1f s", pg->name,
-				100.0 * (double)__atomic_load_n(&pg->ctx->progress_done,
-								 __ATOMIC_RELAXED) /
+				100.0 *
+					(double)__atomic_load_n(&pg->ctx->progress_done,
+								__ATOMIC_RELAXED) /
 					(double)pg->ctx->progress_total,
 				now - t0);
 		else
@@ -344,8 +344,7 @@ static int counter_deltas(struct fl_result *res, const struct fl_counters *befor
 	return 0;
 }
 
-FL_API int fl_run(const struct fl_config *cfg, struct fl_result *res, char *err,
-		  size_t errlen)
+FL_API int fl_run(const struct fl_config *cfg, struct fl_result *res, char *err, size_t errlen)
 {
 	struct fl_counters before = { 0 }, after = { 0 };
 	struct rusage ru0, ru1;

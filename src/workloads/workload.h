@@ -37,17 +37,14 @@ static inline void fl_progress(struct fl_wl_ctx *ctx, uint64_t n)
 	__atomic_fetch_add(&ctx->progress_done, n, __ATOMIC_RELAXED);
 }
 
-void fl__add_metric(struct fl_result *res, const char *name, const char *unit,
-		    double value);
+void fl__add_metric(struct fl_result *res, const char *name, const char *unit, double value);
 
 /* param helpers: the value of --NAME (or its default), range-checked */
-int fl__param_int(const struct fl_config *cfg, const struct fl_workload_info *wi,
-		  const char *name, long lo, long hi, long *out, char *err, size_t len);
-int fl__param_size(const struct fl_config *cfg, const struct fl_workload_info *wi,
-		   const char *name, uint64_t lo, uint64_t hi, uint64_t *out, char *err,
-		   size_t len);
+int fl__param_int(const struct fl_config *cfg, const struct fl_workload_info *wi, const char *name,
+		  long lo, long hi, long *out, char *err, size_t len);
+int fl__param_size(const struct fl_config *cfg, const struct fl_workload_info *wi, const char *name,
+		   uint64_t lo, uint64_t hi, uint64_t *out, char *err, size_t len);
 int fl__param_double(const struct fl_config *cfg, const struct fl_workload_info *wi,
-		     const char *name, double lo, double hi, double *out, char *err,
-		     size_t len);
+		     const char *name, double lo, double hi, double *out, char *err, size_t len);
 
 #endif /* FL_WORKLOADS_WORKLOAD_H */

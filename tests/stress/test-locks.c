@@ -166,7 +166,7 @@ static bool test_twenty_threads_make_progress(void)
 	return true;
 }
 
-static int readers_in; /* atomic */
+static int readers_in;	/* atomic */
 static int max_readers; /* atomic */
 
 static void *reader(void *arg)

@@ -80,7 +80,8 @@ static void *churn_main(void *p)
 		for (i = 0; i < 4 && c->ok; i++)
 			c->ok = do_mmap(c->mm, len, VM_READ | VM_WRITE, &a[i]) == 0;
 		for (i = 0; i < 400 && c->ok; i++) {
-			unsigned long v = a[next(c) % 4], off = (next(c) % (len / PAGE_SIZE)) * PAGE_SIZE;
+			unsigned long v = a[next(c) % 4],
+				      off = (next(c) % (len / PAGE_SIZE)) * PAGE_SIZE;
 			unsigned long n = (next(c) % 64 + 1) * PAGE_SIZE;
 			unsigned long k;
 
@@ -140,7 +141,7 @@ static bool test_mixed_churn_shared_mm(void)
 		pthread_barrier_wait(&barrier);
 		/* quiescent: drain, then every LRU page belongs to a mapped folio */
 		lru_add_drain_all();
-		for_each_online_node(nid) {
+		for_each_online_node (nid) {
 			struct lruvec *lv = &NODE_DATA(nid)->__lruvec;
 			char msg[200];
 			int l;

@@ -165,5 +165,4 @@ static bool test_huge_machine_boots(void)
 
 TEST_MAIN(TEST(test_buddy_split_then_merge), TEST(test_buddy_merge_needs_both),
 	  TEST(test_pcp_refill_and_drain), TEST(test_pcp_high_frees_in_batches),
-	  TEST(test_node_fallback), TEST(test_leak_is_reported),
-	  TEST(test_huge_machine_boots))
+	  TEST(test_node_fallback), TEST(test_leak_is_reported), TEST(test_huge_machine_boots))

@@ -57,9 +57,9 @@ static bool fill(unsigned long a, unsigned long len)
 
 /* The gather's rule: entries per item, a new batch when nr >= max - 1. */
 struct gather_sim {
-	int batches;	/* batch pages allocated */
-	int forced;	/* flushes forced by running out of batches */
-	int put_calls;	/* folios_put_refs() calls at flush time */
+	int batches;   /* batch pages allocated */
+	int forced;    /* flushes forced by running out of batches */
+	int put_calls; /* folios_put_refs() calls at flush time */
 };
 
 static void sim_flush(int *nr, int nbatches_used, struct gather_sim *g)
