@@ -76,14 +76,17 @@ $(B)/bench/%: bench/%.c $(LIB)
 # The default job: the LRU-cache policies side by side on the seed's
 # microbenchmark with 16K mTHP.
 run: $(PROG)
-	$(PROG) compare lru-microbench --threads 2 --loops 200 --mthp 16K=always \
+	$(PROG) compare lru-microbench --threads 2 --loops 1000 --mthp 16K=always \
 		--lru-cache=order0,max16,pages31
 
+# prove runs the TAP tests; without perl's prove, tests/tap-all does it.
+PROVE := $(if $(shell command -v prove 2>/dev/null),prove --exec tests/tap-run,tests/tap-all)
+
 check: $(TESTS) $(PROG)
-	FOLIOLAB=$(abspath $(PROG)) prove --exec tests/tap-run $(TESTS) $(SCRIPT_TESTS)
+	FOLIOLAB=$(abspath $(PROG)) $(PROVE) $(TESTS) $(SCRIPT_TESTS)
 
 check-stress: $(STRESS_TESTS)
-	prove --exec tests/tap-run $(STRESS_TESTS)
+	$(PROVE) $(STRESS_TESTS)
 
 bench: $(BENCHES)
 	@for b in $(BENCHES); do $$b || exit 1; done

@@ -222,9 +222,9 @@ void report_run(FILE *f, const struct fl_result *r)
 static void ratio(FILE *f, double base, double v)
 {
 	if (base == 0)
-		fprintf(f, " %10s", v == 0 ? "=" : "-");
+		fprintf(f, " %15s", v == 0 ? "=" : "-");
 	else
-		fprintf(f, " %9.2fx", v / base);
+		fprintf(f, " %14.2fx", v / base);
 }
 
 static void cmp_row(FILE *f, const char *name, const double *v, int nr, bool integer)
@@ -266,7 +266,7 @@ void report_compare(FILE *f, const struct fl_result *r, int nr)
 		fprintf(f, " %14.14s", r[j].label);
 	for (j = 1; j < nr; j++) {
 		snprintf(name, sizeof(name), "%s/%s", r[j].label, r[0].label);
-		fprintf(f, " %10.10s", name);
+		fprintf(f, " %15.15s", name);
 	}
 	fputc('\n', f);
 	for (j = 0; j < nr; j++)
