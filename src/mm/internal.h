@@ -68,12 +68,13 @@ static inline struct lruvec *folio_lruvec(const struct folio *folio)
 
 static inline enum lru_list folio_lru_list(const struct folio *folio)
 {
+	unsigned long flags = READ_ONCE(folio->flags); /* one load for three bits */
 	enum lru_list lru;
 
-	if (folio_test_unevictable(folio))
+	if (flags & (1ul << PG_unevictable))
 		return LRU_UNEVICTABLE;
-	lru = folio_test_swapbacked(folio) ? LRU_INACTIVE_ANON : LRU_INACTIVE_FILE;
-	if (folio_test_active(folio))
+	lru = (flags & (1ul << PG_swapbacked)) ? LRU_INACTIVE_ANON : LRU_INACTIVE_FILE;
+	if (flags & (1ul << PG_active))
 		lru += LRU_ACTIVE;
 	return lru;
 }
@@ -117,19 +118,22 @@ static inline bool folio_may_be_lru_cached(const struct folio *folio)
 }
 
 /**
- * folio_batch_add_lru_cache() - append @folio and count its pages.
+ * folio_batch_add_lru_cache() - append @folio, of @nr_pages pages, and
+ * count its pages (saturating at 255).
  * Return: 0 when the batch must be flushed now (slots full, or more pages
  * than the policy's batch cap), else the slots left.
  */
-static inline unsigned int folio_batch_add_lru_cache(struct folio_batch *fb, struct folio *folio)
+static inline unsigned int folio_batch_add_lru_cache(struct folio_batch *fb,
+						     struct folio *folio,
+						     unsigned long nr_pages)
 {
-	unsigned long pages = fb->nr_pages + folio_nr_pages(folio);
+	unsigned long pages = fb->nr_pages + nr_pages;
 	unsigned int cap = fl__lru_cache_policy.batch_pages;
 
 	fb->nr_pages = (unsigned char)(pages > 255 ? 255 : pages);
 	if (!folio_batch_add(fb, folio))
 		return 0;
-	if (cap && fb->nr_pages > cap)
+	if (cap && pages > cap)
 		return 0;
 	return folio_batch_space(fb);
 }

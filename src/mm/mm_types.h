@@ -305,8 +305,11 @@ struct vm_area_struct {
 
 enum mm_counter { MM_FILEPAGES, MM_ANONPAGES, MM_SWAPENTS, MM_SHMEMPAGES, NR_MM_COUNTERS };
 
+/* What each CPU keeps of an mm: its rss deltas and its last VMA found. */
 struct mm_rss_cpu {
 	int64_t count[NR_MM_COUNTERS];
+	struct vm_area_struct *vma_hint; /* valid while vma_seq == hint_seq */
+	unsigned int hint_seq;
 } __cacheline_aligned;
 
 struct mm_struct {

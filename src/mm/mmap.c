@@ -231,12 +231,17 @@ struct vm_area_struct *fl__mm_vma(struct mm_struct *mm, int i)
 struct vm_area_struct *lock_vma_under_rcu(struct mm_struct *mm, unsigned long addr)
 {
 	unsigned int seq = __atomic_load_n(&mm->vma_seq, __ATOMIC_ACQUIRE);
+	struct mm_rss_cpu *pc = &mm->rss[smp_processor_id()];
 	struct vm_area_struct **v, *vma;
 	struct vma_array *arr;
 	int n, i;
 
 	if (seq & 1)
 		goto abort;
+	/* this CPU's last VMA, if the set has not changed since: no search */
+	vma = pc->vma_hint;
+	if (vma && pc->hint_seq == seq && addr >= vma_start(vma) && addr < vma_end(vma))
+		goto found;
 	v = __atomic_load_n(&mm->vmas, __ATOMIC_ACQUIRE);
 	arr = (struct vma_array *)((char *)v - offsetof(struct vma_array, v));
 	n = __atomic_load_n(&mm->nr_vmas, __ATOMIC_ACQUIRE);
@@ -246,6 +251,9 @@ struct vm_area_struct *lock_vma_under_rcu(struct mm_struct *mm, unsigned long ad
 	if (i >= n)
 		goto abort;
 	vma = __atomic_load_n(&v[i], __ATOMIC_RELAXED);
+	pc->vma_hint = vma;
+	pc->hint_seq = seq;
+found:
 	if (!vma_start_read(vma))
 		goto abort;
 	/*

@@ -306,16 +306,17 @@ static void prep_compound_page(struct page *page, unsigned int order)
 	}
 }
 
+/*
+ * Free pages come back clean (free_pages_prepare() clears mapping, private
+ * and mapcount; the free lists clear PG_buddy and the order): only the
+ * flags and the reference need setting. lru keeps a list pointer, whose
+ * clear low bit is all compound_head() needs of a head page.
+ */
 static __always_inline void prep_new_page(struct page *page, unsigned int order, gfp_t gfp, int nid)
 {
+	VM_BUG_ON(page->mapping || READ_ONCE(page->private) || page->_mapcount ||
+		  page->memcg_data);
 	WRITE_ONCE(page->flags, (unsigned long)nid << NODES_PGSHIFT);
-	WRITE_ONCE(page->lru.next, (struct list_head *)NULL);
-	page->lru.prev = NULL;
-	page->mapping = NULL;
-	page->index = 0;
-	WRITE_ONCE(page->private, 0ul);
-	page->_mapcount = 0;
-	page->memcg_data = 0;
 	__atomic_store_n(&page->_refcount, 1, __ATOMIC_RELAXED);
 	if (order && (gfp & __GFP_COMP))
 		prep_compound_page(page, order);
@@ -404,7 +405,6 @@ static bool free_pages_prepare(struct page *page, unsigned int order)
 	page->mapping = NULL;
 	WRITE_ONCE(page->private, 0ul);
 	page->_mapcount = 0;
-	count_fl_stat(FL_LIVE_FOLIOS, -1);
 	return true;
 }
 
@@ -414,7 +414,6 @@ static void free_frozen_page_commit(struct zone *zone, struct per_cpu_pages *pcp
 {
 	list_add(&page->lru, &pcp->lists[order_to_pindex(order)]);
 	pcp->count += 1 << order;
-	count_vm_events(PGFREE, 1ul << order);
 	if (pcp->count >= pcp->high)
 		free_pcppages_bulk(zone, pcp->batch, pcp);
 }
@@ -430,6 +429,8 @@ void free_frozen_pages(struct page *page, unsigned int order)
 
 	if (!free_pages_prepare(page, order))
 		return;
+	count_vm_events(PGFREE, 1ul << order);
+	count_fl_stat(FL_LIVE_FOLIOS, -1);
 	if (!pcp_allowed_order(order)) {
 		free_one_page(zone, page, page_to_pfn(page), order);
 		return;
@@ -459,6 +460,7 @@ void free_unref_folios(struct folio_batch *folios)
 	FL_LOCK_SITE(site);
 	struct per_cpu_pages *pcp = NULL;
 	struct zone *locked_zone = NULL;
+	unsigned long pages = 0, freed = 0;
 	int i;
 
 	for (i = 0; i < folios->nr; i++) {
@@ -468,6 +470,8 @@ void free_unref_folios(struct folio_batch *folios)
 
 		if (!free_pages_prepare((struct page *)folio, order))
 			continue;
+		pages += 1ul << order;
+		freed++;
 		if (!pcp_allowed_order(order)) {
 			free_one_page(zone, (struct page *)folio, folio_pfn(folio), order);
 			continue;
@@ -488,6 +492,9 @@ void free_unref_folios(struct folio_batch *folios)
 	}
 	if (pcp)
 		spin_unlock(&pcp->lock);
+	/* counted once per batch: the same totals as per page */
+	count_vm_events(PGFREE, pages);
+	count_fl_stat(FL_LIVE_FOLIOS, -(long)freed);
 	folio_batch_reinit(folios);
 }
 

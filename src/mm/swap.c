@@ -103,7 +103,9 @@ static inline bool folio_evictable(const struct folio *folio)
 
 static void lru_add(struct lruvec *lruvec, struct folio *folio)
 {
-	bool was_unevictable = folio_test_clear_unevictable(folio);
+	/* test first: the atomic clear is rarely needed (lruvec lock held) */
+	bool was_unevictable = folio_test_unevictable(folio) &&
+			       folio_test_clear_unevictable(folio);
 	unsigned long nr_pages = folio_nr_pages(folio);
 
 	VM_BUG_ON(folio_test_lru(folio));
@@ -230,7 +232,10 @@ void folio_batch_move_lru(struct folio_batch *fbatch, move_fn_t move_fn)
 			continue; /* someone isolated it since it was queued */
 		}
 		folio_lruvec_relock_irqsave(folio, &lruvec, &site);
-		move_fn(lruvec, folio);
+		if (is_add)
+			lru_add(lruvec, folio); /* a direct call the compiler can inline */
+		else
+			move_fn(lruvec, folio);
 		folio_set_lru(folio);
 	}
 	if (lruvec)
@@ -253,13 +258,16 @@ static void __folio_batch_add_and_move(size_t offset, struct folio *folio, move_
 	FL_LOCK_SITE(site);
 	FL_LOCK_SITE(site_irq);
 
+	unsigned long nr_pages = folio_nr_pages(folio);
+
 	folio_get(folio); /* the batch's reference */
 	fbs = &cpu_fbatches[smp_processor_id()];
 	lock = irq ? &fbs->lock_irq : &fbs->lock;
 	fl_spin_lock_at(lock, irq ? &site_irq : &site);
 	fbatch = (struct folio_batch *)((char *)fbs + offset);
-	if (!folio_batch_add_lru_cache(fbatch, folio) || !folio_may_be_lru_cached(folio) ||
-	    lru_cache_disabled())
+	/* folio_may_be_lru_cached(), with the page count read once */
+	if (!folio_batch_add_lru_cache(fbatch, folio, nr_pages) ||
+	    nr_pages >= fl__lru_cache_policy.folio_pages || lru_cache_disabled())
 		folio_batch_move_lru(fbatch, move_fn);
 	spin_unlock(lock);
 }
@@ -490,13 +498,16 @@ static void __page_cache_release(struct folio *folio, struct lruvec **lruvecp)
 
 	if (!folio_test_lru(folio))
 		return;
+	unsigned long flags, clear = 1ul << PG_lru;
+
 	folio_lruvec_relock_irqsave(folio, lruvecp, &site);
 	lruvec_del_folio(*lruvecp, folio);
-	__folio_clear_lru(folio);
-	if (!(folio_test_active(folio) && folio_test_unevictable(folio))) {
-		__folio_clear_active(folio);
-		__folio_clear_unevictable(folio);
-	}
+	/* __folio_clear_lru_flags(): one store for the three bits */
+	flags = READ_ONCE(folio->flags);
+	if ((flags & ((1ul << PG_active) | (1ul << PG_unevictable))) !=
+	    ((1ul << PG_active) | (1ul << PG_unevictable)))
+		clear |= (1ul << PG_active) | (1ul << PG_unevictable);
+	WRITE_ONCE(folio->flags, flags & ~clear);
 }
 
 /**

@@ -79,11 +79,13 @@ int fl__vmstat_init(void)
 	if (!fl__vm_stats)
 		return -ENOMEM;
 	memset(fl__vm_stats, 0, sizeof(*fl__vm_stats) * (size_t)(nr_cpu_ids_get() + 1));
+	fl_percpu_area_register(FL_PERCPU_VMSTAT, fl__vm_stats, sizeof(*fl__vm_stats));
 	return 0;
 }
 
 void fl__vmstat_exit(void)
 {
+	fl_percpu_area_register(FL_PERCPU_VMSTAT, NULL, 0);
 	fl_free(fl__vm_stats);
 	fl__vm_stats = NULL;
 }

@@ -94,7 +94,7 @@ extern struct vm_cpu_stats *fl__vm_stats; /* [nr_cpu_ids + 1] */
 
 static inline struct vm_cpu_stats *this_cpu_vm_stats(void)
 {
-	return &fl__vm_stats[smp_processor_id()];
+	return (struct vm_cpu_stats *)fl__this_cpu_area[FL_PERCPU_VMSTAT];
 }
 
 static inline void count_vm_events(enum vm_event_item item, unsigned long n)

@@ -17,6 +17,36 @@
 int fl__nr_cpu_ids;
 _Thread_local int fl__cpu = -1;
 static unsigned char *cpu_owner;
+_Thread_local void *fl__this_cpu_area[FL_PERCPU_SLOTS];
+static struct {
+	char *base;
+	size_t stride;
+} areas[FL_PERCPU_SLOTS];
+
+static void percpu_areas_bind(int cpu)
+{
+	int i;
+
+	for (i = 0; i < FL_PERCPU_SLOTS; i++) {
+		char *base = __atomic_load_n(&areas[i].base, __ATOMIC_ACQUIRE);
+
+		fl__this_cpu_area[i] = base ? base + (size_t)(cpu < 0 ? fl__nr_cpu_ids : cpu) *
+							     areas[i].stride
+					    : NULL;
+	}
+}
+
+/**
+ * fl_percpu_area_register() - make @slot point into @base (NULL: none),
+ * elements of @stride bytes. The calling thread's pointer is updated now;
+ * threads bind later.
+ */
+void fl_percpu_area_register(int slot, void *base, size_t stride)
+{
+	areas[slot].stride = stride;
+	__atomic_store_n(&areas[slot].base, (char *)base, __ATOMIC_RELEASE);
+	percpu_areas_bind(fl__cpu);
+}
 
 int fl__platform_init(int nr_cpus)
 {
@@ -43,6 +73,7 @@ void fl__platform_exit(void)
 	fl__nr_cpu_ids = 0;
 	fl__cpu = -1;
 	fl__lock_stats_bind(-1);
+	percpu_areas_bind(-1);
 }
 
 int fl_cpu_bind(int cpu)
@@ -60,6 +91,7 @@ int fl_cpu_bind(int cpu)
 		fl_cpu_unbind();
 	fl__cpu = cpu;
 	fl__lock_stats_bind(cpu);
+	percpu_areas_bind(cpu);
 	return 0;
 }
 
@@ -71,6 +103,7 @@ void fl_cpu_unbind(void)
 	__atomic_store_n(&cpu_owner[fl__cpu], 0, __ATOMIC_RELEASE);
 	fl__cpu = -1;
 	fl__lock_stats_bind(-1);
+	percpu_areas_bind(-1);
 }
 
 int fl__host_nr_cpus(void)

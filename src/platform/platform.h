@@ -42,6 +42,16 @@ static inline int nr_cpu_ids_get(void)
 
 #define for_each_online_cpu(cpu) for ((cpu) = 0; (cpu) < fl__nr_cpu_ids; (cpu)++)
 
+/*
+ * Per-CPU areas: an array of nr_cpu_ids + 1 elements (the last one for an
+ * unbound thread) registered in a slot; the slot's pointer to the current
+ * CPU's element follows the thread's binding, so a hot-path per-CPU update
+ * is one TLS load away.
+ */
+enum { FL_PERCPU_VMSTAT, FL_PERCPU_SLOTS };
+extern _Thread_local void *fl__this_cpu_area[FL_PERCPU_SLOTS];
+void fl_percpu_area_register(int slot, void *base, size_t stride);
+
 /* cpu.c */
 /**
  * fl__platform_init() - set up @nr_cpus model CPUs.
