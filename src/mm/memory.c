@@ -180,7 +180,7 @@ static int pte_alloc(struct mm_struct *mm, struct pgtable *pmdt, int idx)
  * Lock the PTE table @pmdt[@idx] points to and check it still does (a
  * racing PT reclaim may have freed it). Return: the locked table or NULL.
  */
-static struct pgtable *pte_offset_map_lock(struct pgtable *pmdt, int idx, struct fl_lock_site *site)
+static __always_inline struct pgtable *pte_offset_map_lock(struct pgtable *pmdt, int idx, struct fl_lock_site *site)
 {
 	pteval_t v = entry_load(&pmdt->e[idx]);
 	struct pgtable *ptet;
@@ -528,7 +528,7 @@ int handle_mm_fault(struct vm_area_struct *vma, unsigned long address, unsigned 
  * dirty bits, read or write the tag. Return: pfn or -1 on a missing or
  * insufficient translation.
  */
-static long hw_translate(struct mm_struct *mm, unsigned long addr, bool write)
+static __always_inline long hw_translate(struct mm_struct *mm, unsigned long addr, bool write)
 {
 	struct pgtable *pmdt = walk_pmd_table(mm, addr);
 	pteval_t v, need;

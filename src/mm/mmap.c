@@ -153,7 +153,7 @@ static bool vma_start_read(struct vm_area_struct *vma)
 	return true;
 }
 
-void vma_end_read(struct vm_area_struct *vma)
+__always_inline void vma_end_read(struct vm_area_struct *vma)
 {
 	/* release: our reads of the VMA happen before a writer's changes */
 	__atomic_fetch_sub(&vma->vm_refcnt, 1, __ATOMIC_RELEASE);
@@ -228,7 +228,7 @@ struct vm_area_struct *fl__mm_vma(struct mm_struct *mm, int i)
  * mmap_lock.
  * Return: the read-locked VMA, or NULL: take mmap_lock and look again.
  */
-struct vm_area_struct *lock_vma_under_rcu(struct mm_struct *mm, unsigned long addr)
+__always_inline struct vm_area_struct *lock_vma_under_rcu(struct mm_struct *mm, unsigned long addr)
 {
 	unsigned int seq = __atomic_load_n(&mm->vma_seq, __ATOMIC_ACQUIRE);
 	struct mm_rss_cpu *pc = &mm->rss[smp_processor_id()];

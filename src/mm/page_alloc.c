@@ -235,7 +235,7 @@ static void free_pcppages_bulk(struct zone *zone, int count, struct per_cpu_page
 	count_fl_stat(FL_PCP_FREE_BULK, 1);
 }
 
-static struct page *rmqueue_pcplist(struct zone *zone, unsigned int order)
+static __always_inline struct page *rmqueue_pcplist(struct zone *zone, unsigned int order)
 {
 	FL_LOCK_SITE(site);
 	struct per_cpu_pages *pcp = &zone->per_cpu_pageset[smp_processor_id()];
@@ -334,7 +334,7 @@ static bool should_fail_alloc_page(unsigned int order)
 	return (READ_ONCE(fl__fail_page_alloc_orders) >> order) & 1;
 }
 
-static struct page *rmqueue(struct zone *zone, unsigned int order)
+static __always_inline struct page *rmqueue(struct zone *zone, unsigned int order)
 {
 	struct page *page = NULL;
 
@@ -380,7 +380,7 @@ struct folio *folio_alloc(gfp_t gfp, unsigned int order)
 }
 
 /* Reset a block's descriptors for the free lists; false if it is bad. */
-static bool free_pages_prepare(struct page *page, unsigned int order)
+static __always_inline bool free_pages_prepare(struct page *page, unsigned int order)
 {
 	struct folio *folio = (struct folio *)page;
 	unsigned long i, nr = 1ul << order;
@@ -409,7 +409,7 @@ static bool free_pages_prepare(struct page *page, unsigned int order)
 }
 
 /* pcp->lock held. */
-static void free_frozen_page_commit(struct zone *zone, struct per_cpu_pages *pcp, struct page *page,
+static __always_inline void free_frozen_page_commit(struct zone *zone, struct per_cpu_pages *pcp, struct page *page,
 				    unsigned int order)
 {
 	list_add(&page->lru, &pcp->lists[order_to_pindex(order)]);

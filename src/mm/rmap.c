@@ -24,7 +24,7 @@
  * anon folio: by @pmd, or by one PTE per page.
  * Context: nobody else can see @folio yet, so plain stores are enough.
  */
-void folio_add_new_anon_rmap(struct folio *folio, struct vm_area_struct *vma, unsigned long address,
+__always_inline void folio_add_new_anon_rmap(struct folio *folio, struct vm_area_struct *vma, unsigned long address,
 			     int flags, bool pmd)
 {
 	unsigned long i, nr = folio_nr_pages(folio);
@@ -78,7 +78,7 @@ static void folio_mapping_gone(struct folio *folio, long nr)
  * folio_remove_rmap_ptes() - @nr PTEs mapping pages of @folio from @page
  * were cleared.
  */
-void folio_remove_rmap_ptes(struct folio *folio, struct page *page, int nr,
+__always_inline void folio_remove_rmap_ptes(struct folio *folio, struct page *page, int nr,
 			    struct vm_area_struct *vma)
 {
 	int left;

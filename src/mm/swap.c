@@ -492,7 +492,7 @@ void lru_cache_enable(void)
 /* ---- dropping references ---- */
 
 /* Take a dead folio off the LRU, relocking only when the lruvec changes. */
-static void __page_cache_release(struct folio *folio, struct lruvec **lruvecp)
+static __always_inline void __page_cache_release(struct folio *folio, struct lruvec **lruvecp)
 {
 	FL_LOCK_SITE(site);
 
