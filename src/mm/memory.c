@@ -251,10 +251,12 @@ static unsigned long next_order(unsigned long *orders, unsigned long prev)
 	return highest_order(*orders);
 }
 
-static bool pte_range_none(pteval_t *pte, int nr)
+static __always_inline bool pte_range_none(pteval_t *pte, int nr)
 {
 	int i;
 
+	if (nr == 1) /* the base-page fault: no loop */
+		return !READ_ONCE(pte[0]);
 	for (i = 0; i < nr; i++)
 		if (READ_ONCE(pte[i]))
 			return false;
@@ -368,7 +370,8 @@ static int do_anonymous_page(struct vm_fault *vmf, pteval_t pmdv)
 	folio_add_lru_vma(folio, vma);
 	prot = vma_pte_prot(vma);
 	pfn = folio_pfn(folio);
-	for (i = 0; i < nr; i++)
+	entry_store(&slot[0], pfn_pte(pfn, prot));
+	for (i = 1; i < nr; i++)
 		entry_store(&slot[i], pfn_pte(pfn + i, prot));
 	vmf_access(vmf, pfn + ((vmf->address - addr) >> PAGE_SHIFT));
 	spin_unlock(&ptet->ptl);
