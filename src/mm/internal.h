@@ -123,8 +123,7 @@ static inline bool folio_may_be_lru_cached(const struct folio *folio)
  * Return: 0 when the batch must be flushed now (slots full, or more pages
  * than the policy's batch cap), else the slots left.
  */
-static inline unsigned int folio_batch_add_lru_cache(struct folio_batch *fb,
-						     struct folio *folio,
+static inline unsigned int folio_batch_add_lru_cache(struct folio_batch *fb, struct folio *folio,
 						     unsigned long nr_pages)
 {
 	unsigned long pages = fb->nr_pages + nr_pages;

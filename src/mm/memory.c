@@ -180,7 +180,8 @@ static int pte_alloc(struct mm_struct *mm, struct pgtable *pmdt, int idx)
  * Lock the PTE table @pmdt[@idx] points to and check it still does (a
  * racing PT reclaim may have freed it). Return: the locked table or NULL.
  */
-static __always_inline struct pgtable *pte_offset_map_lock(struct pgtable *pmdt, int idx, struct fl_lock_site *site)
+static __always_inline struct pgtable *pte_offset_map_lock(struct pgtable *pmdt, int idx,
+							   struct fl_lock_site *site)
 {
 	pteval_t v = entry_load(&pmdt->e[idx]);
 	struct pgtable *ptet;

@@ -70,8 +70,8 @@ static bool tlb_next_batch(struct mmu_gather *tlb)
  * at @page, dropping one reference per page at free time.
  * Return: true when the gather is full and the caller must flush.
  */
-__always_inline bool __tlb_remove_folio_pages(struct mmu_gather *tlb, struct page *page, unsigned int nr_pages,
-			      bool delay_rmap)
+__always_inline bool __tlb_remove_folio_pages(struct mmu_gather *tlb, struct page *page,
+					      unsigned int nr_pages, bool delay_rmap)
 {
 	struct mmu_gather_batch *batch = tlb->active;
 	unsigned long flags = delay_rmap ? ENCODED_PAGE_BIT_DELAY_RMAP : 0;

@@ -314,8 +314,7 @@ static void prep_compound_page(struct page *page, unsigned int order)
  */
 static __always_inline void prep_new_page(struct page *page, unsigned int order, gfp_t gfp, int nid)
 {
-	VM_BUG_ON(page->mapping || READ_ONCE(page->private) || page->_mapcount ||
-		  page->memcg_data);
+	VM_BUG_ON(page->mapping || READ_ONCE(page->private) || page->_mapcount || page->memcg_data);
 	WRITE_ONCE(page->flags, (unsigned long)nid << NODES_PGSHIFT);
 	__atomic_store_n(&page->_refcount, 1, __ATOMIC_RELAXED);
 	if (order && (gfp & __GFP_COMP))
@@ -409,8 +408,8 @@ static __always_inline bool free_pages_prepare(struct page *page, unsigned int o
 }
 
 /* pcp->lock held. */
-static __always_inline void free_frozen_page_commit(struct zone *zone, struct per_cpu_pages *pcp, struct page *page,
-				    unsigned int order)
+static __always_inline void free_frozen_page_commit(struct zone *zone, struct per_cpu_pages *pcp,
+						    struct page *page, unsigned int order)
 {
 	list_add(&page->lru, &pcp->lists[order_to_pindex(order)]);
 	pcp->count += 1 << order;

@@ -24,8 +24,8 @@
  * anon folio: by @pmd, or by one PTE per page.
  * Context: nobody else can see @folio yet, so plain stores are enough.
  */
-__always_inline void folio_add_new_anon_rmap(struct folio *folio, struct vm_area_struct *vma, unsigned long address,
-			     int flags, bool pmd)
+__always_inline void folio_add_new_anon_rmap(struct folio *folio, struct vm_area_struct *vma,
+					     unsigned long address, int flags, bool pmd)
 {
 	unsigned long i, nr = folio_nr_pages(folio);
 	struct pglist_data *pgdat = folio_pgdat(folio);
@@ -79,7 +79,7 @@ static void folio_mapping_gone(struct folio *folio, long nr)
  * were cleared.
  */
 __always_inline void folio_remove_rmap_ptes(struct folio *folio, struct page *page, int nr,
-			    struct vm_area_struct *vma)
+					    struct vm_area_struct *vma)
 {
 	int left;
 

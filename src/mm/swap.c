@@ -104,8 +104,7 @@ static inline bool folio_evictable(const struct folio *folio)
 static void lru_add(struct lruvec *lruvec, struct folio *folio)
 {
 	/* test first: the atomic clear is rarely needed (lruvec lock held) */
-	bool was_unevictable = folio_test_unevictable(folio) &&
-			       folio_test_clear_unevictable(folio);
+	bool was_unevictable = folio_test_unevictable(folio) && folio_test_clear_unevictable(folio);
 	unsigned long nr_pages = folio_nr_pages(folio);
 
 	VM_BUG_ON(folio_test_lru(folio));

@@ -31,7 +31,7 @@ static void percpu_areas_bind(int cpu)
 		char *base = __atomic_load_n(&areas[i].base, __ATOMIC_ACQUIRE);
 
 		fl__this_cpu_area[i] = base ? base + (size_t)(cpu < 0 ? fl__nr_cpu_ids : cpu) *
-							     areas[i].stride
+							       areas[i].stride
 					    : NULL;
 	}
 }
