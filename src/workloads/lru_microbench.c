@@ -44,12 +44,7 @@ static int mb_parse(const struct fl_config *cfg, void *params, char *err, size_t
 	if (!ret)
 		ret = fl__param_int(cfg, wi, "loops", 1, 10000000, &p->loops, err, len);
 	if (!ret)
-		ret = fl__param_size(cfg, wi, "size", 4096, 64ull << 30, &p->size, err, len);
-	if (!ret && p->size % 4096) {
-		snprintf(err, len, "--size %s: must be a multiple of 4K",
-			 fl_config_param(cfg, "size"));
-		ret = -EINVAL;
-	}
+		ret = fl__param_size(cfg, wi, "size", 4096, 64ull << 30, 4096, &p->size, err, len);
 	return ret;
 }
 
@@ -62,16 +57,7 @@ static uint64_t mb_mem_needed(const void *params)
 {
 	const struct mb_params *p = params;
 
-	/* the mappings, plus a page-table page per 2 MiB and the upper tables */
-	return (uint64_t)p->threads * (p->size + (p->size / (2u << 20) + 4) * 4096);
-}
-
-static void mb_fail(struct mb_shared *sh, int err)
-{
-	int zero = 0;
-
-	__atomic_compare_exchange_n(&sh->error, &zero, err, false, __ATOMIC_RELAXED,
-				    __ATOMIC_RELAXED);
+	return fl__mem_for_mappings(p->threads, p->size);
 }
 
 static void mb_thread(struct fl_thread *th, void *arg)
@@ -84,7 +70,7 @@ static void mb_thread(struct fl_thread *th, void *arg)
 
 	ret = fl_mmap(th, p->size, FL_PROT_READ | FL_PROT_WRITE, 0, &addr);
 	if (ret) {
-		mb_fail(sh, ret);
+		fl__first_error(&sh->error, ret);
 		return;
 	}
 	for (i = 0; i < p->loops; i++) {
@@ -96,10 +82,10 @@ static void mb_thread(struct fl_thread *th, void *arg)
 		fl_progress(sh->ctx, 1);
 	}
 	if (ret)
-		mb_fail(sh, ret);
+		fl__first_error(&sh->error, ret);
 	ret = fl_munmap(th, addr, p->size);
 	if (ret)
-		mb_fail(sh, ret);
+		fl__first_error(&sh->error, ret);
 }
 
 static int mb_run(struct fl_wl_ctx *ctx, const void *params)

@@ -57,12 +57,7 @@ static int pf1_parse(const struct fl_config *cfg, void *params, char *err, size_
 	if (!ret)
 		ret = fl__param_int(cfg, wi, "iterations", 0, 1000000, &p->iterations, err, len);
 	if (!ret)
-		ret = fl__param_size(cfg, wi, "size", 4096, 64ull << 30, &p->size, err, len);
-	if (!ret && p->size % 4096) {
-		snprintf(err, len, "--size %s: must be a multiple of 4K",
-			 fl_config_param(cfg, "size"));
-		ret = -EINVAL;
-	}
+		ret = fl__param_size(cfg, wi, "size", 4096, 64ull << 30, 4096, &p->size, err, len);
 	if (!ret && mode && strcmp(mode, "threads") && strcmp(mode, "processes")) {
 		snprintf(err, len, "--mode %s: accepted threads, processes", mode);
 		ret = -EINVAL;
@@ -80,7 +75,7 @@ static uint64_t pf1_mem_needed(const void *params)
 {
 	const struct pf1_params *p = params;
 
-	return (uint64_t)p->threads * (p->size + (p->size / (2u << 20) + 4) * 4096);
+	return fl__mem_for_mappings(p->threads, p->size);
 }
 
 static uint64_t now_ns(void)
@@ -89,14 +84,6 @@ static uint64_t now_ns(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-static void pf1_fail(struct pf1_shared *sh, int err)
-{
-	int zero = 0;
-
-	__atomic_compare_exchange_n(&sh->error, &zero, err, false, __ATOMIC_RELAXED,
-				    __ATOMIC_RELAXED);
 }
 
 static void pf1_thread(struct fl_thread *th, void *arg)
@@ -112,7 +99,7 @@ static void pf1_thread(struct fl_thread *th, void *arg)
 
 		ret = fl_mmap(th, p->size, FL_PROT_READ | FL_PROT_WRITE, 0, &addr);
 		if (ret) {
-			pf1_fail(sh, ret);
+			fl__first_error(&sh->error, ret);
 			return;
 		}
 		for (off = 0; off < p->size && !stop; off += PF1_CHUNK) {
@@ -120,7 +107,7 @@ static void pf1_thread(struct fl_thread *th, void *arg)
 
 			ret = fl_write(th, addr + off, n, 4096, 0, 0);
 			if (ret) {
-				pf1_fail(sh, ret);
+				fl__first_error(&sh->error, ret);
 				stop = true;
 				break;
 			}
@@ -130,7 +117,7 @@ static void pf1_thread(struct fl_thread *th, void *arg)
 		}
 		ret = fl_munmap(th, addr, p->size);
 		if (ret)
-			pf1_fail(sh, ret);
+			fl__first_error(&sh->error, ret);
 		if (stop || ret)
 			return;
 		__atomic_fetch_add(&sh->cycles, 1, __ATOMIC_RELAXED);

@@ -103,7 +103,7 @@ int fl__param_int(const struct fl_config *cfg, const struct fl_workload_info *wi
 }
 
 int fl__param_size(const struct fl_config *cfg, const struct fl_workload_info *wi, const char *name,
-		   uint64_t lo, uint64_t hi, uint64_t *out, char *err, size_t len)
+		   uint64_t lo, uint64_t hi, uint64_t align, uint64_t *out, char *err, size_t len)
 {
 	const char *s = param_value(cfg, wi, name);
 	char a[32], b[32];
@@ -114,6 +114,11 @@ int fl__param_size(const struct fl_config *cfg, const struct fl_workload_info *w
 		fl_format_size(hi, b, sizeof(b));
 		snprintf(err, len, "--%s %s: accepted a size %s..%s such as 16M or 2G", name,
 			 s ? s : "(none)", a, b);
+		return -EINVAL;
+	}
+	if (v % align) {
+		fl_format_size(align, a, sizeof(a));
+		snprintf(err, len, "--%s %s: must be a multiple of %s", name, s, a);
 		return -EINVAL;
 	}
 	*out = v;

@@ -43,8 +43,23 @@ void fl__add_metric(struct fl_result *res, const char *name, const char *unit, d
 int fl__param_int(const struct fl_config *cfg, const struct fl_workload_info *wi, const char *name,
 		  long lo, long hi, long *out, char *err, size_t len);
 int fl__param_size(const struct fl_config *cfg, const struct fl_workload_info *wi, const char *name,
-		   uint64_t lo, uint64_t hi, uint64_t *out, char *err, size_t len);
+		   uint64_t lo, uint64_t hi, uint64_t align, uint64_t *out, char *err, size_t len);
 int fl__param_double(const struct fl_config *cfg, const struct fl_workload_info *wi,
 		     const char *name, double lo, double hi, double *out, char *err, size_t len);
+
+/* Memory for @tasks mappings of @size bytes, with their page tables. */
+static inline uint64_t fl__mem_for_mappings(long tasks, uint64_t size)
+{
+	/* a page-table page per 2 MiB and a few upper-level tables */
+	return (uint64_t)tasks * (size + (size / (2u << 20) + 4) * 4096);
+}
+
+/* Keep the first error a thread reports in *@slot. */
+static inline void fl__first_error(int *slot, int err)
+{
+	int zero = 0;
+
+	__atomic_compare_exchange_n(slot, &zero, err, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+}
 
 #endif /* FL_WORKLOADS_WORKLOAD_H */
