@@ -128,4 +128,29 @@ static inline uint64_t peek(struct mm_struct *mm, unsigned long addr)
 	return tag;
 }
 
+/* One process for the case: booted with it, gone with it. */
+static struct mm_struct *mm;
+
+static inline bool mm_up_with_mm(unsigned long mem_mb)
+{
+	if (!mm_up(mem_mb, 1, 1))
+		return false;
+	mm = mm_alloc(1);
+	return mm != NULL;
+}
+
+static inline bool mm_down_with_mm(void)
+{
+	mmput(mm);
+	return mm_down();
+}
+
+/* an anonymous read-write mapping of @len bytes in mm, or 0 */
+static inline unsigned long map(unsigned long len)
+{
+	unsigned long a = 0;
+
+	return do_mmap(mm, len, VM_READ | VM_WRITE, &a) ? 0 : a;
+}
+
 #endif /* FL_TESTS_MM_HARNESS_H */

@@ -14,8 +14,6 @@
 #define SZ_2M (2ul << 20)
 #define THP "transparent_hugepage/"
 
-static struct mm_struct *mm;
-
 static bool pmd_trans_huge_at(unsigned long a)
 {
 	pteval_t v = fl__pmd_entry(mm, a);
@@ -25,25 +23,12 @@ static bool pmd_trans_huge_at(unsigned long a)
 
 static bool up(void)
 {
-	if (!mm_up(256, 1, 1))
-		return false;
-	mm = mm_alloc(1);
-	return mm != NULL;
+	return mm_up_with_mm(256);
 }
 
 static bool down(void)
 {
-	mmput(mm);
-	return mm_down();
-}
-
-static unsigned long map(unsigned long len)
-{
-	unsigned long addr = 0;
-
-	if (do_mmap(mm, len, VM_READ | VM_WRITE, &addr))
-		return 0;
-	return addr;
+	return mm_down_with_mm();
 }
 
 /* the order a first write at @off into a fresh 2 MiB mapping gets */

@@ -15,20 +15,14 @@
 #define SZ_2M (2ul << 20)
 #define THP "transparent_hugepage/"
 
-static struct mm_struct *mm;
-
 static bool up(void)
 {
-	if (!mm_up(512, 1, 1))
-		return false;
-	mm = mm_alloc(1);
-	return mm != NULL;
+	return mm_up_with_mm(512);
 }
 
 static bool down(void)
 {
-	mmput(mm);
-	return mm_down();
+	return mm_down_with_mm();
 }
 
 static long free_now(void)
@@ -36,13 +30,6 @@ static long free_now(void)
 	lru_add_drain_all();
 	drain_all_pages(NULL);
 	return (long)fl__nr_free_pages();
-}
-
-static unsigned long map(unsigned long len)
-{
-	unsigned long a = 0;
-
-	return do_mmap(mm, len, VM_READ | VM_WRITE, &a) ? 0 : a;
 }
 
 static bool fill(unsigned long a, unsigned long len)
