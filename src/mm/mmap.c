@@ -266,10 +266,9 @@ found:
 		vma_end_read(vma);
 		goto abort;
 	}
-	count_vm_event(VMA_LOCK_SUCCESS);
 	return vma;
 abort:
-	count_vm_event(VMA_LOCK_ABORT);
+	/* the kernel counts these only with CONFIG_PER_VMA_LOCK_STATS (off) */
 	return NULL;
 }
 

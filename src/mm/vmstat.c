@@ -37,8 +37,6 @@ static const char *const vm_event_names[NR_VM_EVENT_ITEMS] = {
 	[THP_SPLIT_PMD] = "thp_split_pmd",
 	[THP_ZERO_PAGE_ALLOC] = "thp_zero_page_alloc",
 	[THP_ZERO_PAGE_ALLOC_FAILED] = "thp_zero_page_alloc_failed",
-	[VMA_LOCK_SUCCESS] = "vma_lock_success",
-	[VMA_LOCK_ABORT] = "vma_lock_abort",
 };
 
 static const char *const mthp_stat_names[__MTHP_STAT_COUNT] = {
