@@ -258,6 +258,9 @@ void unmap_page_range(struct mmu_gather *tlb, struct vm_area_struct *vma, unsign
 void free_pgtables(struct mmu_gather *tlb, struct mm_struct *mm, unsigned long addr,
 		   unsigned long end, unsigned long floor, unsigned long ceiling);
 int fl__mm_access(struct mm_struct *mm, unsigned long addr, bool write, uint64_t *tag);
+int fl__mm_access_range(struct mm_struct *mm, unsigned long addr, unsigned long len,
+			unsigned long stride, bool write, uint64_t tag, uint64_t step,
+			uint64_t *tags, uint64_t *sum);
 
 /* mmu_gather.c */
 #define MMU_GATHER_BUNDLE 8

@@ -198,7 +198,7 @@ static __always_inline struct pgtable *pte_offset_map_lock(struct pgtable *pmdt,
 }
 
 /* Walk to the PMD table for @addr without allocating; NULL if absent. */
-static struct pgtable *walk_pmd_table(struct mm_struct *mm, unsigned long addr)
+static __always_inline struct pgtable *walk_pmd_table(struct mm_struct *mm, unsigned long addr)
 {
 	pteval_t v = entry_load(&mm->pgd->e[pgd_index(addr)]);
 	struct pgtable *pudt;
@@ -278,7 +278,7 @@ static unsigned long thp_vma_suitable_orders(struct vm_area_struct *vma, unsigne
 	return orders;
 }
 
-static struct folio *alloc_anon_folio(struct vm_fault *vmf, struct pgtable *ptet)
+static __always_inline struct folio *alloc_anon_folio(struct vm_fault *vmf, struct pgtable *ptet)
 {
 	unsigned long orders = vmf->orders & ((1ul << PMD_ORDER) - 1);
 	unsigned long order, addr;
@@ -329,7 +329,7 @@ static int do_anonymous_zero_page(struct vm_fault *vmf)
  * The PTE at the fault address is none: map a new folio of the largest
  * order that fits, or the zero page for a read. @pmdv is the PMD entry.
  */
-static int do_anonymous_page(struct vm_fault *vmf, pteval_t pmdv)
+static __always_inline int do_anonymous_page(struct vm_fault *vmf, pteval_t pmdv)
 {
 	FL_LOCK_SITE(site);
 	struct vm_area_struct *vma = vmf->vma;
@@ -451,15 +451,13 @@ static int handle_pte_fault(struct vm_fault *vmf)
 	FL_LOCK_SITE(site);
 	pteval_t pmdv = entry_load(&vmf->pmdt->e[vmf->pmd_idx]);
 	struct pgtable *ptet;
-	pteval_t *slot, orig;
+	pteval_t *slot, orig = 0;
 
-	if (!pmdv)
-		return do_anonymous_page(vmf, 0);
-	if (!entry_is_table(pmdv))
+	if (pmdv && !entry_is_table(pmdv))
 		return 0; /* a huge PMD appeared: retry */
-	ptet = entry_table(pmdv);
-	orig = entry_load(&ptet->e[pte_index(vmf->address)]);
-	if (!orig)
+	if (pmdv)
+		orig = entry_load(&entry_table(pmdv)->e[pte_index(vmf->address)]);
+	if (!orig) /* no PTE table yet (pmdv 0), or a none PTE */
 		return do_anonymous_page(vmf, pmdv);
 	ptet = pte_offset_map_lock(vmf->pmdt, vmf->pmd_idx, &site);
 	if (!ptet)
@@ -576,19 +574,40 @@ static struct vm_area_struct *lock_mm_and_find_vma(struct mm_struct *mm, unsigne
 	return vma;
 }
 
-/**
- * fl__mm_access() - a user load or store of the tag of the page at @addr,
- * faulting as needed.
- * Return: 0, -EFAULT (no VMA or no permission, i.e. SIGSEGV), -ENOMEM.
- */
-int fl__mm_access(struct mm_struct *mm, unsigned long addr, bool write, uint64_t *tag)
+/* The slow half of an access: take the VMA, fault, and maybe complete it. */
+static __always_inline int do_user_fault(struct mm_struct *mm, unsigned long addr, bool write,
+					 uint64_t *tag, bool *done)
+{
+	struct vm_area_struct *vma = lock_vma_under_rcu(mm, addr);
+	bool locked_mm = false;
+	int ret;
+
+	if (!vma) {
+		vma = lock_mm_and_find_vma(mm, addr);
+		if (!vma)
+			return VM_FAULT_SIGSEGV;
+		locked_mm = true;
+	}
+	if ((write && !(vma->vm_flags & VM_WRITE)) || (!write && !(vma->vm_flags & VM_READ)))
+		ret = VM_FAULT_SIGSEGV;
+	else
+		ret = handle_mm_fault(vma, addr, write ? FAULT_FLAG_WRITE : 0, tag, done);
+	if (locked_mm)
+		up_read(&mm->mmap_lock);
+	else
+		vma_end_read(vma);
+	return ret;
+}
+
+/* One load or store: translate as hardware would, fault when it cannot. */
+static __always_inline int mm_access_one(struct mm_struct *mm, unsigned long addr, bool write,
+					 uint64_t *tag)
 {
 	int tries;
 
 	for (tries = 0; tries < 64; tries++) {
-		struct vm_area_struct *vma;
 		long pfn = hw_translate(mm, addr, write);
-		bool locked_mm = false, done = false;
+		bool done = false;
 		int ret;
 
 		if (pfn >= 0) {
@@ -598,23 +617,7 @@ int fl__mm_access(struct mm_struct *mm, unsigned long addr, bool write, uint64_t
 				*tag = page_tag((unsigned long)pfn);
 			return 0;
 		}
-		vma = lock_vma_under_rcu(mm, addr);
-		if (!vma) {
-			vma = lock_mm_and_find_vma(mm, addr);
-			if (!vma)
-				return -EFAULT;
-			locked_mm = true;
-		}
-		if ((write && !(vma->vm_flags & VM_WRITE)) ||
-		    (!write && !(vma->vm_flags & VM_READ))) {
-			ret = VM_FAULT_SIGSEGV;
-		} else {
-			ret = handle_mm_fault(vma, addr, write ? FAULT_FLAG_WRITE : 0, tag, &done);
-		}
-		if (locked_mm)
-			up_read(&mm->mmap_lock);
-		else
-			vma_end_read(vma);
+		ret = do_user_fault(mm, addr, write, tag, &done);
 		if (ret & VM_FAULT_OOM)
 			return -ENOMEM;
 		if (ret & VM_FAULT_SIGSEGV)
@@ -623,6 +626,48 @@ int fl__mm_access(struct mm_struct *mm, unsigned long addr, bool write, uint64_t
 			return 0;
 	}
 	return -EAGAIN;
+}
+
+/**
+ * fl__mm_access() - a user load or store of the tag of the page at @addr,
+ * faulting as needed.
+ * Return: 0, -EFAULT (no VMA or no permission, i.e. SIGSEGV), -ENOMEM.
+ */
+int fl__mm_access(struct mm_struct *mm, unsigned long addr, bool write, uint64_t *tag)
+{
+	return mm_access_one(mm, addr, write, tag);
+}
+
+/**
+ * fl__mm_access_range() - loads or stores at @addr + i * @stride for
+ * i < @len / @stride: a store writes @tag + i * @step; a load adds the tag
+ * to *@sum and, if @tags is set, keeps it in @tags[i].
+ * Return: 0 or the first error, as fl__mm_access().
+ */
+int fl__mm_access_range(struct mm_struct *mm, unsigned long addr, unsigned long len,
+			unsigned long stride, bool write, uint64_t tag, uint64_t step,
+			uint64_t *tags, uint64_t *sum)
+{
+	unsigned long off, i = 0;
+	uint64_t s = 0;
+
+	for (off = 0; off < len; off += stride, i++) {
+		uint64_t t = tag;
+		int ret = mm_access_one(mm, addr + off, write, &t);
+
+		if (ret)
+			return ret;
+		if (write) {
+			tag += step;
+		} else {
+			s += t;
+			if (tags)
+				tags[i] = t;
+		}
+	}
+	if (sum)
+		*sum = s;
+	return 0;
 }
 
 /* ---- zapping ---- */

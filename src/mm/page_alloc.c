@@ -348,7 +348,7 @@ static __always_inline struct page *rmqueue(struct zone *zone, unsigned int orde
  * __alloc_pages() - allocate a 2^@order block, preferring node @nid.
  * Return: the first page, with a reference, or NULL.
  */
-struct page *__alloc_pages(gfp_t gfp, unsigned int order, int nid)
+__always_inline struct page *__alloc_pages(gfp_t gfp, unsigned int order, int nid)
 {
 	struct page *page;
 	int i, n = nid;
@@ -373,7 +373,7 @@ struct page *alloc_pages(gfp_t gfp, unsigned int order)
 	return __alloc_pages(gfp, order, numa_node_id());
 }
 
-struct folio *folio_alloc(gfp_t gfp, unsigned int order)
+__always_inline struct folio *folio_alloc(gfp_t gfp, unsigned int order)
 {
 	return (struct folio *)__alloc_pages(gfp | __GFP_COMP, order, numa_node_id());
 }

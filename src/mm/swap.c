@@ -101,7 +101,7 @@ static inline bool folio_evictable(const struct folio *folio)
 
 /* ---- move functions ---- */
 
-static void lru_add(struct lruvec *lruvec, struct folio *folio)
+static __always_inline void lru_add(struct lruvec *lruvec, struct folio *folio)
 {
 	/* test first: the atomic clear is rarely needed (lruvec lock held) */
 	bool was_unevictable = folio_test_unevictable(folio) && folio_test_clear_unevictable(folio);
@@ -248,8 +248,8 @@ void folio_batch_move_lru(struct folio_batch *fbatch, move_fn_t move_fn)
  * Add @folio to this CPU's batch at @offset in struct cpu_fbatches and
  * flush the batch if the policy says so.
  */
-static void __folio_batch_add_and_move(size_t offset, struct folio *folio, move_fn_t move_fn,
-				       bool irq)
+static __always_inline void __folio_batch_add_and_move(size_t offset, struct folio *folio,
+						       move_fn_t move_fn, bool irq)
 {
 	struct cpu_fbatches *fbs;
 	struct folio_batch *fbatch;
@@ -282,14 +282,14 @@ static void __folio_batch_add_and_move(size_t offset, struct folio *folio, move_
  * folio_add_lru() - queue a new folio for the LRU.
  * Context: the folio is not on an LRU list.
  */
-void folio_add_lru(struct folio *folio)
+__always_inline void folio_add_lru(struct folio *folio)
 {
 	VM_BUG_ON(folio_test_active(folio) && folio_test_unevictable(folio));
 	VM_BUG_ON(folio_test_lru(folio));
 	folio_batch_add_and_move(folio, lru_add);
 }
 
-void folio_add_lru_vma(struct folio *folio, struct vm_area_struct *vma)
+__always_inline void folio_add_lru_vma(struct folio *folio, struct vm_area_struct *vma)
 {
 	/* VM_LOCKED would go to mlock_new_folio(); mlock is not modelled yet */
 	(void)vma;

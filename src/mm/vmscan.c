@@ -35,7 +35,7 @@ static inline void update_lru_size(struct lruvec *lruvec, enum lru_list lru, lon
 	WRITE_ONCE(lruvec->nr_pages[lru], (unsigned long)((long)lruvec->nr_pages[lru] + nr_pages));
 }
 
-void lruvec_add_folio(struct lruvec *lruvec, struct folio *folio)
+__always_inline void lruvec_add_folio(struct lruvec *lruvec, struct folio *folio)
 {
 	enum lru_list lru = folio_lru_list(folio);
 
@@ -52,7 +52,7 @@ void lruvec_add_folio_tail(struct lruvec *lruvec, struct folio *folio)
 	list_add_tail(&folio->lru, &lruvec->lists[lru]);
 }
 
-void lruvec_del_folio(struct lruvec *lruvec, struct folio *folio)
+__always_inline void lruvec_del_folio(struct lruvec *lruvec, struct folio *folio)
 {
 	enum lru_list lru = folio_lru_list(folio);
 

@@ -265,42 +265,19 @@ static int model_madvise(struct fl_thread *th, uint64_t addr, uint64_t len, int 
 static int model_write(struct fl_thread *th, uint64_t addr, uint64_t len, uint64_t stride,
 		       uint64_t tag, uint64_t tag_step)
 {
-	struct mm_struct *mm = thread_mm(th);
-	uint64_t off;
-
 	if (!stride)
 		return -EINVAL;
-	for (off = 0; off < len; off += stride) {
-		int ret = fl__mm_access(mm, (unsigned long)(addr + off), true, &tag);
-
-		if (ret)
-			return ret;
-		tag += tag_step;
-	}
-	return 0;
+	return fl__mm_access_range(thread_mm(th), (unsigned long)addr, (unsigned long)len,
+				   (unsigned long)stride, true, tag, tag_step, NULL, NULL);
 }
 
 static int model_read(struct fl_thread *th, uint64_t addr, uint64_t len, uint64_t stride,
 		      uint64_t *tags, uint64_t *sum)
 {
-	struct mm_struct *mm = thread_mm(th);
-	uint64_t off, s = 0, tag;
-	size_t i = 0;
-
 	if (!stride)
 		return -EINVAL;
-	for (off = 0; off < len; off += stride, i++) {
-		int ret = fl__mm_access(mm, (unsigned long)(addr + off), false, &tag);
-
-		if (ret)
-			return ret;
-		if (tags)
-			tags[i] = tag;
-		s += tag;
-	}
-	if (sum)
-		*sum = s;
-	return 0;
+	return fl__mm_access_range(thread_mm(th), (unsigned long)addr, (unsigned long)len,
+				   (unsigned long)stride, false, 0, 0, tags, sum);
 }
 
 const struct fl_target_ops fl__model_target_ops = {
