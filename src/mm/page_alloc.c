@@ -382,13 +382,12 @@ __always_inline struct folio *folio_alloc(gfp_t gfp, unsigned int order)
 static __always_inline bool free_pages_prepare(struct page *page, unsigned int order)
 {
 	struct folio *folio = (struct folio *)page;
-	unsigned long i, nr = 1ul << order;
-	int nid = folio_nid(folio);
+	unsigned long i, nr = 1ul << order, flags = READ_ONCE(page->flags);
 
-	if (order && folio_test_anon(folio))
+	if (order && (flags & (1ul << PG_anon)))
 		mod_mthp_stat((int)order, MTHP_STAT_NR_ANON, -1);
-	if (VM_WARN_ON_ONCE(folio_ref_count(folio) != 0 || folio_test_lru(folio) ||
-			    fl_test_bit(PG_buddy, &page->flags)))
+	if (VM_WARN_ON_ONCE(folio_ref_count(folio) != 0 ||
+			    (flags & ((1ul << PG_lru) | (1ul << PG_buddy)))))
 		return false;
 	VM_BUG_ON(folio_test_partially_mapped(folio));
 	for (i = 1; i < nr; i++) {
@@ -400,7 +399,7 @@ static __always_inline bool free_pages_prepare(struct page *page, unsigned int o
 		WRITE_ONCE(p->flags, 0ul);
 		WRITE_ONCE(p->private, 0ul);
 	}
-	WRITE_ONCE(page->flags, (unsigned long)nid << NODES_PGSHIFT);
+	WRITE_ONCE(page->flags, flags & NODES_MASK);
 	page->mapping = NULL;
 	WRITE_ONCE(page->private, 0ul);
 	page->_mapcount = 0;

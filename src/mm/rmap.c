@@ -29,19 +29,22 @@ __always_inline void folio_add_new_anon_rmap(struct folio *folio, struct vm_area
 {
 	unsigned long i, nr = folio_nr_pages(folio);
 	struct pglist_data *pgdat = folio_pgdat(folio);
+	unsigned long set = 1ul << PG_anon;
 
+	/* one plain store sets them all: nobody else sees the folio yet */
 	if (!(vma->vm_flags & VM_DROPPABLE))
-		__folio_set_swapbacked(folio);
-	__folio_set_anon(folio);
+		set |= 1ul << PG_swapbacked;
 	folio->mapping = vma->vm_mm;
 	folio->index = address >> PAGE_SHIFT;
 	if (!folio_test_large(folio)) {
-		__atomic_store_n(&folio->_mapcount, 1, __ATOMIC_RELAXED);
 		if (flags & RMAP_EXCLUSIVE)
-			fl___set_bit(PG_anon_exclusive, &folio->flags);
+			set |= 1ul << PG_anon_exclusive;
+		WRITE_ONCE(folio->flags, READ_ONCE(folio->flags) | set);
+		__atomic_store_n(&folio->_mapcount, 1, __ATOMIC_RELAXED);
 		mod_node_page_state(pgdat, NR_ANON_MAPPED, 1);
 		return;
 	}
+	WRITE_ONCE(folio->flags, READ_ONCE(folio->flags) | set);
 	if (pmd) {
 		__atomic_store_n(&folio->_entire_mapcount, 1, __ATOMIC_RELAXED);
 		__atomic_store_n(&folio->_large_mapcount, 1, __ATOMIC_RELAXED);
