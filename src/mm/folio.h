@@ -32,11 +32,6 @@ static inline struct page *compound_head(const struct page *page)
 	return (struct page *)page;
 }
 
-static inline bool PageTail(const struct page *page)
-{
-	return READ_ONCE(page->compound_head) & 1;
-}
-
 #define page_folio(p) ((struct folio *)compound_head(p))
 #define folio_page(f, n) (&((struct page *)(f))[(n)])
 
@@ -151,16 +146,6 @@ static inline unsigned int folio_order(const struct folio *f)
 static inline unsigned long folio_nr_pages(const struct folio *f)
 {
 	return 1ul << folio_order(f);
-}
-
-static inline unsigned long folio_size(const struct folio *f)
-{
-	return PAGE_SIZE << folio_order(f);
-}
-
-static inline bool folio_test_pmd_mappable(const struct folio *f)
-{
-	return folio_order(f) >= HPAGE_PMD_ORDER;
 }
 
 static inline bool folio_test_partially_mapped(const struct folio *f)

@@ -26,7 +26,6 @@ enum {
 	FL_RANK_LOCAL_LOCK = 50,
 	FL_RANK_LOCAL_LOCK_IRQ = 51,
 	FL_RANK_LRU = 60,
-	FL_RANK_DEFERRED_SPLIT = 65,
 	FL_RANK_PCP = 70,
 	FL_RANK_ZONE = 80,
 	FL_RANK_PGTABLE_POOL = 90,
@@ -210,7 +209,6 @@ void folio_unqueue_deferred_split(struct folio *folio);
 #define VM_FAULT_OOM 0x1
 #define VM_FAULT_SIGSEGV 0x2
 #define VM_FAULT_FALLBACK 0x4
-#define VM_FAULT_RETRY 0x8
 #define VM_FAULT_ERROR (VM_FAULT_OOM | VM_FAULT_SIGSEGV)
 #define FAULT_FLAG_WRITE 0x1
 
@@ -352,14 +350,7 @@ static inline unsigned long vma_end(const struct vm_area_struct *vma)
 	return READ_ONCE(vma->vm_end);
 }
 
-static inline bool vma_is_anonymous(const struct vm_area_struct *vma)
-{
-	(void)vma;
-	return true; /* file mappings come with the page cache */
-}
-
 /* madvise.c */
-#define MADV_NORMAL 0
 #define MADV_DONTNEED 4
 #define MADV_FREE 8
 #define MADV_COLD 20

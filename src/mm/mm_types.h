@@ -277,7 +277,6 @@ struct pgtable {
 /* ---- address spaces ---- */
 #define VM_READ 0x1ul
 #define VM_WRITE 0x2ul
-#define VM_EXEC 0x4ul
 #define VM_SHARED 0x8ul
 #define VM_LOCKED 0x2000ul
 #define VM_DROPPABLE 0x40000ul

@@ -34,11 +34,9 @@
 
 #define FL_CACHELINE 128 /* two lines: x86 adjacent-line prefetch */
 #define __cacheline_aligned __attribute__((aligned(FL_CACHELINE)))
-#define __maybe_unused __attribute__((unused))
 #ifndef __always_inline
 #define __always_inline inline __attribute__((always_inline))
 #endif
-#define noinline __attribute__((noinline))
 
 #define FL_API __attribute__((visibility("default")))
 
