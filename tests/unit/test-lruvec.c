@@ -79,6 +79,23 @@ static bool test_grouped_nodes_lock_once_per_group(void)
 	return mm_down();
 }
 
+/*
+ * A folio on the inactive list of node 0, accessed twice: the first
+ * access sets PG_referenced, the second queues it on lru_activate.
+ */
+static struct folio *queued_for_activation(void)
+{
+	struct folio *f = node_folio(0);
+
+	if (!f)
+		return NULL;
+	folio_add_lru(f);
+	lru_add_drain();
+	folio_mark_accessed(f);
+	folio_mark_accessed(f);
+	return f;
+}
+
 /* folio_mark_accessed() twice activates through the lru_activate batch. */
 static bool test_activate_batch(void)
 {
@@ -87,12 +104,8 @@ static bool test_activate_batch(void)
 
 	ASSERT_TRUE(mm_up(64, 1, 1));
 	lv = &NODE_DATA(0)->__lruvec;
-	f = node_folio(0);
+	f = queued_for_activation();
 	ASSERT_TRUE(f != NULL);
-	folio_add_lru(f);
-	lru_add_drain();
-	folio_mark_accessed(f); /* referenced */
-	folio_mark_accessed(f); /* queued for activation */
 	ASSERT_TRUE(!folio_test_active(f));
 	lru_add_drain();
 	ASSERT_TRUE(folio_test_active(f));
@@ -111,12 +124,8 @@ static bool test_isolated_folio_is_skipped(void)
 
 	ASSERT_TRUE(mm_up(64, 1, 1));
 	lv = &NODE_DATA(0)->__lruvec;
-	f = node_folio(0);
+	f = queued_for_activation(); /* in the lru_activate batch, PG_lru still set */
 	ASSERT_TRUE(f != NULL);
-	folio_add_lru(f);
-	lru_add_drain();
-	folio_mark_accessed(f);
-	folio_mark_accessed(f); /* in the lru_activate batch, PG_lru still set */
 	ASSERT_TRUE(folio_isolate_lru(f));
 	ASSERT_EQ(lv->nr_pages[LRU_INACTIVE_FILE], 0);
 	lru_add_drain();
