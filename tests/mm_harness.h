@@ -95,23 +95,22 @@ static inline bool knob(const char *name, const char *value)
 	return true;
 }
 
-/* The order of the folio mapped at @addr, or -1 if nothing is mapped. */
-static inline int mapped_order(struct mm_struct *mm, unsigned long addr)
-{
-	pteval_t *pte = fl__pte_lookup(mm, addr, NULL);
-
-	if (!pte || !(*pte & _PAGE_PRESENT) || (*pte & _PAGE_SPECIAL))
-		return -1;
-	return (int)folio_order(pfn_folio((unsigned long)((*pte & PTE_PFN_MASK) >> PAGE_SHIFT)));
-}
-
+/* The folio a PTE maps at @addr, or NULL (nothing, or the zero page). */
 static inline struct folio *mapped_folio(struct mm_struct *mm, unsigned long addr)
 {
 	pteval_t *pte = fl__pte_lookup(mm, addr, NULL);
 
-	if (!pte || !(*pte & _PAGE_PRESENT))
+	if (!pte || !(*pte & _PAGE_PRESENT) || (*pte & _PAGE_SPECIAL))
 		return NULL;
 	return pfn_folio((unsigned long)((*pte & PTE_PFN_MASK) >> PAGE_SHIFT));
+}
+
+/* The order of the folio a PTE maps at @addr, or -1. */
+static inline int mapped_order(struct mm_struct *mm, unsigned long addr)
+{
+	struct folio *f = mapped_folio(mm, addr);
+
+	return f ? (int)folio_order(f) : -1;
 }
 
 static inline int touch(struct mm_struct *mm, unsigned long addr, uint64_t tag)

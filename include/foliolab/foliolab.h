@@ -124,6 +124,9 @@ FL_API const struct fl_lock_stat_row *fl_locks_find(const struct fl_locks *l, co
 						    const char *site);
 FL_API void fl_locks_free(struct fl_locks *l);
 
+/* knobs: set @name to @value, replacing an earlier value; -ENOSPC when full */
+FL_API int fl_knobs_set(struct fl_knobs *k, const char *name, const char *value);
+
 /* config helpers */
 FL_API void fl_config_init(struct fl_config *cfg, const char *workload);
 FL_API int fl_config_set_knob(struct fl_config *cfg, const char *name, const char *value);

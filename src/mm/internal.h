@@ -334,8 +334,6 @@ struct vm_area_struct *find_vma(struct mm_struct *mm, unsigned long addr);
 int fl__split_vma(struct mm_struct *mm, struct vm_area_struct *vma, unsigned long addr);
 void vma_start_write(struct vm_area_struct *vma);
 void vma_end_write(struct vm_area_struct *vma);
-void mm_vmas_begin_change(struct mm_struct *mm);
-void mm_vmas_end_change(struct mm_struct *mm);
 int fl__mm_nr_vmas(struct mm_struct *mm);
 struct vm_area_struct *fl__mm_vma(struct mm_struct *mm, int i);
 int64_t fl__mm_counter(struct mm_struct *mm, int member);
@@ -364,10 +362,7 @@ int do_madvise(struct mm_struct *mm, unsigned long start, size_t len, int behavi
 int fl__vmstat_init(void);
 void fl__vmstat_exit(void);
 int fl__vmstat_snapshot(struct fl_counters *c);
-int64_t fl__mthp_stat_sum(int order, enum mthp_stat_item item);
 int64_t fl__fl_stat_sum(enum fl_stat_item item);
-int64_t fl__vm_event_sum(enum vm_event_item item);
-int64_t fl__node_stat_sum(enum node_stat_item item);
 
 /* mm_init.c */
 struct fl_mm_config {

@@ -37,15 +37,7 @@ static void madvise_lru_range(struct vm_area_struct *vma, unsigned long addr, un
 
 		if (next > end)
 			next = end;
-		pmdt = NULL;
-		if (entry_is_table(entry_load(&mm->pgd->e[pgd_index(addr)]))) {
-			struct pgtable *pudt = entry_table(
-				entry_load(&mm->pgd->e[pgd_index(addr)]));
-
-			v = entry_load(&pudt->e[pud_index(addr)]);
-			if (entry_is_table(v))
-				pmdt = entry_table(v);
-		}
+		pmdt = walk_pmd_table(mm, addr);
 		if (!pmdt) {
 			addr = next;
 			continue;

@@ -129,28 +129,44 @@ void fl__pgtable_pool_init(struct mm_struct *mm)
 }
 
 /*
- * Populate an upper-level slot if empty (__pud_alloc, __pmd_alloc); return
- * the table it points to.
+ * Install a fresh table of @level in @slot if it is still empty, under
+ * @lock; a racing installer wins and our table goes back.
+ * Return: 0 or -ENOMEM.
  */
-static struct pgtable *table_alloc_slot(struct mm_struct *mm, pteval_t *slot, int level,
-					struct fl_lock_site *site)
+static int install_table(struct mm_struct *mm, pteval_t *slot, int level, struct fl_spinlock *lock,
+			 struct fl_lock_site *site)
 {
-	pteval_t v = entry_load(slot);
 	struct pgtable *new;
 
-	if (entry_is_table(v))
-		return entry_table(v);
+	if (entry_load(slot))
+		return 0;
 	new = fl__pgtable_alloc(mm, level);
 	if (!new)
-		return NULL;
-	fl_spin_lock_at(&mm->page_table_lock, site);
+		return -ENOMEM;
+	fl_spin_lock_at(lock, site);
 	if (!entry_load(slot)) {
 		entry_store(slot, table_entry(new));
 		new = NULL;
 	}
-	spin_unlock(&mm->page_table_lock);
+	spin_unlock(lock);
 	if (new)
 		fl__pgtable_free(mm, new);
+	return 0;
+}
+
+/*
+ * Populate an upper-level slot if empty (__pud_alloc, __pmd_alloc) under
+ * mm->page_table_lock; return the table it points to.
+ */
+static __always_inline struct pgtable *table_alloc_slot(struct mm_struct *mm, pteval_t *slot,
+							int level, struct fl_lock_site *site)
+{
+	pteval_t v = entry_load(slot);
+
+	if (entry_is_table(v))
+		return entry_table(v);
+	if (install_table(mm, slot, level, &mm->page_table_lock, site))
+		return NULL;
 	return entry_table(entry_load(slot));
 }
 
@@ -158,22 +174,8 @@ static struct pgtable *table_alloc_slot(struct mm_struct *mm, pteval_t *slot, in
 static int pte_alloc(struct mm_struct *mm, struct pgtable *pmdt, int idx)
 {
 	FL_LOCK_SITE_NAMED(site, "pmd_install");
-	struct pgtable *new;
 
-	if (entry_load(&pmdt->e[idx]))
-		return 0;
-	new = fl__pgtable_alloc(mm, 0);
-	if (!new)
-		return -ENOMEM;
-	fl_spin_lock_at(&pmdt->ptl, &site);
-	if (!entry_load(&pmdt->e[idx])) {
-		entry_store(&pmdt->e[idx], table_entry(new));
-		new = NULL;
-	}
-	spin_unlock(&pmdt->ptl);
-	if (new)
-		fl__pgtable_free(mm, new);
-	return 0;
+	return install_table(mm, &pmdt->e[idx], 0, &pmdt->ptl, &site);
 }
 
 /*
@@ -195,21 +197,6 @@ static __always_inline struct pgtable *pte_offset_map_lock(struct pgtable *pmdt,
 		return NULL;
 	}
 	return ptet;
-}
-
-/* Walk to the PMD table for @addr without allocating; NULL if absent. */
-static __always_inline struct pgtable *walk_pmd_table(struct mm_struct *mm, unsigned long addr)
-{
-	pteval_t v = entry_load(&mm->pgd->e[pgd_index(addr)]);
-	struct pgtable *pudt;
-
-	if (!entry_is_table(v))
-		return NULL;
-	pudt = entry_table(v);
-	v = entry_load(&pudt->e[pud_index(addr)]);
-	if (!entry_is_table(v))
-		return NULL;
-	return entry_table(v);
 }
 
 /**

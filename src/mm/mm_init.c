@@ -181,16 +181,6 @@ static const char *policy_name(void)
 	return "custom";
 }
 
-static int add_knob(struct fl_knobs *out, const char *name, const char *value)
-{
-	if (out->nr >= FL_MAX_KNOBS)
-		return -ENOSPC;
-	snprintf(out->v[out->nr].name, sizeof(out->v[0].name), "%s", name);
-	snprintf(out->v[out->nr].value, sizeof(out->v[0].value), "%s", value);
-	out->nr++;
-	return 0;
-}
-
 /** fl__mm_knobs_read() - every knob and its value, in sysfs order. */
 int fl__mm_knobs_read(struct fl_knobs *out)
 {
@@ -204,20 +194,21 @@ int fl__mm_knobs_read(struct fl_knobs *out)
 	for (i = 0; i < ARRAY_SIZE(plain); i++) {
 		fl__thp_knob_get(plain[i], val, sizeof(val));
 		snprintf(name, sizeof(name), THP_PREFIX "%s", plain[i]);
-		ret |= add_knob(out, name, val);
+		ret |= fl_knobs_set(out, name, val);
 	}
 	for (order = 2; order <= PMD_ORDER; order++) {
 		snprintf(sub, sizeof(sub), "hugepages-%lukB/enabled", (PAGE_SIZE << order) / 1024);
 		fl__thp_knob_get(sub, val, sizeof(val));
 		snprintf(name, sizeof(name), THP_PREFIX "%s", sub);
-		ret |= add_knob(out, name, val);
+		ret |= fl_knobs_set(out, name, val);
 	}
-	ret |= add_knob(out, "foliolab/lru_cache", policy_name());
+	ret |= fl_knobs_set(out, "foliolab/lru_cache", policy_name());
 	snprintf(val, sizeof(val), "%u", fl__lru_cache_policy.folio_pages);
-	ret |= add_knob(out, "foliolab/lru_cache_folio_pages", val);
+	ret |= fl_knobs_set(out, "foliolab/lru_cache_folio_pages", val);
 	snprintf(val, sizeof(val), "%u", fl__lru_cache_policy.batch_pages);
-	ret |= add_knob(out, "foliolab/lru_cache_batch_pages", val);
-	ret |= add_knob(out, "foliolab/lru_add_free_dead", fl__lru_add_free_dead ? "on" : "off");
+	ret |= fl_knobs_set(out, "foliolab/lru_cache_batch_pages", val);
+	ret |= fl_knobs_set(out, "foliolab/lru_add_free_dead",
+			    fl__lru_add_free_dead ? "on" : "off");
 	return ret;
 }
 

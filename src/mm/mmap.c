@@ -175,13 +175,13 @@ void vma_end_write(struct vm_area_struct *vma)
 	__atomic_fetch_and(&vma->vm_refcnt, ~VMA_LOCK_WRITER, __ATOMIC_RELEASE);
 }
 
-void mm_vmas_begin_change(struct mm_struct *mm)
+static void mm_vmas_begin_change(struct mm_struct *mm)
 {
 	/* seq_cst RMW: readers that see any later write see the odd count */
 	__atomic_fetch_add(&mm->vma_seq, 1, __ATOMIC_SEQ_CST);
 }
 
-void mm_vmas_end_change(struct mm_struct *mm)
+static void mm_vmas_end_change(struct mm_struct *mm)
 {
 	/* release: the new array contents before the even count */
 	__atomic_store_n(&mm->vma_seq, mm->vma_seq + 1, __ATOMIC_RELEASE);

@@ -71,4 +71,19 @@ static inline pteval_t pfn_pte(unsigned long pfn, pteval_t prot)
 	return ((pteval_t)pfn << PAGE_SHIFT) | prot;
 }
 
+/* Walk to the PMD table for @addr without allocating; NULL if absent. */
+static __always_inline struct pgtable *walk_pmd_table(struct mm_struct *mm, unsigned long addr)
+{
+	pteval_t v = entry_load(&mm->pgd->e[pgd_index(addr)]);
+	struct pgtable *pudt;
+
+	if (!entry_is_table(v))
+		return NULL;
+	pudt = entry_table(v);
+	v = entry_load(&pudt->e[pud_index(addr)]);
+	if (!entry_is_table(v))
+		return NULL;
+	return entry_table(v);
+}
+
 #endif /* FL_MM_PGTABLE_H */

@@ -108,7 +108,7 @@ static int64_t sum_node(int nid, int item)
 	return s;
 }
 
-int64_t fl__mthp_stat_sum(int order, enum mthp_stat_item item)
+static int64_t mthp_stat_sum(int order, enum mthp_stat_item item)
 {
 	int64_t s = 0;
 	int cpu;
@@ -128,12 +128,7 @@ int64_t fl__fl_stat_sum(enum fl_stat_item item)
 	return s;
 }
 
-int64_t fl__vm_event_sum(enum vm_event_item item)
-{
-	return sum_event(item);
-}
-
-int64_t fl__node_stat_sum(enum node_stat_item item)
+static int64_t node_stat_sum(enum node_stat_item item)
 {
 	int64_t s = 0;
 	int nid;
@@ -168,17 +163,17 @@ int fl__vmstat_snapshot(struct fl_counters *c)
 	ret |= fl_counters_set(c, "nr_free_pages", free_pages);
 	for (i = 0; i < NR_LRU_LISTS; i++)
 		ret |= fl_counters_set(c, lru_names[i], lru[i]);
-	ret |= fl_counters_set(c, "nr_anon_pages", fl__node_stat_sum(NR_ANON_MAPPED));
+	ret |= fl_counters_set(c, "nr_anon_pages", node_stat_sum(NR_ANON_MAPPED));
 	ret |= fl_counters_set(c, "nr_anon_transparent_hugepages",
-			       fl__node_stat_sum(NR_ANON_THPS) / HPAGE_PMD_NR);
-	ret |= fl_counters_set(c, "nr_page_table_pages", fl__node_stat_sum(NR_PAGETABLE));
+			       node_stat_sum(NR_ANON_THPS) / HPAGE_PMD_NR);
+	ret |= fl_counters_set(c, "nr_page_table_pages", node_stat_sum(NR_PAGETABLE));
 	for (i = 0; i < NR_VM_EVENT_ITEMS; i++)
 		ret |= fl_counters_set(c, vm_event_names[i], sum_event(i));
 	for (order = 2; order <= PMD_ORDER; order++) {
 		for (i = 0; i < __MTHP_STAT_COUNT; i++) {
 			snprintf(name, sizeof(name), "hugepages-%lukB/stats/%s",
 				 (PAGE_SIZE << order) / 1024, mthp_stat_names[i]);
-			ret |= fl_counters_set(c, name, fl__mthp_stat_sum(order, i));
+			ret |= fl_counters_set(c, name, mthp_stat_sum(order, i));
 		}
 	}
 	for (i = 0; i < NR_FL_STAT_ITEMS; i++)

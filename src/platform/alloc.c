@@ -3,7 +3,7 @@
  * alloc.c - the one allocation wrapper of the core, with fault injection.
  *
  * The core never aborts on OOM: every caller handles NULL. Setting
- * FL_FAIL_ALLOC=N in the environment (or fl__fail_alloc_set(N)) makes the
+ * FL_FAIL_ALLOC=N in the environment makes the
  * Nth allocation from then on return NULL, so tests can walk error paths.
  *
  * Conventions in this file: fail_countdown 0 means injection is off.
@@ -13,11 +13,6 @@
 #include "platform.h"
 
 static long fail_countdown = -1; /* -1: environment not read yet */
-
-void fl__fail_alloc_set(long nth)
-{
-	__atomic_store_n(&fail_countdown, nth, __ATOMIC_RELAXED);
-}
 
 static bool should_fail(void)
 {

@@ -178,11 +178,6 @@ static __always_inline void fl_spin_unlock(struct fl_spinlock *l)
 		fl__spin_wake(l);
 }
 
-static inline bool fl_spin_is_locked(struct fl_spinlock *l)
-{
-	return __atomic_load_n(&l->val, __ATOMIC_RELAXED) != 0;
-}
-
 /*
  * A raw lock: no statistics, no witness. Only for the model's own
  * bookkeeping that has no kernel counterpart, so it stays out of the

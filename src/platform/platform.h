@@ -93,7 +93,5 @@ void fl_free(void *p);
 /* reserve address space, touched on demand; NULL on failure */
 void *fl_reserve(size_t size, bool hugepage_hint);
 void fl_unreserve(void *p, size_t size);
-/* test hook: make the @nth next allocation fail (0 = off); FL_FAIL_ALLOC */
-void fl__fail_alloc_set(long nth);
 
 #endif /* FL_PLATFORM_PLATFORM_H */

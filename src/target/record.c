@@ -124,21 +124,26 @@ FL_API void fl_config_init(struct fl_config *cfg, const char *workload)
 	snprintf(cfg->target, sizeof(cfg->target), "model");
 }
 
-FL_API int fl_config_set_knob(struct fl_config *cfg, const char *name, const char *value)
+FL_API int fl_knobs_set(struct fl_knobs *k, const char *name, const char *value)
 {
 	int i;
 
-	for (i = 0; i < cfg->knobs.nr; i++)
-		if (!strcmp(cfg->knobs.v[i].name, name))
+	for (i = 0; i < k->nr; i++)
+		if (!strcmp(k->v[i].name, name))
 			break;
-	if (i == cfg->knobs.nr) {
-		if (cfg->knobs.nr >= FL_MAX_KNOBS)
+	if (i == k->nr) {
+		if (k->nr >= FL_MAX_KNOBS)
 			return -ENOSPC;
-		cfg->knobs.nr++;
+		k->nr++;
 	}
-	snprintf(cfg->knobs.v[i].name, sizeof(cfg->knobs.v[i].name), "%s", name);
-	snprintf(cfg->knobs.v[i].value, sizeof(cfg->knobs.v[i].value), "%s", value);
+	snprintf(k->v[i].name, sizeof(k->v[i].name), "%s", name);
+	snprintf(k->v[i].value, sizeof(k->v[i].value), "%s", value);
 	return 0;
+}
+
+FL_API int fl_config_set_knob(struct fl_config *cfg, const char *name, const char *value)
+{
+	return fl_knobs_set(&cfg->knobs, name, value);
 }
 
 FL_API int fl_config_set_param(struct fl_config *cfg, const char *name, const char *value)

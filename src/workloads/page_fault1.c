@@ -13,8 +13,8 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 #include "workload.h"
+#include "../platform/platform.h"
 
 #define PF1_CHUNK (2u << 20)
 
@@ -78,14 +78,6 @@ static uint64_t pf1_mem_needed(const void *params)
 	return fl__mem_for_mappings(p->threads, p->size);
 }
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 static void pf1_thread(struct fl_thread *th, void *arg)
 {
 	struct pf1_shared *sh = arg;
@@ -113,7 +105,7 @@ static void pf1_thread(struct fl_thread *th, void *arg)
 			}
 			__atomic_fetch_add(&sh->pages, n / 4096, __ATOMIC_RELAXED);
 			if (!p->iterations)
-				stop = now_ns() >= sh->deadline_ns;
+				stop = fl_clock_ns() >= sh->deadline_ns;
 		}
 		ret = fl_munmap(th, addr, p->size);
 		if (ret)
@@ -144,10 +136,10 @@ static int pf1_run(struct fl_wl_ctx *ctx, const void *params)
 	for (i = nprocs; i < n; i++)
 		procs[i] = procs[0];
 	ctx->progress_total = p->iterations ? (uint64_t)n * (uint64_t)p->iterations : 0;
-	t0 = now_ns();
+	t0 = fl_clock_ns();
 	sh.deadline_ns = t0 + (uint64_t)(p->seconds * 1e9);
 	ret = ctx->target->ops->run_tasks(ctx->target, procs, n, pf1_thread, &sh);
-	elapsed = (double)(now_ns() - t0) / 1e9;
+	elapsed = (double)(fl_clock_ns() - t0) / 1e9;
 	if (!ret)
 		ret = sh.error;
 	fl__add_metric(ctx->res, "pages", "pages", (double)sh.pages);

@@ -16,10 +16,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 #include "workload.h"
+#include "../platform/platform.h"
 
 #define PARAMS_MAX 256
 #define ALIGN_UP_U64(x, a) (((x) + (a)-1) / (a) * (a))
@@ -285,10 +285,7 @@ struct progress {
 
 static double mono_s(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+	return (double)fl_clock_ns() / 1e9;
 }
 
 static void *progress_main(void *arg)
@@ -352,7 +349,7 @@ static int counter_deltas(struct fl_result *res, const struct fl_counters *befor
 FL_API int fl_run(const struct fl_config *cfg, struct fl_result *res, char *err, size_t errlen)
 {
 	struct fl_counters before = { 0 }, after = { 0 };
-	struct rusage ru0, ru1;
+	double u0, s0, u1, s1;
 	struct progress pg = { 0 };
 	struct fl_wl_ctx ctx = { 0 };
 	struct fl_target *t;
@@ -384,7 +381,7 @@ FL_API int fl_run(const struct fl_config *cfg, struct fl_result *res, char *err,
 
 	ctx.target = t;
 	ctx.res = res;
-	getrusage(RUSAGE_SELF, &ru0);
+	fl_cpu_times(&u0, &s0);
 	w0 = mono_s();
 	if (cfg->progress) {
 		pg.ctx = &ctx;
@@ -398,11 +395,9 @@ FL_API int fl_run(const struct fl_config *cfg, struct fl_result *res, char *err,
 		pthread_join(pg.tid, NULL);
 	}
 	res->wall_s = mono_s() - w0;
-	getrusage(RUSAGE_SELF, &ru1);
-	res->user_s = (double)(ru1.ru_utime.tv_sec - ru0.ru_utime.tv_sec) +
-		      (double)(ru1.ru_utime.tv_usec - ru0.ru_utime.tv_usec) / 1e6;
-	res->sys_s = (double)(ru1.ru_stime.tv_sec - ru0.ru_stime.tv_sec) +
-		     (double)(ru1.ru_stime.tv_usec - ru0.ru_stime.tv_usec) / 1e6;
+	fl_cpu_times(&u1, &s1);
+	res->user_s = u1 - u0;
+	res->sys_s = s1 - s0;
 	if (ret) {
 		res->status = 1;
 		snprintf(res->error, sizeof(res->error), "%s failed: %s", pl.wl->info.name,
