@@ -25,7 +25,7 @@
 
 #define FL_NAME_MAX 80
 #define FL_VALUE_MAX 48
-#define FL_MAX_KNOBS 48
+#define FL_MAX_KNOBS 64
 #define FL_MAX_PARAMS 16
 #define FL_MAX_METRICS 16
 
@@ -49,6 +49,7 @@ struct fl_lock_stat_row {
 	uint64_t wait_total_ns;
 	uint64_t wait_max_ns;
 	uint64_t wait_min_ns;
+	bool no_acquired; /* acquisitions not measured (perf lock counts contention only) */
 };
 
 struct fl_locks {
@@ -61,6 +62,7 @@ struct fl_locks {
 struct fl_knob {
 	char name[FL_NAME_MAX];
 	char value[FL_VALUE_MAX];
+	bool set; /* set by the run's configuration, not inherited from the target */
 };
 
 struct fl_knobs {
@@ -82,7 +84,7 @@ struct fl_metric {
 /* What to run: a workload, a target, the machine and the knobs to apply. */
 struct fl_config {
 	char workload[32];
-	char target[16];       /* "model" */
+	char target[16];       /* "model" (default) or "host" */
 	uint64_t mem_bytes;    /* 0: sized for the workload */
 	int nodes;	       /* 0: 1 */
 	int cpus;	       /* 0: one per workload thread */
@@ -90,6 +92,8 @@ struct fl_config {
 	struct fl_param params[FL_MAX_PARAMS];
 	int nr_params;
 	bool progress;	   /* progress line on stderr for runs over 2 s */
+	bool locks;	   /* host: record lock contention with perf lock */
+	bool no_knobs;	   /* host: change no knob; run with what the host has */
 	const char *label; /* optional name of this configuration in a compare */
 };
 
@@ -103,11 +107,21 @@ struct fl_result {
 	uint64_t mem_bytes;
 	int nodes;
 	int cpus;
+	char kernel_release[64]; /* uname -r of the host, or the model's base */
+	char cpu_model[96];
 	double wall_s;
 	double user_s;
 	double sys_s;
 	struct fl_counters counters; /* deltas over the run, all names */
+	/*
+	 * Where counters are system-wide (the host): the deltas over an idle
+	 * interval of noise_s seconds right after the run, scaled to the
+	 * run's wall time; empty for the model.
+	 */
+	struct fl_counters noise;
+	double noise_s;
 	struct fl_locks locks;
+	char locks_note[160]; /* why there is no lock table, if there is none */
 	struct fl_metric metrics[FL_MAX_METRICS];
 	int nr_metrics;
 	int status; /* 0 ok, else the run failed (see error) */
@@ -166,6 +180,17 @@ FL_API int fl_run(const struct fl_config *cfg, struct fl_result *res, char *err,
 FL_API void fl_result_free(struct fl_result *res);
 FL_API const char *fl_result_param(const struct fl_result *res, const char *name);
 FL_API const struct fl_metric *fl_result_metric(const struct fl_result *res, const char *name);
+
+/* the host target */
+/**
+ * fl_host_restore() - put back the host knobs of every foliolab host run
+ * that was killed before it could (its restore file), reporting each knob
+ * on @out; runs still going are left alone.
+ * Return: 0, or -EIO when a knob could not be written (message in @err).
+ */
+FL_API int fl_host_restore(FILE *out, char *err, size_t len);
+/** fl_host_knobs() - the host's THP knobs and their values now. */
+FL_API int fl_host_knobs(struct fl_knobs *out);
 
 /* output */
 FL_API int fl_result_write_json(FILE *f, const struct fl_result *res, int nr);

@@ -22,6 +22,9 @@ struct cli_opts {
 	int nr_lru_cache;
 	char mthp[8][96];
 	int nr_mthp;
+	char targets[2][16]; /* --target model,host */
+	int nr_targets;
+	bool any_model_knob; /* a foliolab/ knob was given (the model's policies) */
 };
 
 /* options.c */
@@ -35,9 +38,13 @@ void report_run(FILE *f, const struct fl_result *r);
 void report_compare(FILE *f, const struct fl_result *r, int nr);
 void report_settings(FILE *f, const struct fl_result *r, const char *indent);
 
+/* report.c: host results */
+void report_noise_note(FILE *f, const struct fl_result *r, int nr);
+
 /* help.c */
 void help_main(FILE *f);
 void help_run(FILE *f, bool compare);
 void help_list(FILE *f);
+void help_host(FILE *f);
 
 #endif /* FL_CLI_CLI_H */

@@ -17,7 +17,8 @@ void help_main(FILE *f)
 	      "  list                     the workloads and their options\n"
 	      "  run WORKLOAD [options]   run one configuration and report it\n"
 	      "  compare WORKLOAD [opts]  run several configurations side by side\n"
-	      "  help [run|compare|list]  this text, or a command's\n"
+	      "  host restore             put back host knobs a killed host run left changed\n"
+	      "  help [run|compare|list|host]  this text, or a command's\n"
 	      "\n"
 	      "Each command takes --help. Exit status: 0 ok, 1 a run failed, 2 bad input.\n",
 	      f);
@@ -31,17 +32,35 @@ void help_list(FILE *f)
 	      f);
 }
 
+void help_host(FILE *f)
+{
+	fputs("usage: foliolab host restore\n"
+	      "\n"
+	      "A host run records the old value of every knob it changes in a restore\n"
+	      "file before the first change, and puts the values back when it ends,\n"
+	      "fails or gets SIGINT, SIGTERM or a crash signal. Only SIGKILL leaves the\n"
+	      "file behind: `foliolab host restore` applies every such file (in\n"
+	      "$FOLIOLAB_RUNDIR, else /run/foliolab for root) and removes it. Runs still\n"
+	      "going are left alone.\n",
+	      f);
+}
+
 void help_run(FILE *f, bool compare)
 {
 	if (compare)
 		fputs("usage: foliolab compare WORKLOAD [options]\n"
 		      "\n"
 		      "Run WORKLOAD once per configuration and print one table: a column per\n"
-		      "configuration and a ratio column against the first. The configurations\n"
-		      "are every combination of the lists given to --lru-cache and --mthp:\n"
-		      "  --lru-cache=order0,max16,pages31    one configuration per policy\n"
+		      "configuration and ratio columns. The configurations are every\n"
+		      "combination of the lists given to --mthp, --target and --lru-cache:\n"
 		      "  --mthp 4K,16K,64K                   one per size (that size always,\n"
-		      "                                      every other never; 4K = none)\n",
+		      "                                      every other never; 4K = none)\n"
+		      "  --target=model,host                 the model and the host kernel\n"
+		      "  --lru-cache=order0,max16,pages31    one per policy (model only: the\n"
+		      "                                      host runs once per size)\n"
+		      "A column is compared with the first column of its own target, and a\n"
+		      "host column also with the first model column of the same size. Host\n"
+		      "columns come with an idle column: the host's background noise.\n",
 		      f);
 	else
 		fputs("usage: foliolab run WORKLOAD [options]\n"
@@ -55,7 +74,12 @@ void help_run(FILE *f, bool compare)
 	      "  --mem SIZE                 simulated memory (default: sized for the workload)\n"
 	      "  --nodes N                  NUMA nodes, 1..8 (default 1)\n"
 	      "  --cpus N                   model CPUs (default: one per workload thread)\n"
-	      "  --target model             where to run (the host target comes later)\n"
+	      "  --target model|host        the model (default) or the host kernel: real\n"
+	      "                             system calls, /proc/vmstat, sysfs knobs\n"
+	      "host target:\n"
+	      "  --locks                    record lock contention with perf lock (root)\n"
+	      "  --no-knobs                 change no host knob; run with the host's settings\n"
+	      "  (--mem, --nodes, --cpus and the LRU-cache policies are the model's)\n"
 	      "THP and mTHP (sysfs names and defaults of the host kernel):\n"
 	      "  --thp-enabled always|madvise|never     transparent_hugepage/enabled (madvise)\n"
 	      "  --mthp 16K=always,64K=never            hugepages-<N>kB/enabled, per size\n"

@@ -147,13 +147,33 @@ out:
 	return status;
 }
 
+static int cmd_host(int argc, char **argv)
+{
+	char err[512];
+
+	if (wants_help(argc, argv) || argc < 2) {
+		help_host(argc < 2 ? stderr : stdout);
+		return argc < 2 ? 2 : 0;
+	}
+	if (strcmp(argv[1], "restore") || argc > 2) {
+		fprintf(stderr, "foliolab: host: accepted 'foliolab host restore' (got '%s%s')\n",
+			argv[1], argc > 2 ? " ..." : "");
+		return 2;
+	}
+	if (fl_host_restore(stdout, err, sizeof(err))) {
+		fprintf(stderr, "foliolab: host restore: %s\n", err);
+		return 1;
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *cmd;
 
 	if (argc < 2)
-		return usage_error(
-			"no command; accepted: list, run, compare, help (see foliolab --help)");
+		return usage_error("no command; accepted: list, run, compare, host, help (see "
+				   "foliolab --help)");
 	cmd = argv[1];
 	if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h")) {
 		help_main(stdout);
@@ -164,8 +184,10 @@ int main(int argc, char **argv)
 			help_list(stdout);
 		else if (argc > 2 && (!strcmp(argv[2], "run") || !strcmp(argv[2], "compare")))
 			help_run(stdout, !strcmp(argv[2], "compare"));
+		else if (argc > 2 && !strcmp(argv[2], "host"))
+			help_host(stdout);
 		else if (argc > 2)
-			return usage_error("help: accepted topics are list, run, compare");
+			return usage_error("help: accepted topics are list, run, compare, host");
 		else
 			help_main(stdout);
 		return 0;
@@ -174,7 +196,9 @@ int main(int argc, char **argv)
 		return cmd_list(argc - 1, argv + 1);
 	if (!strcmp(cmd, "run") || !strcmp(cmd, "compare"))
 		return cmd_run(argc - 1, argv + 1);
-	fprintf(stderr, "foliolab: unknown command '%s'; accepted: list, run, compare, help\n",
-		cmd);
+	if (!strcmp(cmd, "host"))
+		return cmd_host(argc - 1, argv + 1);
+	fprintf(stderr,
+		"foliolab: unknown command '%s'; accepted: list, run, compare, host, help\n", cmd);
 	return 2;
 }

@@ -174,6 +174,36 @@ static int split_list(const char *opt, const char *v, char (*out)[16], int max, 
 	return 0;
 }
 
+static int split_targets(const char *v, struct cli_opts *o, bool compare, char *err, size_t len)
+{
+	char buf[64], *tok, *save = NULL;
+
+	snprintf(buf, sizeof(buf), "%s", v);
+	o->nr_targets = 0;
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		if (strcmp(tok, "model") && strcmp(tok, "host")) {
+			snprintf(err, len, "--target %s: '%s' is not one of model, host", v, tok);
+			return -EINVAL;
+		}
+		if (o->nr_targets == 2 || (o->nr_targets == 1 && !strcmp(o->targets[0], tok))) {
+			snprintf(err, len, "--target %s: each of model, host at most once", v);
+			return -EINVAL;
+		}
+		snprintf(o->targets[o->nr_targets++], sizeof(o->targets[0]), "%s", tok);
+	}
+	if (!o->nr_targets) {
+		snprintf(err, len, "--target: empty; accepted model, host or model,host");
+		return -EINVAL;
+	}
+	if (o->nr_targets > 1 && !compare) {
+		snprintf(err, len, "--target %s: two targets are two configurations; use compare",
+			 v);
+		return -EINVAL;
+	}
+	snprintf(o->base.target, sizeof(o->base.target), "%s", o->targets[0]);
+	return 0;
+}
+
 static bool mthp_is_list(const char *v)
 {
 	return !strchr(v, '=') && strchr(v, ',');
@@ -249,6 +279,15 @@ int cli_parse(int argc, char **argv, struct cli_opts *o, char *err, size_t len)
 				 "unexpected argument '%s'; options look like --name VALUE", arg);
 			return -EINVAL;
 		}
+		/* the two options without a value */
+		if (!strcmp(arg, "--no-knobs")) {
+			o->base.no_knobs = true;
+			continue;
+		}
+		if (!strcmp(arg, "--locks")) {
+			o->base.locks = true;
+			continue;
+		}
 		eq = strchr(arg, '=');
 		n = eq ? (size_t)(eq - arg) : strlen(arg);
 		if (n >= sizeof(optbuf)) {
@@ -281,13 +320,8 @@ int cli_parse(int argc, char **argv, struct cli_opts *o, char *err, size_t len)
 				return -EINVAL;
 			o->base.cpus = (int)num;
 		} else if (!strcmp(optbuf, "--target")) {
-			if (strcmp(val, "model")) {
-				snprintf(err, len,
-					 "--target %s: accepted model (the host target comes next)",
-					 val);
+			if (split_targets(val, o, compare, err, len))
 				return -EINVAL;
-			}
-			snprintf(o->base.target, sizeof(o->base.target), "%s", val);
 		} else if (!strcmp(optbuf, "--json")) {
 			o->json = val;
 		} else if (!strcmp(optbuf, "--mthp")) {
@@ -358,54 +392,147 @@ int cli_parse(int argc, char **argv, struct cli_opts *o, char *err, size_t len)
 			}
 		}
 	}
-	if (compare && o->nr_lru_cache < 2 && o->nr_mthp < 2) {
+	if (compare && o->nr_lru_cache < 2 && o->nr_mthp < 2 && o->nr_targets < 2) {
 		snprintf(err, len,
-			 "compare needs a list to compare: --lru-cache=order0,pages31 or --mthp "
-			 "4K,16K");
+			 "compare needs a list to compare: --lru-cache=order0,pages31, --mthp "
+			 "4K,16K or --target=model,host");
+		return -EINVAL;
+	}
+	for (i = 0; i < o->base.knobs.nr; i++)
+		if (!strncmp(o->base.knobs.v[i].name, "foliolab/", 9))
+			o->any_model_knob = true;
+	if (o->nr_lru_cache)
+		o->any_model_knob = true;
+	if (o->nr_targets == 1 && !strcmp(o->targets[0], "host") && o->any_model_knob) {
+		snprintf(err, len,
+			 "--lru-cache and the other LRU-cache options are model policies; the host "
+			 "kernel runs its own (use --target=model or --target=model,host)");
+		return -EINVAL;
+	}
+	if (o->nr_targets == 1 && !strcmp(o->targets[0], "host") &&
+	    (o->base.mem_bytes || o->base.nodes || o->base.cpus)) {
+		snprintf(err, len,
+			 "--mem, --nodes and --cpus size the model; the host target runs on the "
+			 "host's own memory and CPUs");
+		return -EINVAL;
+	}
+	if ((o->base.no_knobs || o->base.locks) &&
+	    !(o->nr_targets && (!strcmp(o->targets[0], "host") ||
+				(o->nr_targets > 1 && !strcmp(o->targets[1], "host"))))) {
+		snprintf(err, len, "%s: for --target=host (or model,host)",
+			 o->base.no_knobs ? "--no-knobs" : "--locks");
+		return -EINVAL;
+	}
+	for (i = 0; o->base.no_knobs && i < o->base.knobs.nr; i++) {
+		if (!strncmp(o->base.knobs.v[i].name, THP, strlen(THP)) || o->nr_mthp) {
+			snprintf(err, len,
+				 "--no-knobs runs with the host's THP settings; drop --mthp, "
+				 "--thp-enabled and --knob %s",
+				 THP "...");
+			return -EINVAL;
+		}
+	}
+	if (o->base.no_knobs && o->nr_mthp) {
+		snprintf(err, len, "--no-knobs runs with the host's THP settings; drop --mthp");
 		return -EINVAL;
 	}
 	return 0;
 }
 
+/* --no-knobs in a compare: the model runs with the host's THP settings too */
+static void copy_host_thp(struct fl_config *c)
+{
+	static struct fl_knobs host;
+	static bool read;
+	int i;
+
+	if (!read) {
+		fl_host_knobs(&host);
+		read = true;
+	}
+	for (i = 0; i < host.nr; i++) {
+		const char *n = host.v[i].name + strlen(THP);
+		size_t l = strlen(n);
+
+		if (!strcmp(n, "enabled") || !strcmp(n, "defrag") || !strcmp(n, "use_zero_page") ||
+		    (!strncmp(n, "hugepages-", 10) && l > 8 && !strcmp(n + l - 8, "/enabled")))
+			fl_config_set_knob(c, host.v[i].name, host.v[i].value);
+	}
+}
+
+static void add_label(char *label, const char *part)
+{
+	size_t n = strlen(label);
+
+	snprintf(label + n, 64 - n, "%s%s", n ? "/" : "", part);
+}
+
 /**
- * cli_configs() - the configurations to run: the product of the lists.
+ * cli_configs() - the configurations to run: the product of the lists,
+ * sizes outermost, then targets, then LRU-cache policies (the model's
+ * only: the host target runs once per size).
  * Return: how many, or -EINVAL.
  */
 int cli_configs(const struct cli_opts *o, struct fl_config *cfgs, char labels[][64], int max,
 		char *err, size_t len)
 {
-	int nl = o->nr_lru_cache ? o->nr_lru_cache : 1;
+	int nt = o->nr_targets ? o->nr_targets : 1;
 	int nm = o->nr_mthp ? o->nr_mthp : 1;
-	int i, j, k, n = 0;
+	int i, j, k, t, n = 0;
 
-	if (nl * nm > max) {
-		snprintf(err, len, "%d configurations; at most %d", nl * nm, max);
-		return -EINVAL;
-	}
 	for (i = 0; i < nm; i++) {
-		for (j = 0; j < nl; j++) {
-			struct fl_config *c = &cfgs[n];
+		for (t = 0; t < nt; t++) {
+			const char *target = o->nr_targets ? o->targets[t] : o->base.target;
+			bool host = !strcmp(target, "host");
+			int nl = !host && o->nr_lru_cache ? o->nr_lru_cache : 1;
 
-			*c = o->base;
-			c->knobs.nr = 0;
-			labels[n][0] = '\0';
-			if (o->nr_lru_cache)
-				fl_config_set_knob(c, "foliolab/lru_cache", o->lru_cache[j]);
-			if (o->nr_mthp && cli_apply_mthp(c, o->mthp[i], false, err, len))
-				return -EINVAL;
-			for (k = 0; k < o->base.knobs.nr; k++)
-				fl_config_set_knob(c, o->base.knobs.v[k].name,
-						   o->base.knobs.v[k].value);
-			if (o->nr_mthp)
-				snprintf(labels[n], 64, "%s", o->mthp[i]);
-			if (o->nr_lru_cache && o->nr_lru_cache > 1)
-				snprintf(labels[n] + strlen(labels[n]), 64 - strlen(labels[n]),
-					 "%s%s", labels[n][0] ? "/" : "", o->lru_cache[j]);
-			if (!labels[n][0])
-				snprintf(labels[n], 64, "%s",
-					 o->nr_lru_cache ? o->lru_cache[j] : "run");
-			c->label = labels[n];
-			n++;
+			for (j = 0; j < nl; j++) {
+				struct fl_config *c = &cfgs[n];
+
+				if (n == max) {
+					snprintf(err, len, "too many configurations; at most %d",
+						 max);
+					return -EINVAL;
+				}
+				*c = o->base;
+				snprintf(c->target, sizeof(c->target), "%s", target);
+				c->knobs.nr = 0;
+				labels[n][0] = '\0';
+				if (!host) {
+					c->locks = false;
+					c->no_knobs = false;
+					if (o->base.no_knobs)
+						copy_host_thp(c);
+				} else {
+					c->mem_bytes = 0;
+					c->nodes = 0;
+					c->cpus = 0;
+				}
+				if (!host && o->nr_lru_cache)
+					fl_config_set_knob(c, "foliolab/lru_cache",
+							   o->lru_cache[j]);
+				if (o->nr_mthp && cli_apply_mthp(c, o->mthp[i], false, err, len))
+					return -EINVAL;
+				for (k = 0; k < o->base.knobs.nr; k++) {
+					if (host &&
+					    !strncmp(o->base.knobs.v[k].name, "foliolab/", 9))
+						continue;
+					fl_config_set_knob(c, o->base.knobs.v[k].name,
+							   o->base.knobs.v[k].value);
+				}
+				if (o->nr_mthp)
+					add_label(labels[n], o->mthp[i]);
+				if (o->nr_targets > 1)
+					add_label(labels[n], target);
+				if (!host && o->nr_lru_cache > 1)
+					add_label(labels[n], o->lru_cache[j]);
+				if (!labels[n][0])
+					add_label(labels[n], o->nr_lru_cache && !host
+								     ? o->lru_cache[j]
+								     : target);
+				c->label = labels[n];
+				n++;
+			}
 		}
 	}
 	return n;

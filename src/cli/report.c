@@ -10,6 +10,7 @@
  * Conventions in this file: "changed" means a non-zero delta over the run;
  * fl_* counters are the model's own and are listed apart.
  */
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 #include "cli.h"
@@ -55,6 +56,16 @@ static void lru_rule(const struct fl_result *r, char *buf, size_t len)
 			 knob(r, "foliolab/lru_cache"), fp, bp);
 }
 
+static bool any_set(const struct fl_result *r)
+{
+	int i;
+
+	for (i = 0; i < r->knobs.nr; i++)
+		if (r->knobs.v[i].set)
+			return true;
+	return false;
+}
+
 void report_settings(FILE *f, const struct fl_result *r, const char *indent)
 {
 	char rule[160];
@@ -66,7 +77,8 @@ void report_settings(FILE *f, const struct fl_result *r, const char *indent)
 	for (i = 0; i < r->knobs.nr; i++) {
 		const char *n = r->knobs.v[i].name;
 
-		if (strncmp(n, "transparent_hugepage/hugepages-", 31) != 0)
+		if (strncmp(n, "transparent_hugepage/hugepages-", 31) != 0 ||
+		    strcmp(n + strlen(n) - 8, "/enabled"))
 			continue;
 		if (!strcmp(r->knobs.v[i].value, "never")) {
 			others++;
@@ -76,6 +88,12 @@ void report_settings(FILE *f, const struct fl_result *r, const char *indent)
 			r->knobs.v[i].value);
 	}
 	fprintf(f, "%s\n", others ? " (others never)" : "");
+	if (!strcmp(r->target, "host")) {
+		fprintf(f, "%sLRU cache: the host kernel's own rule; knobs %s\n", indent,
+			any_set(r) ? "set by this run (restored after it)"
+				   : "as the host had them");
+		return;
+	}
 	lru_rule(r, rule, sizeof(rule));
 	fprintf(f, "%sLRU cache: %s; lru_add_free_dead=%s\n", indent, rule,
 		knob(r, "foliolab/lru_add_free_dead"));
@@ -90,8 +108,11 @@ static void report_header(FILE *f, const struct fl_result *r)
 	fprintf(f, "%s on %s:", r->workload, r->target);
 	for (i = 0; i < r->nr_params; i++)
 		fprintf(f, " --%s %s", r->params[i].name, r->params[i].value);
-	fprintf(f, "\n  machine: %d CPUs, %d node%s, %s\n", r->cpus, r->nodes,
+	fprintf(f, "\n  machine: %d CPUs, %d node%s, %s", r->cpus, r->nodes,
 		r->nodes > 1 ? "s" : "", mem);
+	if (!strcmp(r->target, "host"))
+		fprintf(f, "; kernel %s; %s", r->kernel_release, r->cpu_model);
+	fputc('\n', f);
 	report_settings(f, r, "  ");
 }
 
@@ -111,10 +132,17 @@ static void report_locks(FILE *f, const struct fl_result *r)
 		fmt_time(l->wait_total_ns, tot, sizeof(tot));
 		fmt_time(l->wait_max_ns, mx, sizeof(mx));
 		fmt_time(l->wait_min_ns, mn, sizeof(mn));
-		fprintf(f, "  %-46s %10llu %10llu %11s %11s %11s %11s\n", name,
-			(unsigned long long)l->acquired, (unsigned long long)l->contended, avg, tot,
-			mx, mn);
+		if (l->no_acquired)
+			fprintf(f, "  %-46s %10s", name, "-");
+		else
+			fprintf(f, "  %-46s %10llu", name, (unsigned long long)l->acquired);
+		fprintf(f, " %10llu %11s %11s %11s %11s\n", (unsigned long long)l->contended, avg,
+			tot, mx, mn);
 	}
+	if (r->locks_note[0])
+		fprintf(f, "  (%s)\n", r->locks_note);
+	else if (r->locks.nr && r->locks.v[0].no_acquired)
+		fprintf(f, "  (perf lock counts contended acquisitions only: acquired is '-')\n");
 }
 
 /* mTHP stats per size: rows = sizes with a change, columns = items with one */
@@ -190,19 +218,32 @@ void report_run(FILE *f, const struct fl_result *r)
 			r->metrics[i].value, r->metrics[i].unit[0] ? " " : "", r->metrics[i].unit);
 	if (r->nr_metrics)
 		fputc('\n', f);
-	fprintf(f, "\ncounters that changed (/proc/vmstat names):\n");
+	fprintf(f, "\ncounters that changed (/proc/vmstat names)%s:\n",
+		r->noise.nr ? "; idle = the same counter over an idle interval (noise)" : "");
 	for (i = 0; i < r->counters.nr; i++) {
 		const struct fl_counter *c = &r->counters.v[i];
 
 		if (!c->value || !strncmp(c->name, MTHP_PREFIX, strlen(MTHP_PREFIX)) ||
 		    !strncmp(c->name, "fl_", 3))
 			continue;
-		fprintf(f, "  %-32s %14lld\n", c->name, (long long)c->value);
+		if (r->noise.nr)
+			fprintf(f, "  %-32s %14lld   idle %lld\n", c->name, (long long)c->value,
+				(long long)fl_counters_get(&r->noise, c->name));
+		else
+			fprintf(f, "  %-32s %14lld\n", c->name, (long long)c->value);
 		shown++;
 	}
 	if (!shown)
 		fprintf(f, "  (none)\n");
 	report_mthp(f, r);
+	if (r->noise.nr)
+		report_noise_note(f, r, 1);
+	if (strcmp(r->target, "model")) {
+		report_locks(f, r);
+		if (r->status)
+			fprintf(f, "\nFAILED: %s\n", r->error);
+		return;
+	}
 	fprintf(f, "\nmodel-only counters (not in the kernel):\n");
 	for (i = 0, shown = 0; i < r->counters.nr; i++) {
 		const struct fl_counter *c = &r->counters.v[i];
@@ -219,39 +260,267 @@ void report_run(FILE *f, const struct fl_result *r)
 		fprintf(f, "\nFAILED: %s\n", r->error);
 }
 
-static void ratio(FILE *f, double base, double v)
+/*
+ * The noise line: the counters a host result's deltas are judged by, over
+ * the idle interval, scaled to the run.
+ */
+void report_noise_note(FILE *f, const struct fl_result *r, int nr)
 {
-	if (base == 0)
-		fprintf(f, " %15s", v == 0 ? "=" : "-");
-	else
-		fprintf(f, " %14.2fx", v / base);
+	static const char *const shown[] = { "pgfault",
+					     "pgalloc_normal",
+					     "pgfree",
+					     "hugepages-16kB/stats/anon_fault_alloc",
+					     "hugepages-64kB/stats/anon_fault_alloc",
+					     "hugepages-2048kB/stats/anon_fault_alloc" };
+	size_t k;
+	int j;
+
+	for (j = 0; j < nr; j++) {
+		if (!r[j].noise.nr)
+			continue;
+		fprintf(f,
+			"\nhost noise [%s]: counters are system-wide; over an idle %.2f s right "
+			"after the run, scaled to its %.2f s:",
+			r[j].label[0] ? r[j].label : r[j].target, r[j].noise_s, r[j].wall_s);
+		for (k = 0; k < sizeof(shown) / sizeof(shown[0]); k++)
+			fprintf(f, "%s %s %lld", k ? "," : "", shown[k],
+				(long long)fl_counters_get(&r[j].noise, shown[k]));
+		fputc('\n', f);
+	}
 }
 
-static void cmp_row(FILE *f, const char *name, const double *v, int nr, bool integer)
+#define CMP_MAX 32
+
+struct cmp {
+	int nr;
+	int nr_pairs;
+	int pair[2 * CMP_MAX][2]; /* ratio columns: v[pair[0]] / v[pair[1]] */
+	char pair_head[2 * CMP_MAX][24];
+	int noise_col[CMP_MAX]; /* results with an idle column */
+	int nr_noise;
+};
+
+/* the parts of @label ("16K/host/pages31") that differ from @other's */
+static void label_diff(const char *label, const char *other, char *out, size_t len)
+{
+	char a[64], b[64], *pa[4], *pb[4], *save = NULL;
+	int na = 0, nb = 0, i;
+
+	snprintf(a, sizeof(a), "%s", label);
+	snprintf(b, sizeof(b), "%s", other);
+	for (pa[na] = strtok_r(a, "/", &save); pa[na] && na < 3;
+	     pa[++na] = strtok_r(NULL, "/", &save))
+		;
+	save = NULL;
+	for (pb[nb] = strtok_r(b, "/", &save); pb[nb] && nb < 3;
+	     pb[++nb] = strtok_r(NULL, "/", &save))
+		;
+	out[0] = '\0';
+	for (i = 0; i < na; i++) {
+		if (i < nb && !strcmp(pa[i], pb[i]))
+			continue;
+		snprintf(out + strlen(out), len - strlen(out), "%s%s", out[0] ? "/" : "", pa[i]);
+	}
+	if (!out[0])
+		snprintf(out, len, "%s", label);
+}
+
+static bool same_size(const struct fl_result *a, const struct fl_result *b)
+{
+	int i;
+
+	if (a->knobs.nr == 0 || b->knobs.nr == 0)
+		return false;
+	for (i = 0; i < a->knobs.nr; i++) {
+		const char *n = a->knobs.v[i].name;
+
+		if (!strncmp(n, "transparent_hugepage/hugepages-", 31) && strstr(n, "/enabled") &&
+		    strcmp(a->knobs.v[i].value, knob(b, n)))
+			return false;
+	}
+	return true;
+}
+
+static void add_pair(struct cmp *c, const struct fl_result *r, int j, int base)
+{
+	char x[24], y[24];
+
+	if (c->nr_pairs == 2 * CMP_MAX)
+		return;
+	c->pair[c->nr_pairs][0] = j;
+	c->pair[c->nr_pairs][1] = base;
+	label_diff(r[j].label, r[base].label, x, sizeof(x));
+	label_diff(r[base].label, r[j].label, y, sizeof(y));
+	snprintf(c->pair_head[c->nr_pairs], sizeof(c->pair_head[0]), "%.11s/%.11s", x, y);
+	c->nr_pairs++;
+}
+
+/*
+ * Ratio columns: each column against the first of its own target; a host
+ * column also against the first model column with the same mTHP sizes.
+ */
+static void plan_columns(struct cmp *c, const struct fl_result *r, int nr)
+{
+	int j, i;
+
+	memset(c, 0, sizeof(*c));
+	c->nr = nr;
+	for (j = 1; j < nr; j++) {
+		for (i = 0; i < j; i++) {
+			if (!strcmp(r[i].target, r[j].target)) {
+				add_pair(c, r, j, i);
+				break;
+			}
+		}
+		if (strcmp(r[j].target, "host"))
+			continue;
+		for (i = 0; i < nr; i++) {
+			if (!strcmp(r[i].target, "model") && same_size(&r[i], &r[j])) {
+				add_pair(c, r, j, i);
+				break;
+			}
+		}
+	}
+	for (j = 0; j < nr; j++)
+		if (r[j].noise.nr)
+			c->noise_col[c->nr_noise++] = j;
+}
+
+static void put_value(FILE *f, double v, bool integer)
+{
+	if (v != v)
+		fprintf(f, " %14s", "-");
+	else if (integer)
+		fprintf(f, " %14.0f", v);
+	else
+		fprintf(f, " %14.3f", v);
+}
+
+static void cmp_row(FILE *f, const struct cmp *c, const char *name, const double *v,
+		    const double *noise, bool integer)
 {
 	int i;
 
 	fprintf(f, "  %-58.58s", name);
-	for (i = 0; i < nr; i++) {
-		if (integer)
-			fprintf(f, " %14.0f", v[i]);
+	for (i = 0; i < c->nr; i++)
+		put_value(f, v[i], integer);
+	for (i = 0; i < c->nr_pairs; i++) {
+		double a = v[c->pair[i][0]], b = v[c->pair[i][1]];
+
+		if (a != a || b != b)
+			fprintf(f, " %15s", "-");
+		else if (b == 0)
+			fprintf(f, " %15s", a == 0 ? "=" : "-");
 		else
-			fprintf(f, " %14.3f", v[i]);
+			fprintf(f, " %14.2fx", a / b);
 	}
-	for (i = 1; i < nr; i++)
-		ratio(f, v[0], v[i]);
+	for (i = 0; i < c->nr_noise; i++) {
+		if (noise)
+			put_value(f, noise[c->noise_col[i]], integer);
+		else
+			fprintf(f, " %14s", "");
+	}
 	fputc('\n', f);
+}
+
+static bool counter_seen_before(const struct fl_result *r, int j, const char *name)
+{
+	int i;
+
+	for (i = 0; i < j; i++)
+		if (fl_counters_find(&r[i].counters, name))
+			return true;
+	return false;
+}
+
+/* a host-only counter is shown when some host delta stands out of its noise */
+static bool counter_worth_showing(const struct fl_result *r, int nr, const char *name,
+				  bool model_knows)
+{
+	int j;
+
+	for (j = 0; j < nr; j++) {
+		int64_t v = fl_counters_get(&r[j].counters, name);
+		int64_t n = fl_counters_get(&r[j].noise, name);
+
+		if (!v)
+			continue;
+		if (model_knows || !r[j].noise.nr)
+			return true;
+		if ((v < 0 ? -v : v) > 2 * (n < 0 ? -n : n) + 16)
+			return true;
+	}
+	return false;
+}
+
+static void cmp_lock_rows(FILE *f, const struct cmp *c, const struct fl_result *r, int nr)
+{
+	char name[2 * FL_NAME_MAX + 16];
+	double v[CMP_MAX];
+	int j, k, jj;
+
+	/*
+	 * Lock rows: the union of (class, site) over the configurations;
+	 * contention rows only where some configuration saw contention.
+	 */
+	for (j = 0; j < nr; j++) {
+		for (k = 0; k < r[j].locks.nr; k++) {
+			const struct fl_lock_stat_row *l = &r[j].locks.v[k];
+			const struct fl_lock_stat_row *x[CMP_MAX];
+			bool contended = false, acquired = false;
+			int seen = 0;
+
+			for (jj = 0; jj < j && !seen; jj++)
+				seen = fl_locks_find(&r[jj].locks, l->name, l->site) != NULL;
+			if (seen)
+				continue;
+			for (jj = 0; jj < nr; jj++) {
+				x[jj] = fl_locks_find(&r[jj].locks, l->name, l->site);
+				contended |= x[jj] && x[jj]->contended;
+				acquired |= x[jj] && !x[jj]->no_acquired;
+			}
+			if (acquired) {
+				for (jj = 0; jj < nr; jj++)
+					v[jj] = !x[jj] ? (r[jj].locks_note[0] ? NAN : 0)
+						: x[jj]->no_acquired ? NAN
+								     : (double)x[jj]->acquired;
+				snprintf(name, sizeof(name), "%s @ %s acquired", l->name, l->site);
+				cmp_row(f, c, name, v, NULL, true);
+			}
+			if (!contended)
+				continue;
+			for (jj = 0; jj < nr; jj++)
+				v[jj] = x[jj] ? (double)x[jj]->contended
+					      : (r[jj].locks_note[0] ? NAN : 0);
+			snprintf(name, sizeof(name), "%s @ %s contended", l->name, l->site);
+			cmp_row(f, c, name, v, NULL, true);
+			for (jj = 0; jj < nr; jj++)
+				v[jj] = x[jj] ? (double)x[jj]->wait_total_ns / 1e6
+					      : (r[jj].locks_note[0] ? NAN : 0);
+			snprintf(name, sizeof(name), "%s @ %s wait ms", l->name, l->site);
+			cmp_row(f, c, name, v, NULL, false);
+		}
+	}
 }
 
 void report_compare(FILE *f, const struct fl_result *r, int nr)
 {
-	double v[64] = { 0 };
+	double v[CMP_MAX] = { 0 }, nz[CMP_MAX] = { 0 };
 	char name[2 * FL_NAME_MAX + 16];
-	int i, j, k;
+	struct cmp c;
+	int i, j;
 
-	if (nr > 64)
-		nr = 64;
-	fprintf(f, "compare %s on %s:", r[0].workload, r[0].target);
+	if (nr > CMP_MAX)
+		nr = CMP_MAX;
+	plan_columns(&c, r, nr);
+	fprintf(f, "compare %s on %s", r[0].workload, r[0].target);
+	for (j = 1; j < nr; j++)
+		if (strcmp(r[j].target, r[0].target)) {
+			fprintf(f, " and %s (kernel %s, %d CPUs, %s)", r[j].target,
+				r[j].kernel_release, r[j].cpus, r[j].cpu_model);
+			break;
+		}
+	fputc(':', f);
 	for (i = 0; i < r[0].nr_params; i++)
 		fprintf(f, " --%s %s", r[0].params[i].name, r[0].params[i].value);
 	fputc('\n', f);
@@ -264,17 +533,19 @@ void report_compare(FILE *f, const struct fl_result *r, int nr)
 	fprintf(f, "\n  %-58s", "");
 	for (j = 0; j < nr; j++)
 		fprintf(f, " %14.14s", r[j].label);
-	for (j = 1; j < nr; j++) {
-		snprintf(name, sizeof(name), "%s/%s", r[j].label, r[0].label);
-		fprintf(f, " %15.15s", name);
+	for (j = 0; j < c.nr_pairs; j++)
+		fprintf(f, " %15.15s", c.pair_head[j]);
+	for (j = 0; j < c.nr_noise; j++) {
+		snprintf(name, sizeof(name), "idle[%s]", r[c.noise_col[j]].label);
+		fprintf(f, " %14.14s", name);
 	}
 	fputc('\n', f);
 	for (j = 0; j < nr; j++)
 		v[j] = r[j].wall_s;
-	cmp_row(f, "time: wall s", v, nr, false);
+	cmp_row(f, &c, "time: wall s", v, NULL, false);
 	for (j = 0; j < nr; j++)
 		v[j] = r[j].user_s + r[j].sys_s;
-	cmp_row(f, "time: cpu s", v, nr, false);
+	cmp_row(f, &c, "time: cpu s", v, NULL, false);
 	for (i = 0; i < r[0].nr_metrics; i++) {
 		for (j = 0; j < nr; j++) {
 			const struct fl_metric *m = fl_result_metric(&r[j], r[0].metrics[i].name);
@@ -282,53 +553,41 @@ void report_compare(FILE *f, const struct fl_result *r, int nr)
 			v[j] = m ? m->value : 0;
 		}
 		snprintf(name, sizeof(name), "result: %s", r[0].metrics[i].name);
-		cmp_row(f, name, v, nr, true);
-	}
-	/* counters that changed in any configuration, in record order */
-	for (i = 0; i < r[0].counters.nr; i++) {
-		bool any = false;
-
-		for (j = 0; j < nr; j++) {
-			v[j] = (double)fl_counters_get(&r[j].counters, r[0].counters.v[i].name);
-			any |= v[j] != 0;
-		}
-		if (any)
-			cmp_row(f, r[0].counters.v[i].name, v, nr, true);
+		cmp_row(f, &c, name, v, NULL, true);
 	}
 	/*
-	 * Lock rows: the union of (class, site) over the configurations;
-	 * contention rows only where some configuration saw contention.
+	 * Counters that changed, the union over the configurations in record
+	 * order; a counter only the host has is shown where it stands out of
+	 * the host's noise, and reads '-' in a model column.
 	 */
 	for (j = 0; j < nr; j++) {
-		for (k = 0; k < r[j].locks.nr; k++) {
-			const struct fl_lock_stat_row *l = &r[j].locks.v[k];
-			const struct fl_lock_stat_row *x[64];
-			bool contended = false;
-			int seen = 0, jj;
+		for (i = 0; i < r[j].counters.nr; i++) {
+			const char *cn = r[j].counters.v[i].name;
+			bool model_knows = false;
+			int jj;
 
-			for (jj = 0; jj < j && !seen; jj++)
-				seen = fl_locks_find(&r[jj].locks, l->name, l->site) != NULL;
-			if (seen)
+			if (counter_seen_before(r, j, cn))
+				continue;
+			for (jj = 0; jj < nr; jj++)
+				model_knows |= !strcmp(r[jj].target, "model") &&
+					       fl_counters_find(&r[jj].counters, cn);
+			if (!counter_worth_showing(r, nr, cn, model_knows))
 				continue;
 			for (jj = 0; jj < nr; jj++) {
-				x[jj] = fl_locks_find(&r[jj].locks, l->name, l->site);
-				v[jj] = x[jj] ? (double)x[jj]->acquired : 0;
-				contended |= x[jj] && x[jj]->contended;
+				const struct fl_counter *x = fl_counters_find(&r[jj].counters, cn);
+
+				v[jj] = x ? (double)x->value : NAN;
+				nz[jj] = (double)fl_counters_get(&r[jj].noise, cn);
 			}
-			snprintf(name, sizeof(name), "%s @ %s acquired", l->name, l->site);
-			cmp_row(f, name, v, nr, true);
-			if (!contended)
-				continue;
-			for (jj = 0; jj < nr; jj++)
-				v[jj] = x[jj] ? (double)x[jj]->contended : 0;
-			snprintf(name, sizeof(name), "%s @ %s contended", l->name, l->site);
-			cmp_row(f, name, v, nr, true);
-			for (jj = 0; jj < nr; jj++)
-				v[jj] = x[jj] ? (double)x[jj]->wait_total_ns / 1e6 : 0;
-			snprintf(name, sizeof(name), "%s @ %s wait ms", l->name, l->site);
-			cmp_row(f, name, v, nr, false);
+			cmp_row(f, &c, cn, v, nz, true);
 		}
 	}
+	cmp_lock_rows(f, &c, r, nr);
+	for (j = 0; j < nr; j++)
+		if (r[j].locks_note[0] && strcmp(r[j].target, "model"))
+			fprintf(f, "\n[%s] %s", r[j].label, r[j].locks_note);
+	if (c.nr_noise)
+		report_noise_note(f, r, nr);
 	for (j = 0; j < nr; j++)
 		if (r[j].status)
 			fprintf(f, "\nFAILED [%s]: %s\n", r[j].label, r[j].error);

@@ -35,9 +35,24 @@ static void put_kv_str(FILE *f, const char *k, const char *v, bool comma)
 		fputs(", ", f);
 }
 
-static void put_result(FILE *f, const struct fl_result *r)
+static void put_counters(FILE *f, const char *key, const struct fl_counters *c)
 {
 	int i;
+
+	fputs(",\n      ", f);
+	put_str(f, key);
+	fputs(": {", f);
+	for (i = 0; i < c->nr; i++) {
+		fputs(i % 4 ? " " : "\n        ", f);
+		put_str(f, c->v[i].name);
+		fprintf(f, ": %lld%s", (long long)c->v[i].value, i + 1 < c->nr ? "," : "");
+	}
+	fputs("\n      }", f);
+}
+
+static void put_result(FILE *f, const struct fl_result *r)
+{
+	int i, n;
 
 	fputs("    {\n      ", f);
 	put_kv_str(f, "workload", r->workload, true);
@@ -49,8 +64,18 @@ static void put_result(FILE *f, const struct fl_result *r)
 	fputs("},\n      \"knobs\": {", f);
 	for (i = 0; i < r->knobs.nr; i++)
 		put_kv_str(f, r->knobs.v[i].name, r->knobs.v[i].value, i + 1 < r->knobs.nr);
-	fprintf(f, "},\n      \"machine\": {\"mem_bytes\": %llu, \"nodes\": %d, \"cpus\": %d},\n",
+	fputs("},\n      \"knobs_set\": [", f);
+	for (i = 0, n = 0; i < r->knobs.nr; i++) {
+		if (!r->knobs.v[i].set)
+			continue;
+		fputs(n++ ? ", " : "", f);
+		put_str(f, r->knobs.v[i].name);
+	}
+	fprintf(f, "],\n      \"machine\": {\"mem_bytes\": %llu, \"nodes\": %d, \"cpus\": %d, ",
 		(unsigned long long)r->mem_bytes, r->nodes, r->cpus);
+	put_kv_str(f, "kernel_release", r->kernel_release, true);
+	put_kv_str(f, "cpu_model", r->cpu_model, false);
+	fputs("},\n", f);
 	fprintf(f, "      \"time\": {\"wall_s\": %.6f, \"user_s\": %.6f, \"sys_s\": %.6f},\n",
 		r->wall_s, r->user_s, r->sys_s);
 	fputs("      \"metrics\": {", f);
@@ -58,14 +83,13 @@ static void put_result(FILE *f, const struct fl_result *r)
 		put_str(f, r->metrics[i].name);
 		fprintf(f, ": %.17g%s", r->metrics[i].value, i + 1 < r->nr_metrics ? ", " : "");
 	}
-	fputs("},\n      \"counters\": {", f);
-	for (i = 0; i < r->counters.nr; i++) {
-		fputs(i % 4 ? " " : "\n        ", f);
-		put_str(f, r->counters.v[i].name);
-		fprintf(f, ": %lld%s", (long long)r->counters.v[i].value,
-			i + 1 < r->counters.nr ? "," : "");
-	}
-	fputs("\n      },\n      \"locks\": [", f);
+	fputs("}", f);
+	put_counters(f, "counters", &r->counters);
+	/* system-wide targets: the same counters over an idle interval, scaled to wall_s */
+	put_counters(f, "noise", &r->noise);
+	fprintf(f, ",\n      \"noise_s\": %.6f,\n      ", r->noise_s);
+	put_kv_str(f, "locks_note", r->locks_note, false);
+	fputs(",\n      \"locks\": [", f);
 	for (i = 0; i < r->locks.nr; i++) {
 		const struct fl_lock_stat_row *l = &r->locks.v[i];
 
@@ -73,10 +97,14 @@ static void put_result(FILE *f, const struct fl_result *r)
 		put_kv_str(f, "name", l->name, true);
 		put_kv_str(f, "site", l->site, true);
 		put_kv_str(f, "kind", l->kind, true);
+		if (l->no_acquired)
+			fputs("\"acquired\": null, ", f);
+		else
+			fprintf(f, "\"acquired\": %llu, ", (unsigned long long)l->acquired);
 		fprintf(f,
-			"\"acquired\": %llu, \"contended\": %llu, \"avg_wait_ns\": %llu, "
+			"\"contended\": %llu, \"avg_wait_ns\": %llu, "
 			"\"total_wait_ns\": %llu, \"max_wait_ns\": %llu, \"min_wait_ns\": %llu}",
-			(unsigned long long)l->acquired, (unsigned long long)l->contended,
+			(unsigned long long)l->contended,
 			(unsigned long long)(l->contended ? l->wait_total_ns / l->contended : 0),
 			(unsigned long long)l->wait_total_ns, (unsigned long long)l->wait_max_ns,
 			(unsigned long long)l->wait_min_ns);
@@ -94,7 +122,7 @@ FL_API int fl_result_write_json(FILE *f, const struct fl_result *res, int nr)
 {
 	int i;
 
-	fputs("{\n  \"foliolab_result_version\": 1,\n  \"results\": [\n", f);
+	fputs("{\n  \"foliolab_result_version\": 2,\n  \"results\": [\n", f);
 	for (i = 0; i < nr; i++) {
 		put_result(f, &res[i]);
 		fputs(i + 1 < nr ? ",\n" : "\n", f);

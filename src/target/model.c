@@ -22,6 +22,13 @@
 struct model_target {
 	struct fl_target base;
 	int next_proc_id;
+	uint64_t mem_bytes;
+	struct shared_block *shared; /* shared_alloc() blocks, freed at close */
+};
+
+struct shared_block {
+	struct shared_block *next;
+	max_align_t data[];
 };
 
 struct model_proc {
@@ -72,6 +79,7 @@ static int model_open(const struct fl_target_config *cfg, struct fl_target **out
 		goto err_platform;
 	mt->base.ops = &fl__model_target_ops;
 	mt->base.nr_cpus = mc.nr_cpus;
+	mt->mem_bytes = (uint64_t)mc.nr_pages * PAGE_SIZE;
 	model_open_now = true;
 	*out = &mt->base;
 	return 0;
@@ -91,6 +99,14 @@ static int model_quiesce(struct fl_target *t, char *err, size_t len)
 
 static void model_close(struct fl_target *t)
 {
+	struct model_target *mt = (struct model_target *)t;
+
+	while (mt->shared) {
+		struct shared_block *b = mt->shared;
+
+		mt->shared = b->next;
+		fl_free(b);
+	}
 	fl__mm_shutdown();
 	fl_cpu_unbind();
 	fl__platform_exit();
@@ -98,11 +114,36 @@ static void model_close(struct fl_target *t)
 	fl_free(t);
 }
 
-static int model_set_knob(struct fl_target *t, const char *name, const char *value, char *err,
-			  size_t len)
+static int model_set_knobs(struct fl_target *t, const struct fl_knobs *k, char *err, size_t len)
 {
+	int i, ret;
+
 	(void)t;
-	return fl__mm_knob_set(name, value, err, len);
+	for (i = 0; i < k->nr; i++) {
+		ret = fl__mm_knob_set(k->v[i].name, k->v[i].value, err, len);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/* Try the knobs on a throwaway model: the model's own parser decides. */
+static int model_check_knobs(const struct fl_target_config *cfg, const struct fl_knobs *k,
+			     char *err, size_t len)
+{
+	struct fl_target_config tiny = { .mem_bytes = 4ull << 20, .nodes = 1, .cpus = 1 };
+	struct fl_target *t;
+	int ret;
+
+	(void)cfg;
+	if (!k->nr)
+		return 0;
+	ret = model_open(&tiny, &t, err, len);
+	if (ret)
+		return ret;
+	ret = model_set_knobs(t, k, err, len);
+	model_close(t);
+	return ret;
 }
 
 static int model_knobs(struct fl_target *t, struct fl_knobs *out)
@@ -115,6 +156,52 @@ static int model_counters(struct fl_target *t, struct fl_counters *out)
 {
 	(void)t;
 	return fl__vmstat_snapshot(out);
+}
+
+static int model_meminfo(struct fl_target *t, struct fl_counters *out)
+{
+	struct model_target *mt = (struct model_target *)t;
+	struct fl_counters c = { 0 };
+	int ret = fl__vmstat_snapshot(&c);
+	int64_t kb = (int64_t)(PAGE_SIZE / 1024);
+
+	if (!ret) {
+		ret |= fl_counters_set(out, "MemTotal", (int64_t)(mt->mem_bytes / 1024));
+		ret |= fl_counters_set(out, "MemFree", fl_counters_get(&c, "nr_free_pages") * kb);
+		ret |= fl_counters_set(out, "AnonPages", fl_counters_get(&c, "nr_anon_pages") * kb);
+		ret |= fl_counters_set(out, "Active(anon)",
+				       fl_counters_get(&c, "nr_active_anon") * kb);
+		ret |= fl_counters_set(out, "Inactive(anon)",
+				       fl_counters_get(&c, "nr_inactive_anon") * kb);
+		ret |= fl_counters_set(out, "PageTables",
+				       fl_counters_get(&c, "nr_page_table_pages") * kb);
+		ret |= fl_counters_set(out, "AnonHugePages",
+				       fl_counters_get(&c, "nr_anon_transparent_hugepages") *
+					       HPAGE_PMD_NR * kb);
+		ret |= fl_counters_set(out, "ShmemHugePages", 0);
+	}
+	fl_counters_free(&c);
+	return ret ? -ENOMEM : 0;
+}
+
+static void model_describe(struct fl_target *t, struct fl_result *res)
+{
+	(void)t;
+	snprintf(res->kernel_release, sizeof(res->kernel_release),
+		 "foliolab model (mainline 7.x rules)");
+	snprintf(res->cpu_model, sizeof(res->cpu_model), "model CPUs");
+}
+
+static void *model_shared_alloc(struct fl_target *t, size_t size)
+{
+	struct model_target *mt = (struct model_target *)t;
+	struct shared_block *b = fl_calloc(1, sizeof(*b) + size);
+
+	if (!b)
+		return NULL;
+	b->next = mt->shared;
+	mt->shared = b;
+	return b->data;
 }
 
 static int model_locks(struct fl_target *t, struct fl_locks *out)
@@ -285,10 +372,14 @@ const struct fl_target_ops fl__model_target_ops = {
 	.open = model_open,
 	.quiesce = model_quiesce,
 	.close = model_close,
-	.set_knob = model_set_knob,
+	.check_knobs = model_check_knobs,
+	.set_knobs = model_set_knobs,
 	.knobs = model_knobs,
 	.counters = model_counters,
+	.meminfo = model_meminfo,
 	.locks = model_locks,
+	.describe = model_describe,
+	.shared_alloc = model_shared_alloc,
 	.proc_create = model_proc_create,
 	.proc_exit = model_proc_exit,
 	.proc_main = model_proc_main,

@@ -19,6 +19,8 @@ const struct fl_target_ops *fl__target_find(const char *name)
 {
 	if (!strcmp(name, "model"))
 		return &fl__model_target_ops;
+	if (!strcmp(name, "host"))
+		return &fl__host_target_ops;
 	return NULL;
 }
 
@@ -176,6 +178,7 @@ FL_API const char *fl_config_param(const struct fl_config *cfg, const char *name
 FL_API void fl_result_free(struct fl_result *res)
 {
 	fl_counters_free(&res->counters);
+	fl_counters_free(&res->noise);
 	fl_locks_free(&res->locks);
 }
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * target.h - the target API: what a workload may do to a machine, whether
- * that machine is the model (model.c) or, later, the host kernel (host.c).
+ * that machine is the model (model.c) or the host kernel (host.c).
  *
  * A workload creates processes, runs threads in them (each on its own
  * CPU), maps, unmaps and advises memory, and loads and stores one 64-bit
@@ -16,6 +16,7 @@
 #ifndef FL_TARGET_TARGET_H
 #define FL_TARGET_TARGET_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <foliolab/foliolab.h>
@@ -51,6 +52,8 @@ struct fl_target_config {
 	uint64_t mem_bytes;
 	int nodes;
 	int cpus;
+	bool locks;    /* host: record lock contention (perf lock) */
+	bool no_knobs; /* host: change no knob, run with what the host has */
 };
 
 struct fl_target_ops {
@@ -60,15 +63,34 @@ struct fl_target_ops {
 	/* after the workload: settle the machine; non-zero if its checks fail */
 	int (*quiesce)(struct fl_target *t, char *err, size_t len);
 	void (*close)(struct fl_target *t);
-	int (*set_knob)(struct fl_target *t, const char *name, const char *value, char *err,
-			size_t len);
+	/*
+	 * check_knobs() tries @k without changing any machine (bad name or
+	 * value, missing permission); set_knobs() applies them all or, on
+	 * error, none.
+	 */
+	int (*check_knobs)(const struct fl_target_config *cfg, const struct fl_knobs *k, char *err,
+			   size_t len);
+	int (*set_knobs)(struct fl_target *t, const struct fl_knobs *k, char *err, size_t len);
 	int (*knobs)(struct fl_target *t, struct fl_knobs *out);
 	int (*counters)(struct fl_target *t, struct fl_counters *out);
+	/* memory inventory in kB under /proc/meminfo names (levels, not deltas) */
+	int (*meminfo)(struct fl_target *t, struct fl_counters *out);
+	/* the workload starts / ended: lock recording brackets exactly this */
+	int (*begin)(struct fl_target *t, char *err, size_t len);
+	void (*end)(struct fl_target *t);
 	int (*locks)(struct fl_target *t, struct fl_locks *out);
+	/* kernel release and CPU model of the machine, for the record */
+	void (*describe)(struct fl_target *t, struct fl_result *res);
+	/* zeroed memory every process of the target sees; freed at close */
+	void *(*shared_alloc)(struct fl_target *t, size_t size);
 	int (*proc_create)(struct fl_target *t, struct fl_proc **out);
 	int (*proc_exit)(struct fl_proc *p);
 	struct fl_thread *(*proc_main)(struct fl_proc *p);
-	/* run @fn in @n threads at once, thread i in process @procs[i], on CPU i */
+	/*
+	 * run @fn in @n threads at once, thread i in process @procs[i], on CPU
+	 * i; state the threads of several processes share must come from
+	 * shared_alloc()
+	 */
 	int (*run_tasks)(struct fl_target *t, struct fl_proc **procs, int n,
 			 void (*fn)(struct fl_thread *th, void *arg), void *arg);
 	int (*mmap)(struct fl_thread *th, uint64_t len, int prot, int flags, uint64_t *addr);
@@ -85,9 +107,12 @@ struct fl_target_ops {
 struct fl_target {
 	const struct fl_target_ops *ops;
 	int nr_cpus;
+	/* counters are system-wide: the runner measures an idle interval too */
+	bool counters_have_noise;
 };
 
 extern const struct fl_target_ops fl__model_target_ops;
+extern const struct fl_target_ops fl__host_target_ops;
 const struct fl_target_ops *fl__target_find(const char *name);
 
 static inline struct fl_target *fl_thread_target(struct fl_thread *th)

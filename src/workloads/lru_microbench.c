@@ -91,18 +91,23 @@ static void mb_thread(struct fl_thread *th, void *arg)
 static int mb_run(struct fl_wl_ctx *ctx, const void *params)
 {
 	const struct mb_params *p = params;
-	struct mb_shared sh = { .p = p, .ctx = ctx };
+	struct mb_shared *sh = ctx->target->ops->shared_alloc(ctx->target, sizeof(*sh));
 	struct fl_proc *proc;
 	int ret;
+
+	if (!sh)
+		return -ENOMEM;
+	sh->p = p;
+	sh->ctx = ctx;
 
 	ctx->progress_total = (uint64_t)p->threads * (uint64_t)p->loops;
 	ret = ctx->target->ops->proc_create(ctx->target, &proc);
 	if (ret)
 		return ret;
-	ret = fl_run_threads(proc, (int)p->threads, mb_thread, &sh);
+	ret = fl_run_threads(proc, (int)p->threads, mb_thread, sh);
 	ctx->target->ops->proc_exit(proc);
 	if (!ret)
-		ret = sh.error;
+		ret = sh->error;
 	fl__add_metric(ctx->res, "writes", "pages",
 		       (double)p->threads * (double)p->loops * (double)(p->size / 4096));
 	fl__add_metric(ctx->res, "loops", "", (double)p->threads * (double)p->loops);

@@ -120,11 +120,17 @@ static void pf1_thread(struct fl_thread *th, void *arg)
 static int pf1_run(struct fl_wl_ctx *ctx, const void *params)
 {
 	const struct pf1_params *p = params;
-	struct pf1_shared sh = { .p = p, .ctx = ctx };
 	struct fl_proc *procs[1024];
 	int i, n = (int)p->threads, nprocs = p->processes ? n : 1, ret = 0;
+	/* the counters are shared by the tasks, which may be processes */
+	struct pf1_shared *shp = ctx->target->ops->shared_alloc(ctx->target, sizeof(*shp));
 	double elapsed;
 	uint64_t t0;
+
+	if (!shp)
+		return -ENOMEM;
+	shp->p = p;
+	shp->ctx = ctx;
 
 	for (i = 0; i < nprocs; i++) {
 		ret = ctx->target->ops->proc_create(ctx->target, &procs[i]);
@@ -137,15 +143,15 @@ static int pf1_run(struct fl_wl_ctx *ctx, const void *params)
 		procs[i] = procs[0];
 	ctx->progress_total = p->iterations ? (uint64_t)n * (uint64_t)p->iterations : 0;
 	t0 = fl_clock_ns();
-	sh.deadline_ns = t0 + (uint64_t)(p->seconds * 1e9);
-	ret = ctx->target->ops->run_tasks(ctx->target, procs, n, pf1_thread, &sh);
+	shp->deadline_ns = t0 + (uint64_t)(p->seconds * 1e9);
+	ret = ctx->target->ops->run_tasks(ctx->target, procs, n, pf1_thread, shp);
 	elapsed = (double)(fl_clock_ns() - t0) / 1e9;
 	if (!ret)
-		ret = sh.error;
-	fl__add_metric(ctx->res, "pages", "pages", (double)sh.pages);
-	fl__add_metric(ctx->res, "cycles", "", (double)sh.cycles);
+		ret = shp->error;
+	fl__add_metric(ctx->res, "pages", "pages", (double)shp->pages);
+	fl__add_metric(ctx->res, "cycles", "", (double)shp->cycles);
 	fl__add_metric(ctx->res, "pages_per_sec", "pages/s",
-		       elapsed > 0 ? (double)sh.pages / elapsed : 0);
+		       elapsed > 0 ? (double)shp->pages / elapsed : 0);
 out:
 	for (i = 0; i < nprocs; i++)
 		ctx->target->ops->proc_exit(procs[i]);

@@ -195,9 +195,23 @@ static int make_plan(const struct fl_config *cfg, struct plan *pl, char *err, si
 	}
 	pl->ops = fl__target_find(cfg->target[0] ? cfg->target : "model");
 	if (!pl->ops) {
-		snprintf(err, len, "unknown target '%s'; accepted: model", cfg->target);
+		snprintf(err, len, "unknown target '%s'; accepted: model, host", cfg->target);
 		return -EINVAL;
 	}
+	if (pl->ops == &fl__host_target_ops && (cfg->mem_bytes || cfg->nodes || cfg->cpus)) {
+		snprintf(err, len,
+			 "--mem, --nodes and --cpus size the model; the host target runs on the "
+			 "host's own memory and CPUs");
+		return -EINVAL;
+	}
+	if (pl->ops != &fl__host_target_ops && (cfg->no_knobs || cfg->locks)) {
+		snprintf(err, len,
+			 "--no-knobs and --locks are for --target=host; the model always counts "
+			 "its locks and changes only its own knobs");
+		return -EINVAL;
+	}
+	pl->tcfg.locks = cfg->locks;
+	pl->tcfg.no_knobs = cfg->no_knobs;
 	if (check_param_names(cfg, &pl->wl->info, err, len))
 		return -EINVAL;
 	if (pl->wl->params_size > PARAMS_MAX || pl->wl->parse(cfg, pl->params, err, len))
@@ -243,37 +257,16 @@ static int make_plan(const struct fl_config *cfg, struct plan *pl, char *err, si
 	return 0;
 }
 
-static int apply_knobs(struct fl_target *t, const struct fl_config *cfg, char *err, size_t len)
-{
-	int i, ret;
-
-	for (i = 0; i < cfg->knobs.nr; i++) {
-		ret = t->ops->set_knob(t, cfg->knobs.v[i].name, cfg->knobs.v[i].value, err, len);
-		if (ret)
-			return -EINVAL;
-	}
-	return 0;
-}
-
 FL_API int fl_validate(const struct fl_config *cfg, char *err, size_t errlen)
 {
-	struct fl_target_config tiny = { .mem_bytes = 4ull << 20, .nodes = 1, .cpus = 1 };
-	struct fl_target *t;
 	struct plan pl;
 	int ret;
 
 	ret = make_plan(cfg, &pl, err, errlen);
 	if (ret)
 		return ret;
-	if (!cfg->knobs.nr)
-		return 0;
-	/* try the knobs on a throwaway instance of the target */
-	ret = pl.ops->open(&tiny, &t, err, errlen);
-	if (ret)
-		return ret;
-	ret = apply_knobs(t, cfg, err, errlen);
-	t->ops->close(t);
-	return ret;
+	ret = pl.ops->check_knobs(&pl.tcfg, &cfg->knobs, err, errlen);
+	return ret == -EINVAL || ret == -EPERM || ret == -ENOENT ? -EINVAL : ret;
 }
 
 struct progress {
@@ -332,18 +325,70 @@ static void record_params(struct fl_result *res, const struct fl_config *cfg,
 	}
 }
 
-static int counter_deltas(struct fl_result *res, const struct fl_counters *before,
-			  const struct fl_counters *after)
+/* after - before for every name, times @scale (rounded) */
+static int counter_deltas(struct fl_counters *out, const struct fl_counters *before,
+			  const struct fl_counters *after, double scale)
 {
 	int i;
 
 	for (i = 0; i < after->nr; i++) {
-		int64_t b = fl_counters_get(before, after->v[i].name);
+		int64_t d = after->v[i].value - fl_counters_get(before, after->v[i].name);
 
-		if (fl_counters_set(&res->counters, after->v[i].name, after->v[i].value - b))
+		if (scale != 1.0)
+			d = (int64_t)((double)d * scale + (d < 0 ? -0.5 : 0.5));
+		if (fl_counters_set(out, after->v[i].name, d))
 			return -ENOMEM;
 	}
 	return 0;
+}
+
+/* A knob in force is "set" when the configuration asked for it. */
+static void mark_set_knobs(struct fl_knobs *in_force, const struct fl_knobs *asked)
+{
+	int i, j;
+
+	for (i = 0; i < in_force->nr; i++)
+		for (j = 0; j < asked->nr; j++)
+			if (!strcmp(in_force->v[i].name, asked->v[j].name))
+				in_force->v[i].set = true;
+}
+
+#define NOISE_MAX_S 10.0
+#define NOISE_MIN_S 0.2
+
+/*
+ * System-wide counters move without us: measure them over an idle
+ * interval as long as the run (at most NOISE_MAX_S) right after it, and
+ * scale to the run's wall time, so a report can say how far off the
+ * workload's own deltas may be.
+ */
+static int measure_noise(struct fl_target *t, struct fl_result *res)
+{
+	struct fl_counters b = { 0 }, a = { 0 };
+	double idle = res->wall_s;
+	struct timespec ts;
+	uint64_t t0;
+	int ret;
+
+	if (idle > NOISE_MAX_S)
+		idle = NOISE_MAX_S;
+	if (idle < NOISE_MIN_S)
+		idle = NOISE_MIN_S;
+	ts.tv_sec = (time_t)idle;
+	ts.tv_nsec = (long)((idle - (double)ts.tv_sec) * 1e9);
+	ret = t->ops->counters(t, &b);
+	t0 = fl_clock_ns();
+	while (!ret && nanosleep(&ts, &ts) && errno == EINTR)
+		;
+	if (!ret)
+		ret = t->ops->counters(t, &a);
+	res->noise_s = (double)(fl_clock_ns() - t0) / 1e9;
+	if (!ret)
+		ret = counter_deltas(&res->noise, &b, &a,
+				     res->noise_s > 0 ? res->wall_s / res->noise_s : 1.0);
+	fl_counters_free(&b);
+	fl_counters_free(&a);
+	return ret;
 }
 
 FL_API int fl_run(const struct fl_config *cfg, struct fl_result *res, char *err, size_t errlen)
@@ -364,7 +409,7 @@ FL_API int fl_run(const struct fl_config *cfg, struct fl_result *res, char *err,
 	ret = pl.ops->open(&pl.tcfg, &t, err, errlen);
 	if (ret)
 		return ret;
-	ret = apply_knobs(t, cfg, err, errlen);
+	ret = t->ops->set_knobs(t, &cfg->knobs, err, errlen);
 	if (ret)
 		goto out_close;
 	snprintf(res->workload, sizeof(res->workload), "%s", pl.wl->info.name);
@@ -372,12 +417,18 @@ FL_API int fl_run(const struct fl_config *cfg, struct fl_result *res, char *err,
 	snprintf(res->label, sizeof(res->label), "%s", cfg->label ? cfg->label : "");
 	record_params(res, cfg, &pl.wl->info);
 	t->ops->knobs(t, &res->knobs);
+	mark_set_knobs(&res->knobs, &cfg->knobs);
 	res->mem_bytes = pl.tcfg.mem_bytes;
 	res->nodes = pl.tcfg.nodes;
 	res->cpus = pl.tcfg.cpus;
+	if (t->ops->begin) {
+		ret = t->ops->begin(t, err, errlen);
+		if (ret)
+			goto out_close;
+	}
 	ret = t->ops->counters(t, &before);
 	if (ret)
-		goto out_close;
+		goto out_end;
 
 	ctx.target = t;
 	ctx.res = res;
@@ -409,11 +460,21 @@ FL_API int fl_run(const struct fl_config *cfg, struct fl_result *res, char *err,
 	}
 	ret = t->ops->counters(t, &after);
 	if (!ret)
-		ret = counter_deltas(res, &before, &after);
+		ret = counter_deltas(&res->counters, &before, &after, 1.0);
+	if (t->ops->end)
+		t->ops->end(t);
 	if (!ret)
 		ret = t->ops->locks(t, &res->locks);
+	if (t->ops->describe)
+		t->ops->describe(t, res);
+	if (!ret && t->counters_have_noise)
+		ret = measure_noise(t, res);
 	if (ret)
 		snprintf(err, errlen, "out of memory while collecting the results");
+	goto out_close;
+out_end:
+	if (t->ops->end)
+		t->ops->end(t);
 out_close:
 	t->ops->close(t);
 	fl_counters_free(&before);
