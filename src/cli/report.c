@@ -453,11 +453,47 @@ static bool counter_worth_showing(const struct fl_result *r, int nr, const char 
 	return false;
 }
 
+static bool counts_acquisitions(const struct fl_result *r)
+{
+	return !strcmp(r->target, "model");
+}
+
+/*
+ * Host rows the model has no counterpart for (scheduler, timers, ...) are
+ * shown only when they hold at least 1% of the host's largest contended
+ * count; the rest are summed up in one line.
+ */
+static bool model_row_or_big(const struct fl_result *r, int nr, const struct fl_lock_stat_row *l,
+			     uint64_t max_host)
+{
+	int j;
+
+	for (j = 0; j < nr; j++)
+		if (counts_acquisitions(&r[j]) && fl_locks_find(&r[j].locks, l->name, l->site))
+			return true;
+	for (j = 0; j < nr; j++) {
+		const struct fl_lock_stat_row *x = fl_locks_find(&r[j].locks, l->name, l->site);
+
+		if (x && !counts_acquisitions(&r[j]) && x->contended * 100 >= max_host)
+			return true;
+	}
+	return false;
+}
+
 static void cmp_lock_rows(FILE *f, const struct cmp *c, const struct fl_result *r, int nr)
 {
 	char name[2 * FL_NAME_MAX + 16];
 	double v[CMP_MAX];
-	int j, k, jj;
+	uint64_t max_host = 0;
+	int j, k, jj, hidden = 0;
+
+	for (j = 0; j < nr; j++)
+		for (k = 0; k < r[j].locks.nr && !counts_acquisitions(&r[j]); k++)
+			if (r[j].locks.v[k].contended > max_host)
+				max_host = r[j].locks.v[k].contended;
+	for (j = 0; j < nr; j++)
+		for (k = 0; k < r[j].locks.nr; k++)
+			hidden += !model_row_or_big(r, nr, &r[j].locks.v[k], max_host);
 
 	/*
 	 * Lock rows: the union of (class, site) over the configurations;
@@ -479,11 +515,16 @@ static void cmp_lock_rows(FILE *f, const struct cmp *c, const struct fl_result *
 				contended |= x[jj] && x[jj]->contended;
 				acquired |= x[jj] && !x[jj]->no_acquired;
 			}
+			if (!model_row_or_big(r, nr, l, max_host))
+				continue;
 			if (acquired) {
+				/* a target that counts contention only has no acquired figure */
 				for (jj = 0; jj < nr; jj++)
-					v[jj] = !x[jj] ? (r[jj].locks_note[0] ? NAN : 0)
-						: x[jj]->no_acquired ? NAN
-								     : (double)x[jj]->acquired;
+					v[jj] = (x[jj] && x[jj]->no_acquired) ||
+								!counts_acquisitions(&r[jj])
+							? NAN
+						: x[jj] ? (double)x[jj]->acquired
+							: 0;
 				snprintf(name, sizeof(name), "%s @ %s acquired", l->name, l->site);
 				cmp_row(f, c, name, v, NULL, true);
 			}
@@ -501,6 +542,11 @@ static void cmp_lock_rows(FILE *f, const struct cmp *c, const struct fl_result *
 			cmp_row(f, c, name, v, NULL, false);
 		}
 	}
+	if (hidden)
+		fprintf(f,
+			"  (%d host lock rows below 1%% of the top contended count not shown; "
+			"see run or --json)\n",
+			hidden);
 }
 
 void report_compare(FILE *f, const struct fl_result *r, int nr)

@@ -35,7 +35,7 @@ void fl__thp_knobs_default(void)
 	fl__thp.orders_inherit = 1ul << PMD_ORDER;
 	fl__thp.use_zero_page = true;
 	fl__thp.shrink_underused = true;
-	fl__thp.defrag = THP_MADVISE;
+	fl__thp.defrag = THP_DEFRAG_MADVISE;
 }
 
 /* "hugepages-16kB" -> order 2; -1 if it is not an anon mTHP size */

@@ -187,6 +187,14 @@ struct fl_thp_knobs {
 	int defrag;
 };
 enum { THP_NEVER, THP_MADVISE, THP_ALWAYS };
+/* transparent_hugepage/defrag, in the order sysfs lists the words */
+enum {
+	THP_DEFRAG_ALWAYS,
+	THP_DEFRAG_DEFER,
+	THP_DEFRAG_DEFER_MADVISE,
+	THP_DEFRAG_MADVISE,
+	THP_DEFRAG_NEVER
+};
 #define THP_ORDERS_ALL_ANON (((1ul << (PMD_ORDER + 1)) - 1) & ~3ul)
 extern struct fl_thp_knobs fl__thp;
 void fl__thp_knobs_default(void);

@@ -254,7 +254,7 @@ int fl__host_knobs_check(const struct fl_knobs *k, char *err, size_t len)
 
 static int write_knob(const char *path, const char *value)
 {
-	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	int fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC); /* as the shell's > does */
 	ssize_t n;
 
 	if (fd < 0)

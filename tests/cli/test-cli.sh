@@ -34,8 +34,8 @@ bad() {
 	fi
 }
 
-echo "1..31"
-bad "no command" "no command; accepted: list, run, compare, help"
+echo "1..39"
+bad "no command" "no command; accepted: list, run, compare, host, help"
 bad "unknown command" "accepted: list, run, compare" frob
 bad "run without workload" "accepted: lru-microbench, page-fault1" run
 bad "unknown workload" "unknown workload 'nope'; accepted: lru-microbench" run nope
@@ -61,7 +61,15 @@ bad "does not fit in memory" "--mem 64M is too small: lru-microbench with these 
 bad "bad mem" "--mem lots: accepted a size" run lru-microbench --mem lots
 bad "bad nodes" "--nodes 9: accepted a whole number 1..8" run lru-microbench --nodes 9
 bad "cpus below threads" "--cpus 2: accepted 4..1024" run lru-microbench --threads 4 --cpus 2
-bad "bad target" "--target moon: accepted model" run lru-microbench --target moon
+bad "bad target" "'moon' is not one of model, host" run lru-microbench --target moon
+bad "two targets in run" "use compare" run lru-microbench --target model,host
+bad "target twice" "at most once" compare lru-microbench --target host,host
+bad "model policy on host" "model policies" run lru-microbench --target host --lru-cache pages31
+bad "model size on host" "size the model" run lru-microbench --target host --mem 4G
+bad "locks on model" "--locks: for --target=host" run lru-microbench --locks
+bad "no-knobs with mthp" "drop --mthp" run lru-microbench --target host --no-knobs --mthp 16K=always
+bad "host knob the kernel lacks" "has no" run lru-microbench --target host --knob transparent_hugepage/hugepages-4kB/enabled=always
+bad "host subcommand" "accepted 'foliolab host restore'" host frob
 bad "compare without list" "compare needs a list" compare lru-microbench --threads 1
 bad "json dir missing" "cannot write in" run lru-microbench --threads 1 --loops 1 --json /nonexistent/dir/out.json
 bad "bad page-fault1 mode" "--mode forks: accepted threads, processes" run page-fault1 --mode forks
