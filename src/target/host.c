@@ -356,7 +356,7 @@ static void host_describe(struct fl_target *t, struct fl_result *res)
 	FILE *f;
 
 	if (!uname(&u))
-		snprintf(res->kernel_release, sizeof(res->kernel_release), "%s", u.release);
+		snprintf(res->kernel_release, sizeof(res->kernel_release), "%.63s", u.release);
 	f = fopen("/proc/cpuinfo", "r");
 	while (f && fgets(line, sizeof(line), f)) {
 		char *colon = strchr(line, ':');

@@ -44,11 +44,14 @@ struct saved_knob {
 	char old[FL_VALUE_MAX];
 };
 
+/* run folder names stay short, so every path built from them fits */
+#define RUN_BASE_MAX 256
+
 static struct {
 	pid_t owner; /* the process that owns the run folder; 0: none */
-	char base[HOST_PATH_MAX];
-	char dir[HOST_PATH_MAX];
-	char files[NR_RUN_FILES][HOST_PATH_MAX + 24];
+	char base[RUN_BASE_MAX];
+	char dir[RUN_BASE_MAX + 24];
+	char files[NR_RUN_FILES][RUN_BASE_MAX + 48];
 	struct saved_knob saved[FL_MAX_KNOBS];
 	volatile sig_atomic_t nr_saved;
 	volatile pid_t perf_pid;
@@ -63,6 +66,7 @@ const char *fl__host_sysfs_root(void)
 	return r && *r ? r : "/sys/kernel/mm/transparent_hugepage";
 }
 
+/* the folder that holds run folders; truncated names are caught by their users */
 static void run_base(char *buf, size_t len)
 {
 	const char *r = getenv("FOLIOLAB_RUNDIR");
@@ -190,7 +194,7 @@ static int knob_path(const char *name, char *path, size_t len, char *err, size_t
 /* Another run's folder: alive (busy) or dead with a restore file (stale). */
 static int other_runs(char *err, size_t len)
 {
-	char base[HOST_PATH_MAX], path[HOST_PATH_MAX + 300];
+	char base[RUN_BASE_MAX], path[RUN_BASE_MAX + 280];
 	struct dirent *de;
 	DIR *d;
 	int ret = 0;
@@ -467,6 +471,11 @@ int fl__host_rundir_create(char *err, size_t len)
 		return -EBUSY;
 	}
 	run_base(hs.base, sizeof(hs.base));
+	if (strlen(hs.base) >= RUN_BASE_MAX - 1) {
+		snprintf(err, len, "the run folder's parent is too long a path (%.40s...)",
+			 hs.base);
+		return -ENAMETOOLONG;
+	}
 	if (mkdir(hs.base, 0700) && errno != EEXIST) {
 		snprintf(err, len, "cannot create %s: %s", hs.base, strerror(errno));
 		return -errno;
@@ -524,7 +533,7 @@ void fl__host_forget_in_child(void)
 /* Apply one left-behind restore file; 0 when every knob is back. */
 static int restore_one(const char *dir, const char *pidname, FILE *out)
 {
-	char path[HOST_PATH_MAX + 300], line[HOST_PATH_MAX + FL_VALUE_MAX + 8], cur[FL_VALUE_MAX];
+	char path[RUN_BASE_MAX + 320], line[HOST_PATH_MAX + FL_VALUE_MAX + 8], cur[FL_VALUE_MAX];
 	int bad = 0, n = 0;
 	FILE *f;
 
@@ -564,7 +573,7 @@ static int restore_one(const char *dir, const char *pidname, FILE *out)
 
 static void remove_dir_files(const char *dir)
 {
-	char path[HOST_PATH_MAX + 300];
+	char path[RUN_BASE_MAX + 600];
 	struct dirent *de;
 	DIR *d = opendir(dir);
 
@@ -582,7 +591,7 @@ static void remove_dir_files(const char *dir)
 
 FL_API int fl_host_restore(FILE *out, char *err, size_t len)
 {
-	char base[HOST_PATH_MAX], dir[HOST_PATH_MAX + 300];
+	char base[RUN_BASE_MAX], dir[RUN_BASE_MAX + 260];
 	struct dirent *de;
 	int found = 0, bad = 0, busy = 0;
 	DIR *d;

@@ -342,7 +342,7 @@ int fl__perf_fold_line(const char *line, struct fl_locks *out)
 		return 0; /* header, blank or a line of another shape */
 	memset(&row, 0, sizeof(row));
 	caller_function(caller, row.site, sizeof(row.site));
-	snprintf(row.kind, sizeof(row.kind), "%s", type);
+	snprintf(row.kind, sizeof(row.kind), "%.15s", type);
 	snprintf(row.name, sizeof(row.name), "%s", type);
 	for (i = 0; i < sizeof(lock_classes) / sizeof(lock_classes[0]); i++) {
 		if (!strcmp(row.site, lock_classes[i].site) &&
