@@ -294,106 +294,182 @@ void report_noise_note(FILE *f, const struct fl_result *r, int nr)
 struct cmp {
 	int nr;
 	int nr_pairs;
+	int w;			  /* width of a value or ratio column */
 	int pair[2 * CMP_MAX][2]; /* ratio columns: v[pair[0]] / v[pair[1]] */
-	char pair_head[2 * CMP_MAX][24];
+	char pair_head[2 * CMP_MAX][96];
 	int noise_col[CMP_MAX]; /* results with an idle column */
 	int nr_noise;
 };
 
-/* the parts of @label ("16K/host/pages31") that differ from @other's */
-static void label_diff(const char *label, const char *other, char *out, size_t len)
+/* split a label ("16K/model/pages31") into at most 4 parts */
+static int label_parts(const char *label, char *buf, size_t len, char *part[4])
 {
-	char a[64], b[64], *pa[4], *pb[4], *save = NULL;
-	int na = 0, nb = 0, i;
+	char *save = NULL;
+	int n = 0;
 
-	snprintf(a, sizeof(a), "%s", label);
-	snprintf(b, sizeof(b), "%s", other);
-	for (pa[na] = strtok_r(a, "/", &save); pa[na] && na < 3;
-	     pa[++na] = strtok_r(NULL, "/", &save))
+	snprintf(buf, len, "%s", label);
+	for (part[n] = strtok_r(buf, "/", &save); part[n] && n < 3;
+	     part[++n] = strtok_r(NULL, "/", &save))
 		;
-	save = NULL;
-	for (pb[nb] = strtok_r(b, "/", &save); pb[nb] && nb < 3;
-	     pb[++nb] = strtok_r(NULL, "/", &save))
-		;
-	out[0] = '\0';
-	for (i = 0; i < na; i++) {
-		if (i < nb && !strcmp(pa[i], pb[i]))
-			continue;
-		snprintf(out + strlen(out), len - strlen(out), "%s%s", out[0] ? "/" : "", pa[i]);
-	}
-	if (!out[0])
-		snprintf(out, len, "%s", label);
+	return n;
 }
 
-static bool same_size(const struct fl_result *a, const struct fl_result *b)
+static bool has_part(char *const part[4], int n, const char *p)
 {
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (!strcmp(part[i], p))
+			return true;
+	return false;
+}
+
+/*
+ * The head of a ratio column: what the two labels share, then what each
+ * has of its own: "16K/model: pages31/order0", "host: 16K/4K".
+ */
+static void ratio_head(const char *label, const char *base, char *out, size_t len)
+{
+	char a[64], b[64], *pa[4], *pb[4];
+	char common[64] = "", x[64] = "", y[64] = "";
+	int na = label_parts(label, a, sizeof(a), pa);
+	int nb = label_parts(base, b, sizeof(b), pb);
+	int i;
+
+	for (i = 0; i < na; i++) {
+		char *dst = has_part(pb, nb, pa[i]) ? common : x;
+
+		snprintf(dst + strlen(dst), 64 - strlen(dst), "%s%s", dst[0] ? "/" : "", pa[i]);
+	}
+	for (i = 0; i < nb; i++)
+		if (!has_part(pa, na, pb[i]))
+			snprintf(y + strlen(y), sizeof(y) - strlen(y), "%s%s", y[0] ? "/" : "",
+				 pb[i]);
+	snprintf(out, len, "%s%s%s/%s", common, common[0] ? ": " : "", x[0] ? x : label,
+		 y[0] ? y : base);
+}
+
+/* same value of every knob whose name starts with @prefix and contains @part */
+static bool same_knobs(const struct fl_result *a, const struct fl_result *b, const char *prefix,
+		       const char *part)
+{
+	size_t n = strlen(prefix);
 	int i;
 
 	if (a->knobs.nr == 0 || b->knobs.nr == 0)
 		return false;
 	for (i = 0; i < a->knobs.nr; i++) {
-		const char *n = a->knobs.v[i].name;
+		const char *name = a->knobs.v[i].name;
 
-		if (!strncmp(n, "transparent_hugepage/hugepages-", 31) && strstr(n, "/enabled") &&
-		    strcmp(a->knobs.v[i].value, knob(b, n)))
+		if (!strncmp(name, prefix, n) && strstr(name, part) &&
+		    strcmp(a->knobs.v[i].value, knob(b, name)))
 			return false;
 	}
 	return true;
 }
 
+static bool same_size(const struct fl_result *a, const struct fl_result *b)
+{
+	return same_knobs(a, b, "transparent_hugepage/hugepages-", "/enabled");
+}
+
+/* the model's LRU-cache settings; the host has none of its own to compare */
+static bool same_policy(const struct fl_result *a, const struct fl_result *b)
+{
+	return same_knobs(a, b, "foliolab/", "");
+}
+
 static void add_pair(struct cmp *c, const struct fl_result *r, int j, int base)
 {
-	char x[24], y[24];
+	int i;
 
+	for (i = 0; i < c->nr_pairs; i++)
+		if (c->pair[i][0] == j && c->pair[i][1] == base)
+			return;
 	if (c->nr_pairs == 2 * CMP_MAX)
 		return;
 	c->pair[c->nr_pairs][0] = j;
 	c->pair[c->nr_pairs][1] = base;
-	label_diff(r[j].label, r[base].label, x, sizeof(x));
-	label_diff(r[base].label, r[j].label, y, sizeof(y));
-	snprintf(c->pair_head[c->nr_pairs], sizeof(c->pair_head[0]), "%.11s/%.11s", x, y);
+	ratio_head(r[j].label, r[base].label, c->pair_head[c->nr_pairs], sizeof(c->pair_head[0]));
 	c->nr_pairs++;
 }
 
+/* the first column before @j of @j's target that @match accepts, or -1 */
+static int first_match(const struct fl_result *r, int j,
+		       bool (*match)(const struct fl_result *, const struct fl_result *), bool want)
+{
+	int i;
+
+	for (i = 0; i < j; i++)
+		if (!strcmp(r[i].target, r[j].target) && match(&r[i], &r[j]) == want)
+			return i;
+	return -1;
+}
+
 /*
- * Ratio columns: each column against the first of its own target; a host
- * column also against the first model column with the same mTHP sizes.
+ * Ratio columns. A column is divided by the first column of its target
+ * with the same mTHP sizes (a policy ratio) and by the first with the
+ * same policy (a size ratio); a column that is neither is divided by the
+ * first column of its target. A host column is also divided by the model
+ * column with the same sizes, preferring the order0 policy, which is the
+ * rule of kernels before the seeds.
  */
 static void plan_columns(struct cmp *c, const struct fl_result *r, int nr)
 {
-	int j, i;
+	int j, i, pol, size, model;
+	int w = 14;
 
 	memset(c, 0, sizeof(*c));
 	c->nr = nr;
 	for (j = 1; j < nr; j++) {
-		for (i = 0; i < j; i++) {
-			if (!strcmp(r[i].target, r[j].target)) {
-				add_pair(c, r, j, i);
-				break;
-			}
-		}
+		pol = first_match(r, j, same_size, true);
+		size = -1;
+		for (i = 0; i < j && size < 0; i++)
+			if (!strcmp(r[i].target, r[j].target) && same_policy(&r[i], &r[j]) &&
+			    !same_size(&r[i], &r[j]))
+				size = i;
+		if (pol >= 0)
+			add_pair(c, r, j, pol);
+		if (size >= 0)
+			add_pair(c, r, j, size);
+		if (pol < 0 && size < 0 && (i = first_match(r, j, same_size, false)) >= 0)
+			add_pair(c, r, j, i);
 		if (strcmp(r[j].target, "host"))
 			continue;
+		model = -1;
 		for (i = 0; i < nr; i++) {
-			if (!strcmp(r[i].target, "model") && same_size(&r[i], &r[j])) {
-				add_pair(c, r, j, i);
+			if (strcmp(r[i].target, "model") || !same_size(&r[i], &r[j]))
+				continue;
+			if (model < 0 || !strcmp(knob(&r[i], "foliolab/lru_cache"), "order0"))
+				model = i;
+			if (!strcmp(knob(&r[i], "foliolab/lru_cache"), "order0"))
 				break;
-			}
 		}
+		if (model >= 0)
+			add_pair(c, r, j, model);
 	}
 	for (j = 0; j < nr; j++)
 		if (r[j].noise.nr)
 			c->noise_col[c->nr_noise++] = j;
+	for (j = 0; j < nr; j++) {
+		i = (int)strlen(r[j].label) + (r[j].noise.nr ? 6 : 0);
+		w = i > w ? i : w;
+	}
+	for (j = 0; j < c->nr_pairs; j++) {
+		i = (int)strlen(c->pair_head[j]) - 1;
+		w = i > w ? i : w;
+	}
+	c->w = w;
 }
 
-static void put_value(FILE *f, double v, bool integer)
+static void put_value(FILE *f, int w, double v, bool integer)
 {
 	if (v != v)
-		fprintf(f, " %14s", "-");
+		fprintf(f, " %*s", w, "-");
 	else if (integer)
-		fprintf(f, " %14.0f", v);
+		fprintf(f, " %*.0f", w, v);
 	else
-		fprintf(f, " %14.3f", v);
+		fprintf(f, " %*.3f", w, v);
 }
 
 static void cmp_row(FILE *f, const struct cmp *c, const char *name, const double *v,
@@ -403,22 +479,22 @@ static void cmp_row(FILE *f, const struct cmp *c, const char *name, const double
 
 	fprintf(f, "  %-58.58s", name);
 	for (i = 0; i < c->nr; i++)
-		put_value(f, v[i], integer);
+		put_value(f, c->w, v[i], integer);
 	for (i = 0; i < c->nr_pairs; i++) {
 		double a = v[c->pair[i][0]], b = v[c->pair[i][1]];
 
 		if (a != a || b != b)
-			fprintf(f, " %15s", "-");
+			fprintf(f, " %*s", c->w + 1, "-");
 		else if (b == 0)
-			fprintf(f, " %15s", a == 0 ? "=" : "-");
+			fprintf(f, " %*s", c->w + 1, a == 0 ? "=" : "-");
 		else
-			fprintf(f, " %14.2fx", a / b);
+			fprintf(f, " %*.2fx", c->w, a / b);
 	}
 	for (i = 0; i < c->nr_noise; i++) {
 		if (noise)
-			put_value(f, noise[c->noise_col[i]], integer);
+			put_value(f, c->w, noise[c->noise_col[i]], integer);
 		else
-			fprintf(f, " %14s", "");
+			fprintf(f, " %*s", c->w, "");
 	}
 	fputc('\n', f);
 }
@@ -578,12 +654,12 @@ void report_compare(FILE *f, const struct fl_result *r, int nr)
 	}
 	fprintf(f, "\n  %-58s", "");
 	for (j = 0; j < nr; j++)
-		fprintf(f, " %14.14s", r[j].label);
+		fprintf(f, " %*s", c.w, r[j].label);
 	for (j = 0; j < c.nr_pairs; j++)
-		fprintf(f, " %15.15s", c.pair_head[j]);
+		fprintf(f, " %*s", c.w + 1, c.pair_head[j]);
 	for (j = 0; j < c.nr_noise; j++) {
 		snprintf(name, sizeof(name), "idle[%s]", r[c.noise_col[j]].label);
-		fprintf(f, " %14.14s", name);
+		fprintf(f, " %*s", c.w, name);
 	}
 	fputc('\n', f);
 	for (j = 0; j < nr; j++)

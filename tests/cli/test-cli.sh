@@ -34,7 +34,7 @@ bad() {
 	fi
 }
 
-echo "1..39"
+echo "1..41"
 bad "no command" "no command; accepted: list, run, compare, host, help"
 bad "unknown command" "accepted: list, run, compare" frob
 bad "run without workload" "accepted: lru-microbench, page-fault1" run
@@ -86,5 +86,29 @@ if [ "$rc" -eq 0 ] && grep -q "folio_batch_move_lru acquired" "$T/stdout" &&
 	ok "compare writes the report and valid JSON"
 else
 	nok "compare writes the report and valid JSON (exit $rc)"; sed 's/^/# /' "$T/stderr"
+fi
+# sizes x policies: full column labels, a policy ratio per size and a size
+# ratio per policy, each the quotient of the two columns it names
+"$FL" compare lru-microbench --threads 1 --loops 2 --mthp 4K,16K \
+	--lru-cache=order0,pages31 >"$T/stdout" 2>"$T/stderr"
+rc=$?
+head=$(grep -E '^ +4K/order0 ' "$T/stdout")
+if [ "$rc" -eq 0 ] && echo "$head" | grep -q ' 16K/pages31 ' &&
+	echo "$head" | grep -q '16K: pages31/order0' && echo "$head" | grep -q 'order0: 16K/4K'; then
+	ok "compare labels every column and names both sides of every ratio"
+else
+	nok "compare column heads (exit $rc)"; sed 's/^/# /' "$T/stdout" "$T/stderr"
+fi
+# columns: 4K/order0 4K/pages31 16K/order0 16K/pages31, then the ratios in
+# the order 4K: pages31/order0, order0: 16K/4K, 16K: pages31/order0, pages31: 16K/4K
+row=$(grep 'folio_batch_move_lru acquired' "$T/stdout" | sed 's/.*acquired//')
+if echo "$row" | awk '{
+	r[1] = $2 / $1; r[2] = $3 / $1; r[3] = $4 / $3; r[4] = $4 / $2
+	for (i = 1; i <= 4; i++) { v = $(4 + i); sub("x", "", v)
+		if (sprintf("%.2f", r[i]) != v) exit 1 }
+	exit 0 }'; then
+	ok "each ratio is the quotient of its two columns"
+else
+	nok "ratios: $row"
 fi
 exit $fail
