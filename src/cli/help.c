@@ -58,9 +58,11 @@ void help_run(FILE *f, bool compare)
 		      "  --target=model,host                 the model and the host kernel\n"
 		      "  --lru-cache=order0,max16,pages31    one per policy (model only: the\n"
 		      "                                      host runs once per size)\n"
-		      "A column is compared with the first column of its own target, and a\n"
-		      "host column also with the first model column of the same size. Host\n"
-		      "columns come with an idle column: the host's background noise.\n",
+		      "Ratio columns: each column against the first of its target with the\n"
+		      "same sizes (a policy ratio) and the first with the same policy (a\n"
+		      "size ratio); a host column also against the model column of its\n"
+		      "sizes (order0 where there is one: the rule of kernels before the\n"
+		      "seeds). Host columns come with an idle column: the background noise.\n",
 		      f);
 	else
 		fputs("usage: foliolab run WORKLOAD [options]\n"

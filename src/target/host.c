@@ -162,9 +162,10 @@ static int host_open(const struct fl_target_config *cfg, struct fl_target **out,
 	return 0;
 }
 
-static void host_close(struct fl_target *t)
+static int host_close(struct fl_target *t)
 {
 	struct host_target *ht = (struct host_target *)t;
+	int ret;
 
 	if (ht->recording) {
 		struct fl_locks none = { 0 };
@@ -173,9 +174,10 @@ static void host_close(struct fl_target *t)
 		fl__perf_lock_stop(&ht->perf, &none, note, sizeof(note));
 		fl_locks_free(&none);
 	}
-	fl__host_rundir_remove();
+	ret = fl__host_rundir_remove();
 	munmap(ht->arena, SHARED_ARENA);
 	fl_free(ht);
+	return ret;
 }
 
 static int host_quiesce(struct fl_target *t, char *err, size_t len)

@@ -60,7 +60,7 @@ int fl__host_knobs_restore(void);
  */
 int fl__host_rundir_create(char *err, size_t len);
 const char *fl__host_rundir(void);
-void fl__host_rundir_remove(void);
+int fl__host_rundir_remove(void);
 void fl__host_set_perf_pid(pid_t pid);
 /* in a forked child of the run: the handlers must not undo the run */
 void fl__host_forget_in_child(void);

@@ -505,13 +505,14 @@ void fl__host_set_perf_pid(pid_t pid)
 	hs.perf_pid = pid;
 }
 
-void fl__host_rundir_remove(void)
+int fl__host_rundir_remove(void)
 {
 	size_t i;
+	int ret;
 
 	if (!hs.owner)
-		return;
-	fl__host_knobs_restore();
+		return 0;
+	ret = fl__host_knobs_restore();
 	if (hs.handlers) {
 		for (i = 0; i < NR_UNDO_SIGNALS; i++)
 			sigaction(undo_signals[i], &hs.old_act[i], NULL);
@@ -519,6 +520,7 @@ void fl__host_rundir_remove(void)
 	}
 	remove_run_files();
 	hs.owner = 0;
+	return ret;
 }
 
 void fl__host_forget_in_child(void)

@@ -97,7 +97,7 @@ static int model_quiesce(struct fl_target *t, char *err, size_t len)
 	return fl__mm_quiesce_and_check(err, len) ? 1 : 0;
 }
 
-static void model_close(struct fl_target *t)
+static int model_close(struct fl_target *t)
 {
 	struct model_target *mt = (struct model_target *)t;
 
@@ -112,6 +112,7 @@ static void model_close(struct fl_target *t)
 	fl__platform_exit();
 	model_open_now = false;
 	fl_free(t);
+	return 0;
 }
 
 static int model_set_knobs(struct fl_target *t, const struct fl_knobs *k, char *err, size_t len)

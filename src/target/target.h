@@ -62,7 +62,8 @@ struct fl_target_ops {
 		    size_t len);
 	/* after the workload: settle the machine; non-zero if its checks fail */
 	int (*quiesce)(struct fl_target *t, char *err, size_t len);
-	void (*close)(struct fl_target *t);
+	/* frees the target; non-zero if the machine could not be put back */
+	int (*close)(struct fl_target *t);
 	/*
 	 * check_knobs() tries @k without changing any machine (bad name or
 	 * value, missing permission); set_knobs() applies them all or, on

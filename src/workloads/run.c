@@ -476,7 +476,11 @@ out_end:
 	if (t->ops->end)
 		t->ops->end(t);
 out_close:
-	t->ops->close(t);
+	if (t->ops->close(t) && !ret && !res->status) {
+		res->status = 1;
+		snprintf(res->error, sizeof(res->error),
+			 "could not put back every host knob; run 'foliolab host restore'");
+	}
 	fl_counters_free(&before);
 	fl_counters_free(&after);
 	if (ret)
