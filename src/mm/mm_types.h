@@ -208,8 +208,20 @@ struct per_cpu_pages {
 	int high_min;
 	int high_max;
 	int batch;
+	int free_count;	    /* lock; pages freed since allocations last halved it */
+	unsigned int flags; /* lock; PCPF_* */
 	struct list_head lists[NR_PCP_LISTS]; /* lock */
 } __cacheline_aligned;
+
+/* the last page freed to this list set was of order 1..PAGE_ALLOC_COSTLY_ORDER */
+#define PCPF_PREV_FREE_HIGH_ORDER (1u << 0)
+/*
+ * drain for consecutive high-order frees only once a batch is on the lists;
+ * the kernel sets it where a CPU's share of the last-level cache is large
+ */
+#define PCPF_FREE_HIGH_BATCH (1u << 1)
+/* free_count stops growing at batch << CONFIG_PCP_BATCH_SCALE_MAX */
+#define CONFIG_PCP_BATCH_SCALE_MAX 5
 
 struct zone {
 	struct fl_spinlock lock;

@@ -163,6 +163,104 @@ static bool test_huge_machine_boots(void)
 	return mm_down();
 }
 
+/*
+ * Order-2 pages freed in a row with no allocation: once free_count (4 per
+ * free) reaches batch + high_min / 2 and the list holds a batch
+ * (PCPF_FREE_HIGH_BATCH), a free drains the whole list to the zone and
+ * lowers high by 32 batches, down to high_min. Before that no free drains,
+ * as long as the count stays under high.
+ */
+static bool test_pcp_free_high_drains_consecutive_high_order_frees(void)
+{
+	static struct page *pages[4096];
+	struct per_cpu_pages *pcp;
+	int64_t bulk;
+	int i, k, n, batch, threshold, first, high, drains = 0;
+
+	ASSERT_TRUE(mm_up(1024, 1, 1));
+	pcp = &zone0()->per_cpu_pageset[0];
+	ASSERT_TRUE(pcp->flags & PCPF_FREE_HIGH_BATCH);
+	batch = pcp->batch;
+	threshold = batch + pcp->high_min / 2;
+	ASSERT_LT(threshold, pcp->high_min); /* no ordinary high drain before it */
+	n = threshold / 4 + 8 * batch;
+	ASSERT_LT(n, 4096);
+	for (i = 0; i < n; i++) {
+		pages[i] = alloc_pages(GFP_KERNEL, 2);
+		ASSERT_TRUE(pages[i] != NULL);
+	}
+	drain_all_pages(NULL);
+	ASSERT_EQ(pcp->count, 0);
+	ASSERT_EQ(pcp->free_count, 0); /* every allocation halved it */
+	bulk = counter("fl_pcp_free_bulk");
+	high = pcp->high; /* the refills above may have raised it */
+	/* free i (from 0) sees free_count 4 * i before adding its own 4 */
+	first = (threshold + 3) / 4;
+	for (i = 0; i < n; i++) {
+		int before = pcp->count;
+
+		__free_pages(pages[i], 2);
+		if (i < first) {
+			ASSERT_EQ(pcp->count, before + 4);
+			continue;
+		}
+		if (before + 4 >= batch) {
+			/* drained whole: the list held fewer than 32 batches */
+			ASSERT_EQ(pcp->count, 0);
+			high = high - (batch << 5) > pcp->high_min ? high - (batch << 5)
+								   : pcp->high_min;
+			ASSERT_EQ(pcp->high, high);
+			drains++;
+		} else {
+			ASSERT_EQ(pcp->count, before + 4);
+		}
+	}
+	/* the first eligible free drains, then every ceil(batch / 4) frees */
+	k = (batch + 3) / 4;
+	ASSERT_EQ(drains, 1 + (n - 1 - first) / k);
+	ASSERT_EQ(counter("fl_pcp_free_bulk"), bulk + drains);
+	return mm_down();
+}
+
+/* An order-0 free between two high-order frees, or an allocation, resets the rule. */
+static bool test_pcp_free_high_needs_a_run(void)
+{
+	static struct page *pages[2048];
+	struct per_cpu_pages *pcp;
+	struct page *small, *again;
+	int i, n, threshold;
+
+	ASSERT_TRUE(mm_up(1024, 1, 1));
+	pcp = &zone0()->per_cpu_pageset[0];
+	threshold = pcp->batch + pcp->high_min / 2;
+	n = threshold / 4 + 2;
+	ASSERT_LT(n + 2, 2048);
+	for (i = 0; i < n + 2; i++)
+		ASSERT_TRUE((pages[i] = alloc_pages(GFP_KERNEL, 2)) != NULL);
+	small = alloc_pages(GFP_KERNEL, 0);
+	ASSERT_TRUE(small != NULL);
+	drain_all_pages(NULL);
+	for (i = 0; i < n; i++)
+		__free_pages(pages[i], 2);
+	ASSERT_EQ(pcp->count, 0); /* the run drained */
+	ASSERT_GE(pcp->free_count, threshold);
+	/* an order-0 free clears PCPF_PREV_FREE_HIGH_ORDER: no drain on the next */
+	__free_pages(small, 0);
+	ASSERT_EQ(pcp->flags & PCPF_PREV_FREE_HIGH_ORDER, 0u);
+	__free_pages(pages[n], 2);
+	ASSERT_EQ(pcp->count, 1 + 4);
+	/* an allocation halves free_count */
+	i = pcp->free_count;
+	again = alloc_pages(GFP_KERNEL, 0);
+	ASSERT_TRUE(again != NULL);
+	ASSERT_EQ(pcp->free_count, i / 2);
+	__free_pages(again, 0);
+	__free_pages(pages[n + 1], 2);
+	return mm_down();
+}
+
 TEST_MAIN(TEST(test_buddy_split_then_merge), TEST(test_buddy_merge_needs_both),
 	  TEST(test_pcp_refill_and_drain), TEST(test_pcp_high_frees_in_batches),
-	  TEST(test_node_fallback), TEST(test_leak_is_reported), TEST(test_huge_machine_boots))
+	  TEST(test_pcp_free_high_drains_consecutive_high_order_frees),
+	  TEST(test_pcp_free_high_needs_a_run), TEST(test_node_fallback),
+	  TEST(test_leak_is_reported), TEST(test_huge_machine_boots))
