@@ -1,0 +1,146 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * test-targets.c - the target API on both back ends, driven the way a
+ * workload drives it: a process and its main thread, mmap, MADV_HUGEPAGE,
+ * stores and loads of content tags, munmap, and the /proc/meminfo
+ * inventory. The model's AnonHugePages must follow the one PMD folio the
+ * rule gives exactly; the host's, being system-wide, by at least that
+ * much. The host case changes no knob and needs no root.
+ *
+ * Conventions in this file: "block" is the 2 MiB-aligned 2 MiB range the
+ * cases advise; sizes are in kB as /proc/meminfo gives them.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include "harness.h"
+#include "target/target.h"
+
+#define MAP_LEN (4ull << 20)
+#define BLOCK (2ull << 20)
+
+static const char *knob_value(const struct fl_knobs *k, const char *name)
+{
+	int i;
+
+	for (i = 0; i < k->nr; i++)
+		if (!strcmp(k->v[i].name, name))
+			return k->v[i].value;
+	return "";
+}
+
+/* MADV_HUGEPAGE gets a PMD folio under these knobs (top level and 2048kB) */
+static bool pmd_thp_on_madvise(const struct fl_knobs *k)
+{
+	const char *top = knob_value(k, "transparent_hugepage/enabled");
+	const char *pmd = knob_value(k, "transparent_hugepage/hugepages-2048kB/enabled");
+
+	if (!strcmp(pmd, "always") || !strcmp(pmd, "madvise"))
+		return true;
+	return !strcmp(pmd, "inherit") && (!strcmp(top, "always") || !strcmp(top, "madvise"));
+}
+
+static int64_t meminfo(struct fl_target *t, const char *name)
+{
+	struct fl_counters c = { 0 };
+	int64_t v = -1;
+
+	if (!t->ops->meminfo(t, &c))
+		v = fl_counters_get(&c, name);
+	fl_counters_free(&c);
+	return v;
+}
+
+/* MemTotal as /proc/meminfo says, read here independently of the target */
+static int64_t proc_memtotal(void)
+{
+	long long kb = -1;
+	FILE *f = fopen("/proc/meminfo", "r");
+
+	if (f) {
+		if (fscanf(f, "MemTotal: %lld kB", &kb) != 1)
+			kb = -1;
+		fclose(f);
+	}
+	return kb;
+}
+
+/*
+ * Map 4 MiB, advise the 2 MiB block inside it, store a tag in every page,
+ * load them back, unmap. @exact: the model, whose AnonHugePages is this
+ * run's alone.
+ */
+static bool exercise(const struct fl_target_ops *ops, const struct fl_target_config *cfg,
+		     bool exact)
+{
+	struct fl_knobs k = { 0 };
+	struct fl_target *t;
+	struct fl_proc *p;
+	struct fl_thread *th;
+	char err[256];
+	uint64_t addr, block, sum = 0, n = MAP_LEN / 4096;
+	uint64_t want = n * 1000 + 7 * (n * (n - 1) / 2);
+	int64_t before, during, after;
+
+	ASSERT_EQ(ops->open(cfg, &t, err, sizeof(err)), 0);
+	ASSERT_EQ(t->ops->knobs(t, &k), 0);
+	if (!pmd_thp_on_madvise(&k)) {
+		printf("# %s: MADV_HUGEPAGE gets no PMD folio under this host's knobs; "
+		       "checking tags only\n",
+		       ops->name);
+		exact = false;
+	}
+	ASSERT_EQ(t->ops->proc_create(t, &p), 0);
+	th = t->ops->proc_main(p);
+	ASSERT_TRUE(th != NULL);
+	before = meminfo(t, "AnonHugePages");
+	ASSERT_GE(before, 0);
+	ASSERT_EQ(fl_mmap(th, MAP_LEN, FL_PROT_READ | FL_PROT_WRITE, 0, &addr), 0);
+	block = (addr + BLOCK - 1) & ~(BLOCK - 1);
+	ASSERT_EQ(fl_madvise(th, block, BLOCK, FL_MADV_HUGEPAGE), 0);
+	ASSERT_EQ(fl_write(th, addr, MAP_LEN, 4096, 1000, 7), 0);
+	during = meminfo(t, "AnonHugePages");
+	ASSERT_EQ(fl_read(th, addr, MAP_LEN, 4096, NULL, &sum), 0);
+	ASSERT_EQ(sum, want);
+	/* a load outside every mapping is a fault, not a crash */
+	ASSERT_EQ(fl_read(th, addr + MAP_LEN + (64ull << 20), 4096, 4096, NULL, &sum), -EFAULT);
+	ASSERT_EQ(fl_munmap(th, addr, MAP_LEN), 0);
+	after = meminfo(t, "AnonHugePages");
+	if (pmd_thp_on_madvise(&k)) {
+		if (exact) {
+			ASSERT_EQ(during - before, (int64_t)(BLOCK / 1024));
+			ASSERT_EQ(after, before);
+		} else {
+			ASSERT_GE(during - before, (int64_t)(BLOCK / 1024));
+			ASSERT_LT(after, during);
+		}
+	}
+	ASSERT_GT(meminfo(t, "MemTotal"), 0);
+	ASSERT_EQ(t->ops->proc_exit(p), 0);
+	ASSERT_EQ(t->ops->close(t), 0);
+	return true;
+}
+
+static bool test_model_target(void)
+{
+	struct fl_target_config cfg = { .mem_bytes = 256ull << 20, .nodes = 1, .cpus = 1 };
+
+	return exercise(&fl__model_target_ops, &cfg, true);
+}
+
+static bool test_host_target(void)
+{
+	struct fl_target_config cfg = { .no_knobs = true };
+	struct fl_target *t;
+	char err[256];
+
+	if (!exercise(&fl__host_target_ops, &cfg, false))
+		return false;
+	/* the host's MemTotal is /proc/meminfo's */
+	ASSERT_EQ(fl__host_target_ops.open(&cfg, &t, err, sizeof(err)), 0);
+	ASSERT_EQ(meminfo(t, "MemTotal"), proc_memtotal());
+	ASSERT_GT(meminfo(t, "MemTotal"), 0);
+	ASSERT_EQ(t->ops->close(t), 0);
+	return true;
+}
+
+TEST_MAIN(TEST(test_model_target), TEST(test_host_target))
