@@ -245,6 +245,9 @@ int fl__perf_lock_start(struct host_perf *hp, const char *dir, pid_t target, cha
 	snprintf(control, sizeof(control), "fifo:%s,%s", ctl, ack);
 	snprintf(pid, sizeof(pid), "%ld", (long)target);
 	argv[i++] = perf;
+	/* no build-id cache: perf would otherwise copy binaries into ~/.debug */
+	argv[i++] = "--buildid-dir";
+	argv[i++] = "/dev/null";
 	argv[i++] = "lock";
 	argv[i++] = "record";
 	argv[i++] = "-o";
@@ -403,6 +406,8 @@ int fl__perf_lock_stop(struct host_perf *hp, struct fl_locks *out, char *note, s
 	snprintf(data, sizeof(data), "%s/perf.data", hp->dir);
 	snprintf(txt, sizeof(txt), "%s/contention.txt", hp->dir);
 	argv[i++] = perf;
+	argv[i++] = "--buildid-dir";
+	argv[i++] = "/dev/null";
 	argv[i++] = "lock";
 	argv[i++] = "contention";
 	argv[i++] = "-i";
