@@ -56,6 +56,15 @@ static void lru_rule(const struct fl_result *r, char *buf, size_t len)
 			 knob(r, "foliolab/lru_cache"), fp, bp);
 }
 
+/*
+ * 6.x kernels flush the lru_add batch on every large folio: the seeds'
+ * caching of small large folios came with mainline 7.x.
+ */
+static bool host_is_order0(const struct fl_result *r)
+{
+	return r->kernel_release[0] == '6' && r->kernel_release[1] == '.';
+}
+
 static bool any_set(const struct fl_result *r)
 {
 	int i;
@@ -89,7 +98,8 @@ void report_settings(FILE *f, const struct fl_result *r, const char *indent)
 	}
 	fprintf(f, "%s\n", others ? " (others never)" : "");
 	if (!strcmp(r->target, "host")) {
-		fprintf(f, "%sLRU cache: the host kernel's own rule; knobs %s\n", indent,
+		fprintf(f, "%sLRU cache: the host kernel's own rule%s; knobs %s\n", indent,
+			host_is_order0(r) ? " (6.x: like the model's order0)" : "",
 			any_set(r) ? "set by this run (restored after it)"
 				   : "as the host had them");
 		return;
@@ -406,6 +416,25 @@ static int first_match(const struct fl_result *r, int j,
 	return -1;
 }
 
+/* a host column whose rule no model column runs: say how to add one */
+static void like_for_like_hint(FILE *f, const struct fl_result *r, int nr)
+{
+	bool host6 = false, order0 = false;
+	int j;
+
+	for (j = 0; j < nr; j++) {
+		if (!strcmp(r[j].target, "host"))
+			host6 |= host_is_order0(&r[j]);
+		else if (!strcmp(knob(&r[j], "foliolab/lru_cache"), "order0"))
+			order0 = true;
+	}
+	if (host6 && !order0)
+		fprintf(f,
+			"  note: the host's 6.x kernel runs the order0 rule and no model column "
+			"does; add --lru-cache=order0,%s to compare like with like\n",
+			knob(&r[0], "foliolab/lru_cache"));
+}
+
 /*
  * Ratio columns. A column is divided by the first column of its target
  * with the same mTHP sizes (a policy ratio) and by the first with the
@@ -652,6 +681,7 @@ void report_compare(FILE *f, const struct fl_result *r, int nr)
 		snprintf(head, sizeof(head), "  [%s] ", r[j].label);
 		report_settings(f, &r[j], head);
 	}
+	like_for_like_hint(f, r, nr);
 	fprintf(f, "\n  %-58s", "");
 	for (j = 0; j < nr; j++)
 		fprintf(f, " %*s", c.w, r[j].label);
