@@ -11,7 +11,13 @@
  * did not move. Any doubt sends the fault to the mmap_lock path. VMA
  * structs and old arrays are only freed with the mm (the model's stand-in
  * for SLAB_TYPESAFE_BY_RCU and RCU), so a racing reader never touches
- * freed memory; it only finds its checks fail.
+ * freed memory; it only finds its checks fail. As in the kernel, a change
+ * to other VMAs does not fail the lookup: what makes the result right is
+ * the VMA's read lock and the checks made under it (attached, holds the
+ * address). The sequence only says whether this CPU's last VMA may be
+ * used without a search. A VMA is born detached and attached once it is
+ * in the array, so a reader holding a stale pointer never uses a VMA that
+ * is not yet, or no longer, mapped.
  *
  * Placement is top-down from mmap_base; lengths that are a multiple of
  * PMD_SIZE get PMD alignment, as thp_get_unmapped_area() gives anonymous
@@ -125,7 +131,7 @@ static struct vm_area_struct *vma_alloc(struct mm_struct *mm)
 	}
 	vma->vm_mm = mm;
 	vma->vm_flags = 0;
-	vma->detached = false;
+	__atomic_store_n(&vma->detached, true, __ATOMIC_RELAXED);
 	vma->next_free = NULL;
 	/* release: a stale reader's cmpxchg sees a consistent count */
 	__atomic_store_n(&vma->vm_refcnt, 0, __ATOMIC_RELEASE);
@@ -236,11 +242,10 @@ __always_inline struct vm_area_struct *lock_vma_under_rcu(struct mm_struct *mm, 
 	struct vma_array *arr;
 	int n, i;
 
-	if (seq & 1)
-		goto abort;
 	/* this CPU's last VMA, if the set has not changed since: no search */
 	vma = pc->vma_hint;
-	if (vma && pc->hint_seq == seq && addr >= vma_start(vma) && addr < vma_end(vma))
+	if (vma && pc->hint_seq == seq && !(seq & 1) && addr >= vma_start(vma) &&
+	    addr < vma_end(vma))
 		goto found;
 	v = __atomic_load_n(&mm->vmas, __ATOMIC_ACQUIRE);
 	arr = (struct vma_array *)((char *)v - offsetof(struct vma_array, v));
@@ -251,18 +256,21 @@ __always_inline struct vm_area_struct *lock_vma_under_rcu(struct mm_struct *mm, 
 	if (i >= n)
 		goto abort;
 	vma = __atomic_load_n(&v[i], __ATOMIC_RELAXED);
-	pc->vma_hint = vma;
-	pc->hint_seq = seq;
+	if (!(seq & 1)) {
+		pc->vma_hint = vma;
+		pc->hint_seq = seq;
+	}
 found:
 	if (!vma_start_read(vma))
 		goto abort;
 	/*
-	 * The VMA is read-locked: its fields are stable. Checking them is
-	 * what makes the result right; the sequence only tells us early
-	 * that the set changed under the search.
+	 * The VMA is read-locked: its fields are stable, and checking them
+	 * is what makes the result right, whatever happened to the array
+	 * meanwhile (a search that raced a change finds the wrong VMA and
+	 * fails here).
 	 */
-	if (__atomic_load_n(&mm->vma_seq, __ATOMIC_ACQUIRE) != seq || vma->vm_mm != mm ||
-	    vma->detached || addr < vma_start(vma) || addr >= vma_end(vma)) {
+	if (vma->vm_mm != mm || __atomic_load_n(&vma->detached, __ATOMIC_ACQUIRE) ||
+	    addr < vma_start(vma) || addr >= vma_end(vma)) {
 		vma_end_read(vma);
 		goto abort;
 	}
@@ -301,6 +309,8 @@ static int vma_array_insert(struct mm_struct *mm, struct vm_area_struct *vma)
 		__atomic_store_n(&mm->vmas[j], mm->vmas[j - 1], __ATOMIC_RELAXED);
 	__atomic_store_n(&mm->vmas[i], vma, __ATOMIC_RELAXED);
 	__atomic_store_n(&mm->nr_vmas, n + 1, __ATOMIC_RELEASE);
+	/* release: its fields before a lockless reader may use it */
+	__atomic_store_n(&vma->detached, false, __ATOMIC_RELEASE);
 	return 0;
 }
 
@@ -312,7 +322,7 @@ static void vma_array_remove(struct mm_struct *mm, struct vm_area_struct *vma)
 	for (; i < mm->nr_vmas - 1; i++)
 		__atomic_store_n(&mm->vmas[i], mm->vmas[i + 1], __ATOMIC_RELAXED);
 	__atomic_store_n(&mm->nr_vmas, mm->nr_vmas - 1, __ATOMIC_RELEASE);
-	vma->detached = true;
+	__atomic_store_n(&vma->detached, true, __ATOMIC_RELAXED);
 }
 
 /* Top-down first fit below mmap_base. Return: address or 0. */

@@ -225,7 +225,46 @@ static bool test_bad_access(void)
 	return down();
 }
 
+/*
+ * The lockless VMA lookup does not fail because other VMAs change (the
+ * kernel's lock_vma_under_rcu() neither): with the VMA set mid-change or
+ * changed since this CPU's last lookup it still finds and read-locks the
+ * VMA; an unmapped address, or a VMA that munmap detached, is refused.
+ */
+static bool test_lockless_vma_lookup(void)
+{
+	struct vm_area_struct *vma;
+	unsigned long a = 0, b = 0;
+
+	ASSERT_TRUE(up());
+	ASSERT_EQ(do_mmap(mm, SZ_2M, VM_READ | VM_WRITE, &a), 0);
+	ASSERT_EQ(touch(mm, a, 1), 0);
+	/* another VMA comes and goes: the set changed since the last lookup */
+	ASSERT_EQ(do_mmap(mm, SZ_2M, VM_READ | VM_WRITE, &b), 0);
+	ASSERT_EQ(do_munmap(mm, b, SZ_2M), 0);
+	vma = lock_vma_under_rcu(mm, a + 4096);
+	ASSERT_TRUE(vma != NULL);
+	ASSERT_EQ(vma_start(vma), a);
+	vma_end_read(vma);
+	/* a writer is changing the set right now (odd sequence) */
+	__atomic_fetch_add(&mm->vma_seq, 1, __ATOMIC_SEQ_CST);
+	vma = lock_vma_under_rcu(mm, a);
+	ASSERT_TRUE(vma != NULL);
+	vma_end_read(vma);
+	__atomic_fetch_add(&mm->vma_seq, 1, __ATOMIC_SEQ_CST);
+	/* nothing mapped there, and a VMA munmap took away */
+	ASSERT_TRUE(lock_vma_under_rcu(mm, b) == NULL);
+	vma = lock_vma_under_rcu(mm, a);
+	ASSERT_TRUE(vma != NULL);
+	vma_end_read(vma);
+	ASSERT_EQ(do_munmap(mm, a, SZ_2M), 0);
+	ASSERT_TRUE(lock_vma_under_rcu(mm, a) == NULL);
+	ASSERT_TRUE(vma->detached);
+	return down();
+}
+
 TEST_MAIN(TEST(test_defaults_give_base_pages), TEST(test_knob_combinations),
 	  TEST(test_alignment_inside_vma), TEST(test_populated_pte_lowers_order),
 	  TEST(test_allocation_fallback), TEST(test_pmd_needs_whole_aligned_range),
-	  TEST(test_read_maps_zero_page_then_write_copies), TEST(test_bad_access))
+	  TEST(test_read_maps_zero_page_then_write_copies), TEST(test_bad_access),
+	  TEST(test_lockless_vma_lookup))
