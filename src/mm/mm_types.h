@@ -304,6 +304,12 @@ struct vm_area_struct {
 	unsigned long vm_end;
 	unsigned long vm_flags; /* mmap_lock (write) + vma write lock */
 	struct mm_struct *vm_mm;
+	/*
+	 * The anon_vma's identity: 0 until the first anon folio is mapped,
+	 * shared by the halves of a split. Two VMAs with different non-zero
+	 * ids may not merge into one. Atomic: faults set it under the read lock.
+	 */
+	unsigned long anon_vma;
 	bool detached;
 	struct vm_area_struct *next_free; /* the mm's type-stable pool */
 	/*

@@ -21,7 +21,10 @@
  *
  * Placement is top-down from mmap_base; lengths that are a multiple of
  * PMD_SIZE get PMD alignment, as thp_get_unmapped_area() gives anonymous
- * mappings. VMAs are never merged.
+ * mappings. A new mapping merges with a neighbour it touches that has the
+ * same flags, as vma_merge_new_range() does; with both only if their
+ * anon_vmas allow it (at most one has one, or they share it). madvise and
+ * munmap split VMAs but never merge them back.
  *
  * Conventions in this file: "the array" is mm->vmas, guarded by mmap_lock
  * for writers and read under vma_seq by lockless readers.
@@ -131,6 +134,7 @@ static struct vm_area_struct *vma_alloc(struct mm_struct *mm)
 	}
 	vma->vm_mm = mm;
 	vma->vm_flags = 0;
+	vma->anon_vma = 0;
 	__atomic_store_n(&vma->detached, true, __ATOMIC_RELAXED);
 	vma->next_free = NULL;
 	/* release: a stale reader's cmpxchg sees a consistent count */
@@ -347,6 +351,61 @@ static unsigned long get_unmapped_area(struct mm_struct *mm, unsigned long len, 
 	return 0;
 }
 
+static bool anon_vma_compatible(struct vm_area_struct *a, struct vm_area_struct *b)
+{
+	unsigned long x = __atomic_load_n(&a->anon_vma, __ATOMIC_RELAXED);
+	unsigned long y = __atomic_load_n(&b->anon_vma, __ATOMIC_RELAXED);
+
+	return !x || !y || x == y;
+}
+
+/*
+ * Try to take [@start, @end) into a neighbour with @vm_flags instead of a
+ * VMA of its own: the neighbour is write-locked while its bounds move, so
+ * faults in it wait or take mmap_lock, as in the kernel.
+ * Context: mmap_lock for writing. Return: true if merged.
+ */
+static bool vma_merge_new_range(struct mm_struct *mm, unsigned long start, unsigned long end,
+				unsigned long vm_flags)
+{
+	int i = vma_search(mm->vmas, mm->nr_vmas, start);
+	struct vm_area_struct *prev = i > 0 ? mm->vmas[i - 1] : NULL;
+	struct vm_area_struct *next = i < mm->nr_vmas ? mm->vmas[i] : NULL;
+
+	if (prev && (prev->vm_end != start || prev->vm_flags != vm_flags))
+		prev = NULL;
+	if (next && (next->vm_start != end || next->vm_flags != vm_flags))
+		next = NULL;
+	if (prev && next && !anon_vma_compatible(prev, next))
+		next = NULL;
+	if (!prev && !next)
+		return false;
+	if (prev)
+		vma_start_write(prev);
+	if (next)
+		vma_start_write(next);
+	mm_vmas_begin_change(mm);
+	if (prev && next) {
+		vma_array_remove(mm, next);
+		if (!prev->anon_vma)
+			__atomic_store_n(&prev->anon_vma, next->anon_vma, __ATOMIC_RELAXED);
+		__atomic_store_n(&prev->vm_end, next->vm_end, __ATOMIC_RELAXED);
+	} else if (prev) {
+		__atomic_store_n(&prev->vm_end, end, __ATOMIC_RELAXED);
+	} else {
+		__atomic_store_n(&next->vm_start, start, __ATOMIC_RELAXED);
+	}
+	mm_vmas_end_change(mm);
+	if (prev) {
+		vma_end_write(prev);
+		if (next)
+			vma_free(mm, next); /* detached, stays write-locked */
+	} else {
+		vma_end_write(next);
+	}
+	return true;
+}
+
 /**
  * do_mmap() - create an anonymous private mapping of @len bytes.
  * Return: 0 with the address in *@addr, -EINVAL, or -ENOMEM.
@@ -368,6 +427,11 @@ int do_mmap(struct mm_struct *mm, unsigned long len, unsigned long vm_flags, uns
 	start = get_unmapped_area(mm, len, IS_ALIGNED(len, PMD_SIZE) ? PMD_SIZE : PAGE_SIZE);
 	if (!start)
 		goto out;
+	if (vma_merge_new_range(mm, start, start + len, vm_flags)) {
+		*addr = start;
+		ret = 0;
+		goto out;
+	}
 	vma = vma_alloc(mm);
 	if (!vma)
 		goto out;
@@ -405,6 +469,7 @@ int fl__split_vma(struct mm_struct *mm, struct vm_area_struct *vma, unsigned lon
 	if (!new)
 		return -ENOMEM;
 	new->vm_flags = vma->vm_flags;
+	new->anon_vma = __atomic_load_n(&vma->anon_vma, __ATOMIC_RELAXED);
 	__atomic_store_n(&new->vm_start, addr, __ATOMIC_RELAXED);
 	__atomic_store_n(&new->vm_end, vma->vm_end, __ATOMIC_RELAXED);
 	vma_start_write(vma);

@@ -19,6 +19,23 @@
  */
 #include "internal.h"
 
+static unsigned long next_anon_vma_id;
+
+/*
+ * anon_vma_prepare() - give @vma its anon_vma before its first anon folio
+ * is mapped. Racing faults agree on one.
+ */
+static __always_inline void anon_vma_prepare(struct vm_area_struct *vma)
+{
+	unsigned long none = 0, id;
+
+	if (__atomic_load_n(&vma->anon_vma, __ATOMIC_RELAXED))
+		return;
+	id = __atomic_add_fetch(&next_anon_vma_id, 1, __ATOMIC_RELAXED);
+	__atomic_compare_exchange_n(&vma->anon_vma, &none, id, false, __ATOMIC_RELAXED,
+				    __ATOMIC_RELAXED);
+}
+
 /**
  * folio_add_new_anon_rmap() - the first mapping of a freshly allocated
  * anon folio: by @pmd, or by one PTE per page.
@@ -31,6 +48,7 @@ __always_inline void folio_add_new_anon_rmap(struct folio *folio, struct vm_area
 	struct pglist_data *pgdat = folio_pgdat(folio);
 	unsigned long set = 1ul << PG_anon;
 
+	anon_vma_prepare(vma);
 	/* one plain store sets them all: nobody else sees the folio yet */
 	if (!(vma->vm_flags & VM_DROPPABLE))
 		set |= 1ul << PG_swapbacked;

@@ -263,8 +263,74 @@ static bool test_lockless_vma_lookup(void)
 	return down();
 }
 
+/*
+ * A new mapping merges with the neighbours it touches when their flags
+ * match, and with both only when their anon_vmas allow it: at most one has
+ * one, or they share it (two halves of one split VMA).
+ */
+static bool test_new_mapping_merges(void)
+{
+	const unsigned long rw = VM_READ | VM_WRITE;
+	unsigned long a = 0, b = 0, c = 0, d = 0, e = 0;
+
+	ASSERT_TRUE(up());
+	/* top-down placement: each new 2M mapping lands right below the last */
+	ASSERT_EQ(do_mmap(mm, SZ_2M, rw, &a), 0);
+	ASSERT_EQ(touch(mm, a, 1), 0);
+	ASSERT_EQ(do_mmap(mm, SZ_2M, rw, &b), 0);
+	ASSERT_EQ(b + SZ_2M, a);
+	ASSERT_EQ(fl__mm_nr_vmas(mm), 1); /* merged downwards into a's VMA */
+	ASSERT_EQ(vma_start(fl__mm_vma(mm, 0)), b);
+	ASSERT_EQ(vma_end(fl__mm_vma(mm, 0)), a + SZ_2M);
+	ASSERT_EQ(do_mmap(mm, SZ_2M, rw, &e), 0);
+	ASSERT_EQ(e + SZ_2M, b);
+	ASSERT_EQ(fl__mm_nr_vmas(mm), 1);
+	/* a hole in the middle: both halves keep the one anon_vma ... */
+	ASSERT_EQ(do_munmap(mm, b, SZ_2M), 0);
+	ASSERT_EQ(fl__mm_nr_vmas(mm), 2);
+	/* ... so a mapping that fills it joins all three */
+	ASSERT_EQ(do_mmap(mm, SZ_2M, rw, &d), 0);
+	ASSERT_EQ(d, b);
+	ASSERT_EQ(fl__mm_nr_vmas(mm), 1);
+	ASSERT_EQ(vma_start(fl__mm_vma(mm, 0)), e);
+	ASSERT_EQ(vma_end(fl__mm_vma(mm, 0)), a + SZ_2M);
+	/* different flags: a VMA of its own */
+	ASSERT_EQ(do_mmap(mm, SZ_2M, VM_READ, &c), 0);
+	ASSERT_EQ(c + SZ_2M, e);
+	ASSERT_EQ(fl__mm_nr_vmas(mm), 2);
+	ASSERT_EQ(do_munmap(mm, c, 4 * SZ_2M), 0);
+	ASSERT_EQ(fl__mm_nr_vmas(mm), 0);
+	return down();
+}
+
+/* Neighbours with anon_vmas of their own: the new range joins only the lower one. */
+static bool test_merge_needs_compatible_anon_vmas(void)
+{
+	const unsigned long rw = VM_READ | VM_WRITE;
+	unsigned long a = 0, b = 0, c = 0, d = 0;
+
+	ASSERT_TRUE(up());
+	ASSERT_EQ(do_mmap(mm, SZ_2M, rw, &a), 0);
+	ASSERT_EQ(touch(mm, a, 1), 0);
+	ASSERT_EQ(do_mmap(mm, SZ_2M, VM_READ, &b), 0); /* a separator */
+	ASSERT_EQ(do_mmap(mm, SZ_2M, rw, &c), 0);
+	ASSERT_EQ(c + 2 * SZ_2M, a);
+	ASSERT_EQ(touch(mm, c, 1), 0);
+	ASSERT_EQ(fl__mm_nr_vmas(mm), 3);
+	ASSERT_EQ(do_munmap(mm, b, SZ_2M), 0);
+	ASSERT_EQ(do_mmap(mm, SZ_2M, rw, &d), 0);
+	ASSERT_EQ(d, b);
+	ASSERT_EQ(fl__mm_nr_vmas(mm), 2);
+	ASSERT_EQ(vma_start(fl__mm_vma(mm, 0)), c);
+	ASSERT_EQ(vma_end(fl__mm_vma(mm, 0)), d + SZ_2M);
+	ASSERT_EQ(vma_start(fl__mm_vma(mm, 1)), a);
+	ASSERT_EQ(do_munmap(mm, c, 3 * SZ_2M), 0);
+	return down();
+}
+
 TEST_MAIN(TEST(test_defaults_give_base_pages), TEST(test_knob_combinations),
 	  TEST(test_alignment_inside_vma), TEST(test_populated_pte_lowers_order),
 	  TEST(test_allocation_fallback), TEST(test_pmd_needs_whole_aligned_range),
 	  TEST(test_read_maps_zero_page_then_write_copies), TEST(test_bad_access),
-	  TEST(test_lockless_vma_lookup))
+	  TEST(test_lockless_vma_lookup), TEST(test_new_mapping_merges),
+	  TEST(test_merge_needs_compatible_anon_vmas))
