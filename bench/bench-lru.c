@@ -25,7 +25,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 #include <stdbool.h>
 #include <foliolab/foliolab.h>
 #include "../src/platform/platform.h"
@@ -40,16 +39,15 @@ static int cmp_double(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* The machine's whole-system CPU time in USER_HZ ticks, from /proc/stat. */
+/* The machine's busy and stolen CPU time in USER_HZ ticks, from /proc/stat. */
 struct cpu_ticks {
-	unsigned long long busy, steal, all;
+	unsigned long long busy, steal;
 };
 
 static void cpu_ticks_read(struct cpu_ticks *t)
 {
 	unsigned long long v[8] = { 0 };
 	FILE *f = fopen("/proc/stat", "r");
-	int i;
 
 	memset(t, 0, sizeof(*t));
 	if (!f)
@@ -59,8 +57,6 @@ static void cpu_ticks_read(struct cpu_ticks *t)
 		   &v[4], &v[5], &v[6], &v[7]) == 8) {
 		t->busy = v[0] + v[1] + v[2] + v[5] + v[6];
 		t->steal = v[7];
-		for (i = 0; i < 8; i++)
-			t->all += v[i];
 	}
 	fclose(f);
 }
@@ -73,8 +69,8 @@ struct sample {
 
 /*
  * One run: the seed's microbenchmark (@procs false: @threads threads of one
- * process, @n loops over 16M each) or page_fault1 in processes mode (@procs
- * true: @threads processes, @n cycles over 128M each, nothing shared).
+ * process, @n_loops loops over 16M each) or page_fault1 in processes mode
+ * (@procs true: @threads processes, @n_loops cycles over 128M each, nothing shared).
  */
 static struct sample run_once(bool procs, int threads, int n_loops, int nodes)
 {
@@ -106,7 +102,6 @@ static struct sample run_once(bool procs, int threads, int n_loops, int nodes)
 	s.cpu_ns = (res.user_s + res.sys_s) * 1e9 / n;
 	s.d.busy = b.busy - a.busy;
 	s.d.steal = b.steal - a.steal;
-	s.d.all = b.all - a.all;
 	fl_result_free(&res);
 	return s;
 }
@@ -127,24 +122,13 @@ static double steal_pct(const struct sample *v, int n)
 /* The CPU model and clock the kernel reports, for the record. */
 static void print_machine(void)
 {
-	char line[256], model[128] = "unknown", mhz[32] = "?";
-	FILE *f = fopen("/proc/cpuinfo", "r");
+	char model[128], mhz[32];
 
-	while (f && fgets(line, sizeof(line), f)) {
-		char *c = strchr(line, ':');
-
-		if (!c)
-			continue;
-		c += 2;
-		c[strcspn(c, "\n")] = 0;
-		if (!strncmp(line, "model name", 10) && !strcmp(model, "unknown"))
-			snprintf(model, sizeof(model), "%s", c);
-		else if (!strncmp(line, "cpu MHz", 7) && !strcmp(mhz, "?"))
-			snprintf(mhz, sizeof(mhz), "%s", c);
-	}
-	if (f)
-		fclose(f);
-	printf("machine: %s, %s MHz, %ld CPUs\n", model, mhz, sysconf(_SC_NPROCESSORS_ONLN));
+	if (fl__host_cpuinfo("model name", model, sizeof(model)))
+		snprintf(model, sizeof(model), "unknown");
+	if (fl__host_cpuinfo("cpu MHz", mhz, sizeof(mhz)))
+		snprintf(mhz, sizeof(mhz), "?");
+	printf("machine: %s, %s MHz, %d CPUs\n", model, mhz, fl__host_nr_cpus());
 }
 
 static double median(double *v, int n)
@@ -254,9 +238,9 @@ int main(int argc, char **argv)
 	       field_median(p2, REPS, false) / 1e6, field_median(p2, REPS, true),
 	       median(ratio_p, REPS));
 	printf("hypervisor steal, share of the CPU time the runs wanted: 1 thread %.1f%%, "
-	       "2 threads %.1f%%, 2 threads on 2 nodes %.1f%%\n",
-	       steal_pct(one, REPS), steal_pct(two, REPS), steal_pct(apart, REPS));
-	printf("  (2 processes on 2 nodes: %.1f%%)\n", steal_pct(p2, REPS));
+	       "2 threads %.1f%%, 2 threads on 2 nodes %.1f%%, 2 processes on 2 nodes %.1f%%\n",
+	       steal_pct(one, REPS), steal_pct(two, REPS), steal_pct(apart, REPS),
+	       steal_pct(p2, REPS));
 	if (lk >= 50) {
 		printf("MISS: lock+unlock %.1f ns >= 50 ns\n", lk);
 		fail = 1;

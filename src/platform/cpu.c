@@ -10,6 +10,8 @@
  * Conventions in this file: cpu_owner[cpu] is 0 when free, 1 when bound.
  */
 #include <errno.h>
+#include <stdio.h>
+#include <string.h>
 #include <unistd.h>
 #include "platform.h"
 #include "lock.h"
@@ -111,4 +113,29 @@ int fl__host_nr_cpus(void)
 	long n = sysconf(_SC_NPROCESSORS_ONLN);
 
 	return n > 0 ? (int)n : 1;
+}
+
+int fl__host_cpuinfo(const char *key, char *buf, size_t len)
+{
+	size_t klen = strlen(key);
+	FILE *f = fopen("/proc/cpuinfo", "r");
+	char line[256];
+	int ret = -ENOENT;
+
+	buf[0] = '\0';
+	while (f && fgets(line, sizeof(line), f)) {
+		char *colon = strchr(line, ':');
+
+		/* "key<tabs>: value" */
+		if (!colon || strncmp(line, key, klen) ||
+		    strspn(line + klen, "\t ") != (size_t)(colon - line) - klen)
+			continue;
+		colon[strcspn(colon, "\n")] = '\0';
+		snprintf(buf, len, "%s", colon[1] == ' ' ? colon + 2 : colon + 1);
+		ret = 0;
+		break;
+	}
+	if (f)
+		fclose(f);
+	return ret;
 }

@@ -66,6 +66,11 @@ void fl__platform_exit(void);
 int fl_cpu_bind(int cpu);
 void fl_cpu_unbind(void);
 int fl__host_nr_cpus(void);
+/*
+ * fl__host_cpuinfo() - the value of the first /proc/cpuinfo line named
+ * @key ("model name", "cpu MHz") in @buf. Return: 0, or -ENOENT (buf "").
+ */
+int fl__host_cpuinfo(const char *key, char *buf, size_t len);
 
 /* thread.c: a worker thread that runs as one model CPU */
 struct fl_thread_handle;

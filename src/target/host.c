@@ -353,24 +353,12 @@ static int host_locks(struct fl_target *t, struct fl_locks *out)
 static void host_describe(struct fl_target *t, struct fl_result *res)
 {
 	struct host_target *ht = (struct host_target *)t;
-	char line[256];
 	struct utsname u;
 	FILE *f;
 
 	if (!uname(&u))
 		snprintf(res->kernel_release, sizeof(res->kernel_release), "%.63s", u.release);
-	f = fopen("/proc/cpuinfo", "r");
-	while (f && fgets(line, sizeof(line), f)) {
-		char *colon = strchr(line, ':');
-
-		if (!strncmp(line, "model name", 10) && colon) {
-			colon[strcspn(colon, "\n")] = '\0';
-			snprintf(res->cpu_model, sizeof(res->cpu_model), "%s", colon + 2);
-			break;
-		}
-	}
-	if (f)
-		fclose(f);
+	fl__host_cpuinfo("model name", res->cpu_model, sizeof(res->cpu_model));
 	res->cpus = host_nr_cpus();
 	res->nodes = 1;
 	f = fopen("/proc/meminfo", "r");

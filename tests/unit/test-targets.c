@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include "harness.h"
 #include "target/target.h"
+#include "platform/platform.h"
 
 #define MAP_LEN (4ull << 20)
 #define BLOCK (2ull << 20)
@@ -143,4 +144,24 @@ static bool test_host_target(void)
 	return true;
 }
 
-TEST_MAIN(TEST(test_model_target), TEST(test_host_target))
+/*
+ * fl__host_cpuinfo(), which describe() and the bench use: a key matches
+ * its own line only (a prefix of "model name" is no key), the value comes without
+ * the separator or the newline, and a missing key gives -ENOENT and "".
+ */
+static bool test_host_cpuinfo(void)
+{
+	char name[128], part[128] = "x", none[8] = "x";
+
+	if (fl__host_cpuinfo("model name", name, sizeof(name)))
+		return true; /* an architecture without the line: nothing to check */
+	ASSERT_TRUE(name[0] != '\0' && name[0] != ' ' && name[0] != '\t');
+	ASSERT_TRUE(!strchr(name, '\n'));
+	ASSERT_EQ(fl__host_cpuinfo("model nam", part, sizeof(part)), -ENOENT);
+	ASSERT_STREQ(part, "");
+	ASSERT_EQ(fl__host_cpuinfo("no such key", none, sizeof(none)), -ENOENT);
+	ASSERT_STREQ(none, "");
+	return true;
+}
+
+TEST_MAIN(TEST(test_model_target), TEST(test_host_target), TEST(test_host_cpuinfo))
