@@ -53,23 +53,23 @@ static inline bool fl_test_bit(int nr, const unsigned long *w)
 
 static inline void fl_set_bit(int nr, unsigned long *w)
 {
-	__atomic_fetch_or(w, 1ul << nr, __ATOMIC_RELAXED);
+	fl_atomic_fetch_or(w, 1ul << nr, __ATOMIC_RELAXED);
 }
 
 static inline void fl_clear_bit(int nr, unsigned long *w)
 {
-	__atomic_fetch_and(w, ~(1ul << nr), __ATOMIC_RELAXED);
+	fl_atomic_fetch_and(w, ~(1ul << nr), __ATOMIC_RELAXED);
 }
 
 static inline bool fl_test_and_clear_bit(int nr, unsigned long *w)
 {
 	/* acq_rel: winning PG_lru hands the folio's list links to us */
-	return (__atomic_fetch_and(w, ~(1ul << nr), __ATOMIC_ACQ_REL) >> nr) & 1;
+	return (fl_atomic_fetch_and(w, ~(1ul << nr), __ATOMIC_ACQ_REL) >> nr) & 1;
 }
 
 static inline bool fl_test_and_set_bit(int nr, unsigned long *w)
 {
-	return (__atomic_fetch_or(w, 1ul << nr, __ATOMIC_ACQ_REL) >> nr) & 1;
+	return (fl_atomic_fetch_or(w, 1ul << nr, __ATOMIC_ACQ_REL) >> nr) & 1;
 }
 
 static inline void fl___set_bit(int nr, unsigned long *w)
@@ -192,7 +192,7 @@ static inline int folio_ref_count(const struct folio *f)
 
 static inline void folio_ref_add(struct folio *f, int nr)
 {
-	__atomic_fetch_add(&f->_refcount, nr, __ATOMIC_RELAXED);
+	fl_atomic_fetch_add(&f->_refcount, nr, __ATOMIC_RELAXED);
 }
 
 static inline void folio_get(struct folio *f)
@@ -204,7 +204,7 @@ static inline void folio_get(struct folio *f)
 /* acq_rel: the last put sees every earlier user's writes before freeing */
 static inline bool folio_ref_sub_and_test(struct folio *f, int nr)
 {
-	return __atomic_sub_fetch(&f->_refcount, nr, __ATOMIC_ACQ_REL) == 0;
+	return fl_atomic_sub_fetch(&f->_refcount, nr, __ATOMIC_ACQ_REL) == 0;
 }
 
 static inline bool folio_put_testzero(struct folio *f)
@@ -218,8 +218,8 @@ static inline bool folio_ref_freeze(struct folio *f, int count)
 {
 	int expected = count;
 
-	return __atomic_compare_exchange_n(&f->_refcount, &expected, 0, false, __ATOMIC_ACQUIRE,
-					   __ATOMIC_RELAXED);
+	return fl_atomic_cmpxchg(&f->_refcount, &expected, 0, false, __ATOMIC_ACQUIRE,
+				 __ATOMIC_RELAXED);
 }
 
 static inline void folio_ref_unfreeze(struct folio *f, int count)
@@ -234,8 +234,8 @@ static inline bool folio_try_get(struct folio *f)
 	do {
 		if (c == 0)
 			return false;
-	} while (!__atomic_compare_exchange_n(&f->_refcount, &c, c + 1, true, __ATOMIC_ACQUIRE,
-					      __ATOMIC_RELAXED));
+	} while (!fl_atomic_cmpxchg(&f->_refcount, &c, c + 1, true, __ATOMIC_ACQUIRE,
+				    __ATOMIC_RELAXED));
 	return true;
 }
 

@@ -102,9 +102,10 @@ static void madvise_lru_range(struct vm_area_struct *vma, unsigned long addr, un
 				continue;
 			}
 			for (i = 0; i < nr; i++)
-				__atomic_fetch_and(&slot[i],
-						   ~(_PAGE_ACCESSED | (lazyfree ? _PAGE_DIRTY : 0)),
-						   __ATOMIC_RELAXED);
+				fl_atomic_fetch_and(&slot[i],
+						    ~(_PAGE_ACCESSED |
+						      (lazyfree ? _PAGE_DIRTY : 0)),
+						    __ATOMIC_RELAXED);
 			if (lazyfree) {
 				folio_clear_dirty(folio);
 				folio_mark_lazyfree(folio);

@@ -543,7 +543,7 @@ static __always_inline long hw_translate(struct mm_struct *mm, unsigned long add
 		return -1;
 	need = _PAGE_ACCESSED | (write ? _PAGE_DIRTY : 0);
 	if ((v & need) != need)
-		__atomic_fetch_or(slot, need, __ATOMIC_RELAXED);
+		fl_atomic_fetch_or(slot, need, __ATOMIC_RELAXED);
 	return (long)pfn;
 }
 

@@ -158,15 +158,15 @@ static bool vma_start_read(struct vm_area_struct *vma)
 	do {
 		if (c & VMA_LOCK_WRITER)
 			return false;
-	} while (!__atomic_compare_exchange_n(&vma->vm_refcnt, &c, c + 1, true, __ATOMIC_ACQUIRE,
-					      __ATOMIC_RELAXED));
+	} while (!fl_atomic_cmpxchg(&vma->vm_refcnt, &c, c + 1, true, __ATOMIC_ACQUIRE,
+				    __ATOMIC_RELAXED));
 	return true;
 }
 
 __always_inline void vma_end_read(struct vm_area_struct *vma)
 {
 	/* release: our reads of the VMA happen before a writer's changes */
-	__atomic_fetch_sub(&vma->vm_refcnt, 1, __ATOMIC_RELEASE);
+	fl_atomic_fetch_sub(&vma->vm_refcnt, 1, __ATOMIC_RELEASE);
 }
 
 /**
@@ -175,20 +175,20 @@ __always_inline void vma_end_read(struct vm_area_struct *vma)
  */
 void vma_start_write(struct vm_area_struct *vma)
 {
-	__atomic_fetch_or(&vma->vm_refcnt, VMA_LOCK_WRITER, __ATOMIC_ACQUIRE);
+	fl_atomic_fetch_or(&vma->vm_refcnt, VMA_LOCK_WRITER, __ATOMIC_ACQUIRE);
 	while ((__atomic_load_n(&vma->vm_refcnt, __ATOMIC_ACQUIRE) & ~VMA_LOCK_WRITER))
 		fl_yield();
 }
 
 void vma_end_write(struct vm_area_struct *vma)
 {
-	__atomic_fetch_and(&vma->vm_refcnt, ~VMA_LOCK_WRITER, __ATOMIC_RELEASE);
+	fl_atomic_fetch_and(&vma->vm_refcnt, ~VMA_LOCK_WRITER, __ATOMIC_RELEASE);
 }
 
 static void mm_vmas_begin_change(struct mm_struct *mm)
 {
 	/* seq_cst RMW: readers that see any later write see the odd count */
-	__atomic_fetch_add(&mm->vma_seq, 1, __ATOMIC_SEQ_CST);
+	fl_atomic_fetch_add(&mm->vma_seq, 1, __ATOMIC_SEQ_CST);
 }
 
 static void mm_vmas_end_change(struct mm_struct *mm)

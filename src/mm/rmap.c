@@ -31,9 +31,8 @@ static __always_inline void anon_vma_prepare(struct vm_area_struct *vma)
 
 	if (__atomic_load_n(&vma->anon_vma, __ATOMIC_RELAXED))
 		return;
-	id = __atomic_add_fetch(&next_anon_vma_id, 1, __ATOMIC_RELAXED);
-	__atomic_compare_exchange_n(&vma->anon_vma, &none, id, false, __ATOMIC_RELAXED,
-				    __ATOMIC_RELAXED);
+	id = fl_atomic_add_fetch(&next_anon_vma_id, 1, __ATOMIC_RELAXED);
+	fl_atomic_cmpxchg(&vma->anon_vma, &none, id, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
 }
 
 /**
@@ -85,9 +84,9 @@ void folio_add_anon_rmap_ptes(struct folio *folio, struct page *page, int nr,
 	(void)page;
 	(void)vma;
 	if (folio_test_large(folio))
-		__atomic_fetch_add(&folio->_large_mapcount, nr, __ATOMIC_RELAXED);
+		fl_atomic_fetch_add(&folio->_large_mapcount, nr, __ATOMIC_RELAXED);
 	else
-		__atomic_fetch_add(&folio->_mapcount, nr, __ATOMIC_RELAXED);
+		fl_atomic_fetch_add(&folio->_mapcount, nr, __ATOMIC_RELAXED);
 }
 
 static void folio_mapping_gone(struct folio *folio, long nr)
@@ -107,11 +106,11 @@ __always_inline void folio_remove_rmap_ptes(struct folio *folio, struct page *pa
 	(void)page;
 	(void)vma;
 	if (!folio_test_large(folio)) {
-		if (__atomic_sub_fetch(&folio->_mapcount, nr, __ATOMIC_RELAXED) == 0)
+		if (fl_atomic_sub_fetch(&folio->_mapcount, nr, __ATOMIC_RELAXED) == 0)
 			folio_mapping_gone(folio, 1);
 		return;
 	}
-	left = __atomic_sub_fetch(&folio->_large_mapcount, nr, __ATOMIC_RELAXED);
+	left = fl_atomic_sub_fetch(&folio->_large_mapcount, nr, __ATOMIC_RELAXED);
 	if (left == 0) {
 		folio_mapping_gone(folio, (long)folio_nr_pages(folio));
 		return;
@@ -129,9 +128,9 @@ void folio_remove_rmap_pmd(struct folio *folio, struct page *page, struct vm_are
 
 	(void)page;
 	(void)vma;
-	if (__atomic_sub_fetch(&folio->_entire_mapcount, 1, __ATOMIC_RELAXED) == 0)
+	if (fl_atomic_sub_fetch(&folio->_entire_mapcount, 1, __ATOMIC_RELAXED) == 0)
 		mod_node_page_state(folio_pgdat(folio), NR_ANON_THPS, -(long)nr);
-	left = __atomic_sub_fetch(&folio->_large_mapcount, 1, __ATOMIC_RELAXED);
+	left = fl_atomic_sub_fetch(&folio->_large_mapcount, 1, __ATOMIC_RELAXED);
 	if (left == 0) {
 		folio_mapping_gone(folio, (long)nr);
 		return;

@@ -479,13 +479,13 @@ bool lru_cache_disabled(void)
  */
 void lru_cache_disable(void)
 {
-	__atomic_fetch_add(&lru_disable_count, 1, __ATOMIC_SEQ_CST);
+	fl_atomic_fetch_add(&lru_disable_count, 1, __ATOMIC_SEQ_CST);
 	__lru_add_drain_all(true);
 }
 
 void lru_cache_enable(void)
 {
-	__atomic_fetch_sub(&lru_disable_count, 1, __ATOMIC_SEQ_CST);
+	fl_atomic_fetch_sub(&lru_disable_count, 1, __ATOMIC_SEQ_CST);
 }
 
 /* ---- dropping references ---- */

@@ -28,6 +28,7 @@
 
 #include <pthread.h>
 #include <stdint.h>
+#include "atomic.h"
 #include "compiler.h"
 #include "bug.h"
 #include "platform.h"
@@ -145,8 +146,8 @@ static __always_inline void fl_spin_lock_at(struct fl_spinlock *l, struct fl_loc
 
 	fl__witness_acquire(l->cls, l);
 	/* acquire: the critical section sees the previous holder's writes */
-	if (unlikely(!__atomic_compare_exchange_n(&l->val, &expected, 1, false, __ATOMIC_ACQUIRE,
-						  __ATOMIC_RELAXED)))
+	if (unlikely(!fl_atomic_cmpxchg(&l->val, &expected, 1, false, __ATOMIC_ACQUIRE,
+					__ATOMIC_RELAXED)))
 		fl__spin_lock_slow(l, s);
 	fl__lock_acquired(s, l->cls);
 }
@@ -155,8 +156,7 @@ static __always_inline bool fl_spin_trylock_at(struct fl_spinlock *l, struct fl_
 {
 	unsigned int expected = 0;
 
-	if (!__atomic_compare_exchange_n(&l->val, &expected, 1, false, __ATOMIC_ACQUIRE,
-					 __ATOMIC_RELAXED))
+	if (!fl_atomic_cmpxchg(&l->val, &expected, 1, false, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
 		return false;
 	fl__witness_acquire(l->cls, l);
 	fl__lock_acquired(s, l->cls);
@@ -187,8 +187,8 @@ static inline void fl_raw_spin_lock(struct fl_spinlock *l)
 {
 	unsigned int expected = 0;
 
-	while (!__atomic_compare_exchange_n(&l->val, &expected, 1, false, __ATOMIC_ACQUIRE,
-					    __ATOMIC_RELAXED)) {
+	while (!fl_atomic_cmpxchg(&l->val, &expected, 1, false, __ATOMIC_ACQUIRE,
+				  __ATOMIC_RELAXED)) {
 		expected = 0;
 		fl_yield();
 	}

@@ -8,6 +8,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
+#include "atomic.h"
 #include "platform.h"
 
 struct fl_thread_handle {
@@ -65,6 +66,19 @@ void fl__thread_join(struct fl_thread_handle *h)
 {
 	pthread_join(h->tid, NULL);
 	fl_free(h);
+}
+
+bool fl__uniproc;
+
+void fl__uniproc_begin(void)
+{
+	/* relaxed: the pthread_create() that hands over orders it */
+	__atomic_store_n(&fl__uniproc, true, __ATOMIC_RELAXED);
+}
+
+void fl__uniproc_end(void)
+{
+	__atomic_store_n(&fl__uniproc, false, __ATOMIC_RELAXED);
 }
 
 void fl_yield(void)

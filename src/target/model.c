@@ -283,6 +283,7 @@ static int model_run_tasks(struct fl_target *t, struct fl_proc **procs, int n,
 	struct fl_thread_handle **h;
 	struct thread_start *ts;
 	int i, started = 0, ret = 0;
+	bool up = n == 1 && !getenv("FL_SMP");
 
 	if (n < 1 || n > t->nr_cpus)
 		return -EINVAL;
@@ -294,6 +295,9 @@ static int model_run_tasks(struct fl_target *t, struct fl_proc **procs, int n,
 		return -ENOMEM;
 	}
 	fl_cpu_unbind();
+	/* one task and this thread waiting: atomics need no LOCK prefix */
+	if (up)
+		fl__uniproc_begin();
 	for (i = 0; i < n; i++) {
 		ts[i].th.proc = procs[i];
 		ts[i].th.index = i;
@@ -308,6 +312,8 @@ static int model_run_tasks(struct fl_target *t, struct fl_proc **procs, int n,
 	}
 	for (i = 0; i < started; i++)
 		fl__thread_join(h[i]);
+	if (up)
+		fl__uniproc_end();
 	fl_cpu_bind(0);
 	fl_free(ts);
 	fl_free(h);
