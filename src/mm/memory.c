@@ -433,7 +433,7 @@ static int do_wp_page(struct vm_fault *vmf, struct pgtable *ptet, pteval_t orig)
 	return i;
 }
 
-static int handle_pte_fault(struct vm_fault *vmf)
+static __always_inline int handle_pte_fault(struct vm_fault *vmf)
 {
 	FL_LOCK_SITE(site);
 	pteval_t pmdv = entry_load(&vmf->pmdt->e[vmf->pmd_idx]);
