@@ -283,7 +283,8 @@ static int model_run_tasks(struct fl_target *t, struct fl_proc **procs, int n,
 	struct fl_thread_handle **h;
 	struct thread_start *ts;
 	int i, started = 0, ret = 0;
-	bool up = n == 1 && !getenv("FL_SMP");
+	const char *smp = getenv("FL_SMP"); /* set, not empty and not 0: keep the prefix */
+	bool up = n == 1 && !(smp && *smp && strcmp(smp, "0"));
 
 	if (n < 1 || n > t->nr_cpus)
 		return -EINVAL;

@@ -103,6 +103,11 @@ static bool test_model_drops_lock_prefix_for_one_task(void)
 	ok = run_and_see(t, p, 1, 1) && run_and_see(t, p, 2, 0);
 	setenv("FL_SMP", "1", 1);
 	ok = ok && run_and_see(t, p, 1, 0);
+	/* empty or 0 is not a request for the prefix */
+	setenv("FL_SMP", "", 1);
+	ok = ok && run_and_see(t, p, 1, 1);
+	setenv("FL_SMP", "0", 1);
+	ok = ok && run_and_see(t, p, 1, 1);
 	unsetenv("FL_SMP");
 	ASSERT_EQ(t->ops->proc_exit(p), 0);
 	ASSERT_EQ(t->ops->close(t), 0);
