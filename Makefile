@@ -52,7 +52,8 @@ CLI_OBJS := $(CLI_SRCS:%.c=$(B)/%.o)
 LIB := $(B)/libfoliolab.a
 PROG := $(B)/foliolab
 TESTS := $(TEST_SRCS:tests/%.c=$(B)/tests/%)
-STRESS_TESTS := $(filter $(B)/tests/stress/%,$(TESTS))
+# the concurrency tests, plus the hand-over of unlocked atomics between threads
+STRESS_TESTS := $(filter $(B)/tests/stress/%,$(TESTS)) $(B)/tests/unit/test-atomic
 BENCHES := $(BENCH_SRCS:bench/%.c=$(B)/bench/%)
 SCRIPT_TESTS := $(wildcard tests/cli/*.sh)
 
