@@ -31,7 +31,7 @@ extern bool fl__uniproc;
 
 static __always_inline bool fl_uniproc(void)
 {
-	return __atomic_load_n(&fl__uniproc, __ATOMIC_RELAXED);
+	return fl__uniproc; /* written only while no other thread runs model code */
 }
 
 /* the unlocked RMW: old value in, new value out, returns @ret (old_ or new_) */

@@ -72,13 +72,13 @@ bool fl__uniproc;
 
 void fl__uniproc_begin(void)
 {
-	/* relaxed: the pthread_create() that hands over orders it */
-	__atomic_store_n(&fl__uniproc, true, __ATOMIC_RELAXED);
+	/* plain: nothing else runs model code; pthread_create() publishes it */
+	fl__uniproc = true;
 }
 
 void fl__uniproc_end(void)
 {
-	__atomic_store_n(&fl__uniproc, false, __ATOMIC_RELAXED);
+	fl__uniproc = false;
 }
 
 void fl_yield(void)
