@@ -48,32 +48,10 @@ static int cmp_double(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* The machine's busy and stolen CPU time in USER_HZ ticks, from /proc/stat. */
-struct cpu_ticks {
-	unsigned long long busy, steal;
-};
-
-static void cpu_ticks_read(struct cpu_ticks *t)
-{
-	unsigned long long v[8] = { 0 };
-	FILE *f = fopen("/proc/stat", "r");
-
-	memset(t, 0, sizeof(*t));
-	if (!f)
-		return;
-	/* cpu user nice system idle iowait irq softirq steal */
-	if (fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2], &v[3],
-		   &v[4], &v[5], &v[6], &v[7]) == 8) {
-		t->busy = v[0] + v[1] + v[2] + v[5] + v[6];
-		t->steal = v[7];
-	}
-	fclose(f);
-}
-
 struct sample {
-	double rate;	    /* faults+zaps per second of wall time */
-	double cpu_ns;	    /* user+sys CPU time per fault+zap */
-	struct cpu_ticks d; /* whole-machine ticks over the run */
+	double rate;	       /* faults+zaps per second of wall time */
+	double cpu_ns;	       /* user+sys CPU time per fault+zap */
+	struct fl_cpu_ticks d; /* whole-machine ticks over the run */
 };
 
 /*
@@ -83,7 +61,7 @@ struct sample {
  */
 static struct sample run_once(bool procs, int threads, int n_loops, int nodes, bool smp)
 {
-	struct cpu_ticks a, b;
+	struct fl_cpu_ticks a, b;
 	struct fl_config cfg;
 	struct fl_result res;
 	char err[256], buf[16];
@@ -102,12 +80,12 @@ static struct sample run_once(bool procs, int threads, int n_loops, int nodes, b
 	cfg.nodes = nodes;
 	if (smp)
 		setenv("FL_SMP", "1", 1);
-	cpu_ticks_read(&a);
+	fl__host_cpu_ticks(&a);
 	if (fl_run(&cfg, &res, err, sizeof(err)) || res.status) {
 		fprintf(stderr, "bench: run failed: %s %s\n", err, res.error);
 		exit(1);
 	}
-	cpu_ticks_read(&b);
+	fl__host_cpu_ticks(&b);
 	unsetenv("FL_SMP");
 	n = (double)fl_counters_get(&res.counters, "pgfault");
 	s.rate = n / res.wall_s;

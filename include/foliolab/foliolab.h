@@ -112,6 +112,12 @@ struct fl_result {
 	double wall_s;
 	double user_s;
 	double sys_s;
+	/*
+	 * The share of the CPU time the whole machine wanted during the run
+	 * that its hypervisor gave to others (/proc/stat steal), in %; -1 if
+	 * unknown. Time the run lost that no change to it can win back.
+	 */
+	double steal_pct;
 	struct fl_counters counters; /* deltas over the run, all names */
 	/*
 	 * Where counters are system-wide (the host): the deltas over an idle

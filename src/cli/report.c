@@ -221,8 +221,10 @@ void report_run(FILE *f, const struct fl_result *r)
 	int i, shown = 0;
 
 	report_header(f, r);
-	fprintf(f, "  time: wall %.3f s, user %.3f s, sys %.3f s\n", r->wall_s, r->user_s,
-		r->sys_s);
+	fprintf(f, "  time: wall %.3f s, user %.3f s, sys %.3f s", r->wall_s, r->user_s, r->sys_s);
+	if (r->steal_pct >= 0)
+		fprintf(f, ", hypervisor steal %.1f%%", r->steal_pct);
+	fputc('\n', f);
 	for (i = 0; i < r->nr_metrics; i++)
 		fprintf(f, "%s%s %.0f%s%s", i ? ", " : "  result: ", r->metrics[i].name,
 			r->metrics[i].value, r->metrics[i].unit[0] ? " " : "", r->metrics[i].unit);

@@ -115,6 +115,44 @@ int fl__host_nr_cpus(void)
 	return n > 0 ? (int)n : 1;
 }
 
+int fl__parse_cpu_ticks(const char *line, struct fl_cpu_ticks *t)
+{
+	unsigned long long v[8];
+
+	memset(t, 0, sizeof(*t));
+	/* the all-CPU line, not "cpu0"; user nice system idle iowait irq softirq steal */
+	if (strncmp(line, "cpu ", 4) ||
+	    sscanf(line, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2], &v[3],
+		   &v[4], &v[5], &v[6], &v[7]) != 8)
+		return -EINVAL;
+	t->busy = v[0] + v[1] + v[2] + v[5] + v[6];
+	t->steal = v[7];
+	return 0;
+}
+
+int fl__host_cpu_ticks(struct fl_cpu_ticks *t)
+{
+	FILE *f = fopen("/proc/stat", "r");
+	char line[256];
+	int ret = -ENOENT;
+
+	memset(t, 0, sizeof(*t));
+	if (f && fgets(line, sizeof(line), f) && !fl__parse_cpu_ticks(line, t))
+		ret = 0;
+	if (f)
+		fclose(f);
+	return ret;
+}
+
+double fl__steal_pct(const struct fl_cpu_ticks *a, const struct fl_cpu_ticks *b)
+{
+	unsigned long long busy = b->busy - a->busy, steal = b->steal - a->steal;
+
+	if (b->busy < a->busy || b->steal < a->steal || !(busy + steal))
+		return -1;
+	return 100.0 * (double)steal / (double)(busy + steal);
+}
+
 int fl__host_cpuinfo(const char *key, char *buf, size_t len)
 {
 	size_t klen = strlen(key);

@@ -72,6 +72,21 @@ int fl__host_nr_cpus(void);
  */
 int fl__host_cpuinfo(const char *key, char *buf, size_t len);
 
+/* The whole machine's CPU time in USER_HZ ticks, as /proc/stat's "cpu" line. */
+struct fl_cpu_ticks {
+	unsigned long long busy;  /* user + nice + system + irq + softirq */
+	unsigned long long steal; /* wanted, but the hypervisor ran something else */
+};
+/* fl__parse_cpu_ticks() - read @line ("cpu  user nice ..."). Return: 0 or -EINVAL. */
+int fl__parse_cpu_ticks(const char *line, struct fl_cpu_ticks *t);
+/* fl__host_cpu_ticks() - /proc/stat now. Return: 0 or -ENOENT (@t zeroed). */
+int fl__host_cpu_ticks(struct fl_cpu_ticks *t);
+/*
+ * fl__steal_pct() - the stolen share of the CPU time wanted (busy + stolen)
+ * between @a and @b, in %. Return: the share, or -1 if no tick elapsed.
+ */
+double fl__steal_pct(const struct fl_cpu_ticks *a, const struct fl_cpu_ticks *b);
+
 /* thread.c: a worker thread that runs as one model CPU */
 struct fl_thread_handle;
 /**

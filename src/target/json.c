@@ -76,8 +76,12 @@ static void put_result(FILE *f, const struct fl_result *r)
 	put_kv_str(f, "kernel_release", r->kernel_release, true);
 	put_kv_str(f, "cpu_model", r->cpu_model, false);
 	fputs("},\n", f);
-	fprintf(f, "      \"time\": {\"wall_s\": %.6f, \"user_s\": %.6f, \"sys_s\": %.6f},\n",
+	fprintf(f, "      \"time\": {\"wall_s\": %.6f, \"user_s\": %.6f, \"sys_s\": %.6f, ",
 		r->wall_s, r->user_s, r->sys_s);
+	if (r->steal_pct >= 0)
+		fprintf(f, "\"steal_pct\": %.2f},\n", r->steal_pct);
+	else
+		fputs("\"steal_pct\": null},\n", f);
 	fputs("      \"metrics\": {", f);
 	for (i = 0; i < r->nr_metrics; i++) {
 		put_str(f, r->metrics[i].name);

@@ -397,12 +397,15 @@ FL_API int fl_run(const struct fl_config *cfg, struct fl_result *res, char *err,
 	double u0, s0, u1, s1;
 	struct progress pg = { 0 };
 	struct fl_wl_ctx ctx = { 0 };
+	struct fl_cpu_ticks ticks0, ticks1;
 	struct fl_target *t;
 	struct plan pl;
+	bool have_ticks;
 	double w0;
 	int ret;
 
 	memset(res, 0, sizeof(*res));
+	res->steal_pct = -1;
 	ret = make_plan(cfg, &pl, err, errlen);
 	if (ret)
 		return ret;
@@ -433,6 +436,7 @@ FL_API int fl_run(const struct fl_config *cfg, struct fl_result *res, char *err,
 	ctx.target = t;
 	ctx.res = res;
 	fl_cpu_times(&u0, &s0);
+	have_ticks = !fl__host_cpu_ticks(&ticks0);
 	w0 = mono_s();
 	if (cfg->progress) {
 		pg.ctx = &ctx;
@@ -446,6 +450,9 @@ FL_API int fl_run(const struct fl_config *cfg, struct fl_result *res, char *err,
 		pthread_join(pg.tid, NULL);
 	}
 	res->wall_s = mono_s() - w0;
+	res->steal_pct = have_ticks && !fl__host_cpu_ticks(&ticks1)
+				 ? fl__steal_pct(&ticks0, &ticks1)
+				 : -1;
 	fl_cpu_times(&u1, &s1);
 	res->user_s = u1 - u0;
 	res->sys_s = s1 - s0;

@@ -164,4 +164,31 @@ static bool test_host_cpuinfo(void)
 	return true;
 }
 
-TEST_MAIN(TEST(test_model_target), TEST(test_host_target), TEST(test_host_cpuinfo))
+/*
+ * /proc/stat's cpu line is user nice system idle iowait irq softirq steal
+ * ...: busy is fields 1, 2, 3, 6 and 7, steal field 8; the steal share is
+ * steal over busy plus steal, of the difference between two readings.
+ */
+static bool test_cpu_ticks(void)
+{
+	struct fl_cpu_ticks t, a = { 100, 10 }, b = { 190, 40 }, now, later;
+
+	ASSERT_EQ(fl__parse_cpu_ticks("cpu  10 20 30 40 50 60 70 80 90 100\n", &t), 0);
+	ASSERT_EQ(t.busy, 190ull);
+	ASSERT_EQ(t.steal, 80ull);
+	ASSERT_EQ(fl__parse_cpu_ticks("cpu0 1 2 3 4 5 6 7 8\n", &t), -EINVAL);
+	ASSERT_EQ(fl__parse_cpu_ticks("cpu  1 2 3\n", &t), -EINVAL);
+	ASSERT_EQ(t.busy + t.steal, 0ull);
+	ASSERT_TRUE(fl__steal_pct(&a, &b) > 24.999 && fl__steal_pct(&a, &b) < 25.001);
+	ASSERT_TRUE(fl__steal_pct(&a, &a) < 0); /* no tick elapsed: unknown */
+	ASSERT_TRUE(fl__steal_pct(&b, &a) < 0); /* a counter went backwards */
+	ASSERT_EQ(fl__host_cpu_ticks(&now), 0); /* Linux has /proc/stat */
+	ASSERT_GT(now.busy, 0ull);
+	ASSERT_EQ(fl__host_cpu_ticks(&later), 0);
+	ASSERT_GE(later.busy, now.busy);
+	ASSERT_GE(later.steal, now.steal);
+	return true;
+}
+
+TEST_MAIN(TEST(test_model_target), TEST(test_host_target), TEST(test_host_cpuinfo),
+	  TEST(test_cpu_ticks))
