@@ -14,6 +14,7 @@
 #include "folio.h"
 #include "folio_batch.h"
 #include "vmstat.h"
+#include "tlbflush.h"
 #include <foliolab/foliolab.h>
 
 /* Lock ranks: a lock may only be taken while holding lower-ranked ones. */

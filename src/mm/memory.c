@@ -528,6 +528,7 @@ static __always_inline long hw_translate(struct mm_struct *mm, unsigned long add
 		return -1;
 	slot = &pmdt->e[pmd_index(addr)];
 	v = entry_load(slot);
+	hw_access_hook(0);
 	if (pmd_trans_huge(v)) {
 		pfn = pte_pfn(v) + (unsigned long)pte_index(addr);
 	} else if (entry_is_table(v)) {
@@ -593,17 +594,21 @@ static __always_inline int mm_access_one(struct mm_struct *mm, unsigned long add
 	int tries;
 
 	for (tries = 0; tries < 64; tries++) {
+		struct hw_access_seq *s = hw_access_begin();
 		long pfn = hw_translate(mm, addr, write);
 		bool done = false;
 		int ret;
 
 		if (pfn >= 0) {
+			hw_access_hook(1);
 			if (write)
 				page_tag_set((unsigned long)pfn, *tag);
 			else
 				*tag = page_tag((unsigned long)pfn);
+			hw_access_end(s);
 			return 0;
 		}
+		hw_access_end(s);
 		ret = do_user_fault(mm, addr, write, tag, &done);
 		if (ret & VM_FAULT_OOM)
 			return -ENOMEM;

@@ -131,8 +131,43 @@ static void tlb_batch_pages_flush(struct mmu_gather *tlb)
 	tlb->active = &tlb->local;
 }
 
+struct hw_access_seq fl__hw_access_seq[FL_NR_CPUS_MAX + 1];
+#if FL_DEBUG >= 2
+void (*fl__hw_access_hook)(int where);
+#endif
+
+void flush_tlb_mm(struct mm_struct *mm)
+{
+	int cpu, self = fl__cpu >= 0 ? fl__cpu : fl__nr_cpu_ids;
+	bool waited = false;
+
+	(void)mm; /* every CPU is asked, not only those that ran @mm */
+	if (fl_uniproc())
+		return;
+	fl__membarrier();
+	for (cpu = 0; cpu <= fl__nr_cpu_ids; cpu++) {
+		/* acquire: what the CPU did in its access happens before our frees */
+		unsigned long s = smp_load_acquire(&fl__hw_access_seq[cpu].seq);
+		int spins = 0;
+
+		if (cpu == self || !(s & 1))
+			continue;
+		waited = true;
+		while (smp_load_acquire(&fl__hw_access_seq[cpu].seq) == s) {
+			if (++spins < 64)
+				cpu_relax();
+			else
+				fl_yield(); /* it may be preempted mid-access */
+		}
+	}
+	if (waited)
+		count_fl_stat(FL_TLB_SHOOTDOWN_WAIT, 1);
+}
+
 void tlb_flush_mmu(struct mmu_gather *tlb)
 {
+	/* the TLB flush: before any page or table the zap took is freed */
+	flush_tlb_mm(tlb->mm);
 	tlb->start = TASK_SIZE;
 	tlb->end = 0;
 	tlb_table_flush(tlb);

@@ -13,6 +13,8 @@
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
+#include <linux/membarrier.h>
+#include <sys/syscall.h>
 #include "platform.h"
 #include "lock.h"
 
@@ -58,6 +60,9 @@ int fl__platform_init(int nr_cpus)
 	if (!cpu_owner)
 		return -ENOMEM;
 	fl__nr_cpu_ids = nr_cpus;
+	/* registered once per process; later calls are no-ops that succeed */
+	fl__membarrier_ok = !syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0,
+				     0);
 	if (fl__lock_stats_init(nr_cpus)) {
 		fl_free(cpu_owner);
 		cpu_owner = NULL;
@@ -106,6 +111,16 @@ void fl_cpu_unbind(void)
 	fl__cpu = -1;
 	fl__lock_stats_bind(-1);
 	percpu_areas_bind(-1);
+}
+
+bool fl__membarrier_ok;
+
+void fl__membarrier(void)
+{
+	if (fl__membarrier_ok)
+		syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0);
+	else
+		__atomic_thread_fence(__ATOMIC_SEQ_CST);
 }
 
 int fl__host_nr_cpus(void)

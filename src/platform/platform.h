@@ -66,6 +66,23 @@ void fl__platform_exit(void);
 int fl_cpu_bind(int cpu);
 void fl_cpu_unbind(void);
 int fl__host_nr_cpus(void);
+
+/*
+ * An asymmetric fence, as the kernel's TLB-shootdown IPI: fl__membarrier()
+ * makes every other running thread of the process execute a full memory
+ * barrier (membarrier(2), MEMBARRIER_CMD_PRIVATE_EXPEDITED), so the other
+ * side of the pairing needs only a compiler barrier, fl_membarrier_pair().
+ * Without membarrier (fl__membarrier_ok false) both are full fences.
+ */
+extern bool fl__membarrier_ok;
+void fl__membarrier(void);
+static __always_inline void fl_membarrier_pair(void)
+{
+	if (fl__membarrier_ok)
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	else
+		__atomic_thread_fence(__ATOMIC_SEQ_CST);
+}
 /*
  * fl__host_cpuinfo() - the value of the first /proc/cpuinfo line named
  * @key ("model name", "cpu MHz") in @buf. Return: 0, or -ENOENT (buf "").
