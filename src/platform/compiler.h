@@ -24,6 +24,19 @@
 #define smp_load_acquire(p) __atomic_load_n((p), __ATOMIC_ACQUIRE)
 #define smp_store_release(p, v) __atomic_store_n((p), (v), __ATOMIC_RELEASE)
 
+/* A full barrier. ThreadSanitizer models no fences: there a seq_cst RMW of a
+ * thread-local word stands in (a locked instruction on x86 all the same). */
+static inline void smp_mb(void)
+{
+#ifdef __SANITIZE_THREAD__
+	static _Thread_local int fl_mb_word;
+
+	__atomic_fetch_add(&fl_mb_word, 0, __ATOMIC_SEQ_CST);
+#else
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+#endif
+}
+
 #define container_of(ptr, type, member) ((type *)((char *)(ptr)-offsetof(type, member)))
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))

@@ -120,7 +120,7 @@ void fl__membarrier(void)
 	if (fl__membarrier_ok)
 		syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0);
 	else
-		__atomic_thread_fence(__ATOMIC_SEQ_CST);
+		smp_mb();
 }
 
 int fl__host_nr_cpus(void)

@@ -81,7 +81,7 @@ static __always_inline void fl_membarrier_pair(void)
 	if (fl__membarrier_ok)
 		__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	else
-		__atomic_thread_fence(__ATOMIC_SEQ_CST);
+		smp_mb();
 }
 /*
  * fl__host_cpuinfo() - the value of the first /proc/cpuinfo line named
