@@ -138,7 +138,7 @@ void (*fl__hw_access_hook)(int where);
 
 void flush_tlb_mm(struct mm_struct *mm)
 {
-	int cpu, self = fl__cpu >= 0 ? fl__cpu : fl__nr_cpu_ids;
+	int cpu, self = hw_access_slot();
 	bool waited = false;
 
 	(void)mm; /* every CPU is asked, not only those that ran @mm */

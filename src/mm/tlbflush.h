@@ -36,13 +36,19 @@ struct hw_access_seq {
 
 extern struct hw_access_seq fl__hw_access_seq[FL_NR_CPUS_MAX + 1];
 
+/* The calling thread's slot: its CPU's, or the spare one while unbound. */
+static __always_inline int hw_access_slot(void)
+{
+	return fl__cpu >= 0 ? fl__cpu : fl__nr_cpu_ids;
+}
+
 static __always_inline struct hw_access_seq *hw_access_begin(void)
 {
 	struct hw_access_seq *s;
 
 	if (fl_uniproc())
 		return NULL; /* no other thread can free what this one reads */
-	s = &fl__hw_access_seq[fl__cpu >= 0 ? fl__cpu : fl__nr_cpu_ids];
+	s = &fl__hw_access_seq[hw_access_slot()];
 	WRITE_ONCE(s->seq, READ_ONCE(s->seq) + 1);
 	/* pairs with flush_tlb_mm(): it sees us inside, or we see its clears */
 	fl_membarrier_pair();

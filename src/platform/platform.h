@@ -83,6 +83,7 @@ static __always_inline void fl_membarrier_pair(void)
 	else
 		smp_mb();
 }
+
 /*
  * fl__host_cpuinfo() - the value of the first /proc/cpuinfo line named
  * @key ("model name", "cpu MHz") in @buf. Return: 0, or -ENOENT (buf "").
