@@ -14,7 +14,9 @@
  * microbenchmark's threads share); the CPU time per fault+zap of each; and
  * the share of the CPU time the runs wanted that
  * the hypervisor stole (/proc/stat steal), which no model change can win
- * back.
+ * back. Around each 1-thread run it also times a fixed loop, so the output
+ * shows how much the machine's own speed moved over the rounds (on a shared
+ * host it does even without steal: a busy hyperthread sibling, the clock).
  *
  * A 1-thread run drops the LOCK prefix of the model's atomics (one thread
  * runs the model: src/platform/atomic.h); every run with two threads keeps
@@ -51,7 +53,7 @@ static int cmp_double(const void *a, const void *b)
 struct sample {
 	double rate;	       /* faults+zaps per second of wall time */
 	double cpu_ns;	       /* user+sys CPU time per fault+zap */
-	struct fl_cpu_ticks d; /* whole-machine ticks over the run */
+	struct fl_cpu_ticks d; /* whole-machine ticks over the run, 0 if unknown */
 };
 
 /*
@@ -61,7 +63,6 @@ struct sample {
  */
 static struct sample run_once(bool procs, int threads, int n_loops, int nodes, bool smp)
 {
-	struct fl_cpu_ticks a, b;
 	struct fl_config cfg;
 	struct fl_result res;
 	char err[256], buf[16];
@@ -80,33 +81,64 @@ static struct sample run_once(bool procs, int threads, int n_loops, int nodes, b
 	cfg.nodes = nodes;
 	if (smp)
 		setenv("FL_SMP", "1", 1);
-	fl__host_cpu_ticks(&a);
 	if (fl_run(&cfg, &res, err, sizeof(err)) || res.status) {
 		fprintf(stderr, "bench: run failed: %s %s\n", err, res.error);
 		exit(1);
 	}
-	fl__host_cpu_ticks(&b);
 	unsetenv("FL_SMP");
 	n = (double)fl_counters_get(&res.counters, "pgfault");
 	s.rate = n / res.wall_s;
 	s.cpu_ns = (res.user_s + res.sys_s) * 1e9 / n;
-	s.d.busy = b.busy - a.busy;
-	s.d.steal = b.steal - a.steal;
+	s.d.busy = res.machine_busy_ticks;
+	s.d.steal = res.machine_steal_ticks;
 	fl_result_free(&res);
 	return s;
 }
 
-/* Stolen share of the CPU time the runs wanted (busy + stolen), in %. */
-static double steal_pct(const struct sample *v, int n)
+/* Stolen share of the CPU time @v's runs wanted (busy + stolen), "?" if unknown. */
+static const char *steal_pct(const struct sample *v, int n, char *buf, size_t len)
 {
-	unsigned long long busy = 0, steal = 0;
+	struct fl_cpu_ticks none = { 0 }, sum = { 0 };
+	double pct;
 	int i;
 
 	for (i = 0; i < n; i++) {
-		busy += v[i].d.busy;
-		steal += v[i].d.steal;
+		sum.busy += v[i].d.busy;
+		sum.steal += v[i].d.steal;
 	}
-	return busy + steal ? 100.0 * (double)steal / (double)(busy + steal) : 0;
+	pct = fl__steal_pct(&none, &sum);
+	if (pct < 0)
+		snprintf(buf, len, "?");
+	else
+		snprintf(buf, len, "%.1f%%", pct);
+	return buf;
+}
+
+/*
+ * The machine's own speed: ns per element of a fixed loop (a load, some
+ * arithmetic and a store per 8 bytes, streaming over 512 KiB, which stays
+ * in the L2 cache as the model's working set does). It changes only when
+ * the machine does (a busy hyperthread sibling, the host's clock), so it
+ * tells how much of a run's time was the machine's.
+ */
+static double machine_loop_ns(void)
+{
+	static uint64_t buf[65536];
+	struct timespec a, b;
+	uint64_t acc = 1;
+	int r, i;
+
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	for (r = 0; r < 200; r++) {
+		for (i = 0; i < 65536; i++) {
+			acc += buf[i] * 3 + (buf[i] >> 7);
+			buf[i] = acc;
+		}
+		__asm__ volatile("" : : "r"(acc) : "memory");
+	}
+	clock_gettime(CLOCK_MONOTONIC, &b);
+	return ((double)(b.tv_sec - a.tv_sec) * 1e9 + (double)(b.tv_nsec - a.tv_nsec)) /
+	       (200.0 * 65536);
 }
 
 /* The CPU model and clock the kernel reports, for the record. */
@@ -170,8 +202,8 @@ int main(int argc, char **argv)
 {
 	int loops = argc > 1 ? atoi(argv[1]) : 300;
 	struct sample one[REPS], locked[REPS], two[REPS], apart[REPS], p1[REPS], p2[REPS];
-	double ratio[REPS], ratio_up[REPS], ratio_apart[REPS], ratio_p[REPS],
-		best = 0, m1, ml, m2, mr, ma, mra, c1, cl, c2, ca, lk;
+	double ratio[REPS], ratio_up[REPS], ratio_apart[REPS], ratio_p[REPS], mach[REPS], best = 0, m1, ml, m2, mr, ma, mra, c1, cl, c2, ca, lk, mfast, mslow;
+	char s1[16], s2[16], s3[16], s4[16];
 	int i, fail = 0;
 
 	unsetenv("FL_SMP");
@@ -184,7 +216,9 @@ int main(int argc, char **argv)
 	 * median of the rounds' ratios.
 	 */
 	for (i = 0; i < REPS; i++) {
+		mach[i] = machine_loop_ns();
 		one[i] = run_once(false, 1, loops, 1, false);
+		mach[i] = (mach[i] + machine_loop_ns()) / 2;
 		locked[i] = run_once(false, 1, loops, 1, true);
 		two[i] = run_once(false, 2, loops, 1, false);
 		apart[i] = run_once(false, 2, loops, 2, false);
@@ -196,6 +230,11 @@ int main(int argc, char **argv)
 		ratio_p[i] = p2[i].rate / p1[i].rate;
 		if (one[i].rate > best)
 			best = one[i].rate;
+	}
+	mfast = mslow = mach[0];
+	for (i = 1; i < REPS; i++) {
+		mfast = mach[i] < mfast ? mach[i] : mfast;
+		mslow = mach[i] > mslow ? mach[i] : mslow;
 	}
 	m1 = field_median(one, REPS, false);
 	ml = field_median(locked, REPS, false);
@@ -210,6 +249,9 @@ int main(int argc, char **argv)
 	printf("lru-microbench 4K, 1 thread x %d loops x 16M: median %.2f M faults+zaps/s "
 	       "(%.1f ns per fault+zap), best %.2f M/s (%.1f ns), %d runs\n",
 	       loops, m1 / 1e6, 1e9 / m1, best / 1e6, 1e9 / best, REPS);
+	printf("machine speed, a fixed loop over 512 KiB around each 1-thread run: median %.2f ns "
+	       "per element, from %.2f to %.2f (%.2fx)\n",
+	       median(mach, REPS), mfast, mslow, mslow / mfast);
 	printf("lru-microbench 4K, 1 thread, FL_SMP=1 (locked atomics, the code 2 threads run): "
 	       "median %.2f M faults+zaps/s (%.1f ns)\n",
 	       ml / 1e6, 1e9 / ml);
@@ -237,16 +279,18 @@ int main(int argc, char **argv)
 	       field_median(p1, REPS, false) / 1e6, field_median(p1, REPS, true),
 	       field_median(p2, REPS, false) / 1e6, field_median(p2, REPS, true),
 	       median(ratio_p, REPS));
-	printf("hypervisor steal, share of the CPU time the runs wanted: 1 thread %.1f%%, "
-	       "2 threads %.1f%%, 2 threads on 2 nodes %.1f%%, 2 processes on 2 nodes %.1f%%\n",
-	       steal_pct(one, REPS), steal_pct(two, REPS), steal_pct(apart, REPS),
-	       steal_pct(p2, REPS));
+	printf("hypervisor steal, share of the CPU time the runs wanted: 1 thread %s, "
+	       "2 threads %s, 2 threads on 2 nodes %s, 2 processes on 2 nodes %s\n",
+	       steal_pct(one, REPS, s1, sizeof(s1)), steal_pct(two, REPS, s2, sizeof(s2)),
+	       steal_pct(apart, REPS, s3, sizeof(s3)), steal_pct(p2, REPS, s4, sizeof(s4)));
 	if (lk >= 50) {
 		printf("MISS: lock+unlock %.1f ns >= 50 ns\n", lk);
 		fail = 1;
 	}
 	if (m1 < 10e6) {
-		printf("MISS: 1-thread median %.2f M/s < 10 M/s\n", m1 / 1e6);
+		printf("MISS: 1-thread median %.2f M/s < 10 M/s (the machine's own speed varied "
+		       "%.2fx over the rounds)\n",
+		       m1 / 1e6, mslow / mfast);
 		fail = 1;
 	}
 	if (mr < 1.6) {

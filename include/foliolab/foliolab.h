@@ -118,6 +118,13 @@ struct fl_result {
 	 * unknown. Time the run lost that no change to it can win back.
 	 */
 	double steal_pct;
+	/*
+	 * The /proc/stat ticks (USER_HZ) behind steal_pct: the whole machine's
+	 * busy (user + nice + system + irq + softirq) and stolen time over the
+	 * run; both 0 if unknown. For summing the share over several runs.
+	 */
+	uint64_t machine_busy_ticks;
+	uint64_t machine_steal_ticks;
 	struct fl_counters counters; /* deltas over the run, all names */
 	/*
 	 * Where counters are system-wide (the host): the deltas over an idle

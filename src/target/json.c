@@ -79,9 +79,11 @@ static void put_result(FILE *f, const struct fl_result *r)
 	fprintf(f, "      \"time\": {\"wall_s\": %.6f, \"user_s\": %.6f, \"sys_s\": %.6f, ",
 		r->wall_s, r->user_s, r->sys_s);
 	if (r->steal_pct >= 0)
-		fprintf(f, "\"steal_pct\": %.2f},\n", r->steal_pct);
+		fprintf(f, "\"steal_pct\": %.2f, ", r->steal_pct);
 	else
-		fputs("\"steal_pct\": null},\n", f);
+		fputs("\"steal_pct\": null, ", f);
+	fprintf(f, "\"machine_busy_ticks\": %llu, \"machine_steal_ticks\": %llu},\n",
+		(unsigned long long)r->machine_busy_ticks, (unsigned long long)r->machine_steal_ticks);
 	fputs("      \"metrics\": {", f);
 	for (i = 0; i < r->nr_metrics; i++) {
 		put_str(f, r->metrics[i].name);

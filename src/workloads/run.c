@@ -450,9 +450,13 @@ FL_API int fl_run(const struct fl_config *cfg, struct fl_result *res, char *err,
 		pthread_join(pg.tid, NULL);
 	}
 	res->wall_s = mono_s() - w0;
-	res->steal_pct = have_ticks && !fl__host_cpu_ticks(&ticks1)
-				 ? fl__steal_pct(&ticks0, &ticks1)
-				 : -1;
+	if (have_ticks && !fl__host_cpu_ticks(&ticks1)) {
+		res->steal_pct = fl__steal_pct(&ticks0, &ticks1);
+		if (res->steal_pct >= 0) {
+			res->machine_busy_ticks = ticks1.busy - ticks0.busy;
+			res->machine_steal_ticks = ticks1.steal - ticks0.steal;
+		}
+	}
 	fl_cpu_times(&u1, &s1);
 	res->user_s = u1 - u0;
 	res->sys_s = s1 - s0;

@@ -81,7 +81,7 @@ rc=$?
 if [ "$rc" -eq 0 ] && grep -q "folio_batch_move_lru acquired" "$T/stdout" &&
 	grep -q '"workload": "lru-microbench"' "$T/out.json" &&
 	grep -q '"hugepages-16kB/stats/anon_fault_alloc": 6144' "$T/out.json" &&
-	grep -Eq '"steal_pct": ([0-9]+\.[0-9]+|null)' "$T/out.json" &&
+	grep -Eq '"steal_pct": ([0-9]+\.[0-9]+|null), "machine_busy_ticks": [0-9]+, "machine_steal_ticks": [0-9]+}' "$T/out.json" &&
 	! ls "$T"/out.json.tmp.* >/dev/null 2>&1 &&
 	{ ! command -v python3 >/dev/null || python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert len(d["results"])==2' "$T/out.json"; }; then
 	ok "compare writes the report and valid JSON"

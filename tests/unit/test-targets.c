@@ -190,5 +190,37 @@ static bool test_cpu_ticks(void)
 	return true;
 }
 
+/*
+ * A run's record carries the /proc/stat ticks behind its steal share: the
+ * share is steal over busy plus steal of exactly those ticks, and a run
+ * of a tenth of a second or more (at least ten 100 Hz ticks of it on
+ * the CPU) has them.
+ */
+static bool test_run_ticks(void)
+{
+	struct fl_config cfg;
+	struct fl_result res;
+	char err[256];
+	double pct;
+
+	fl_config_init(&cfg, "lru-microbench");
+	fl_config_set_param(&cfg, "threads", "1");
+	fl_config_set_param(&cfg, "loops", "1000");
+	ASSERT_EQ(fl_run(&cfg, &res, err, sizeof(err)), 0);
+	ASSERT_EQ(res.status, 0);
+	if (res.user_s + res.sys_s < 0.1) {
+		printf("# the run took only %.3f s of CPU; nothing to check\n", res.user_s + res.sys_s);
+		fl_result_free(&res);
+		return true;
+	}
+	ASSERT_TRUE(res.steal_pct >= 0);
+	ASSERT_GT(res.machine_busy_ticks, 0ull);
+	pct = 100.0 * (double)res.machine_steal_ticks /
+	      (double)(res.machine_busy_ticks + res.machine_steal_ticks);
+	ASSERT_TRUE(res.steal_pct > pct - 1e-9 && res.steal_pct < pct + 1e-9);
+	fl_result_free(&res);
+	return true;
+}
+
 TEST_MAIN(TEST(test_model_target), TEST(test_host_target), TEST(test_host_cpuinfo),
-	  TEST(test_cpu_ticks))
+	  TEST(test_cpu_ticks), TEST(test_run_ticks))
