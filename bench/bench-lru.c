@@ -202,7 +202,8 @@ int main(int argc, char **argv)
 {
 	int loops = argc > 1 ? atoi(argv[1]) : 300;
 	struct sample one[REPS], locked[REPS], two[REPS], apart[REPS], p1[REPS], p2[REPS];
-	double ratio[REPS], ratio_up[REPS], ratio_apart[REPS], ratio_p[REPS], mach[REPS], best = 0, m1, ml, m2, mr, ma, mra, c1, cl, c2, ca, lk, mfast, mslow;
+	double ratio[REPS], ratio_up[REPS], ratio_apart[REPS], ratio_p[REPS], mach[REPS],
+		best = 0, m1, ml, m2, mr, ma, mra, c1, cl, c2, ca, lk, mfast, mslow;
 	char s1[16], s2[16], s3[16], s4[16];
 	int i, fail = 0;
 

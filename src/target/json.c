@@ -83,7 +83,8 @@ static void put_result(FILE *f, const struct fl_result *r)
 	else
 		fputs("\"steal_pct\": null, ", f);
 	fprintf(f, "\"machine_busy_ticks\": %llu, \"machine_steal_ticks\": %llu},\n",
-		(unsigned long long)r->machine_busy_ticks, (unsigned long long)r->machine_steal_ticks);
+		(unsigned long long)r->machine_busy_ticks,
+		(unsigned long long)r->machine_steal_ticks);
 	fputs("      \"metrics\": {", f);
 	for (i = 0; i < r->nr_metrics; i++) {
 		put_str(f, r->metrics[i].name);

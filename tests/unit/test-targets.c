@@ -209,7 +209,8 @@ static bool test_run_ticks(void)
 	ASSERT_EQ(fl_run(&cfg, &res, err, sizeof(err)), 0);
 	ASSERT_EQ(res.status, 0);
 	if (res.user_s + res.sys_s < 0.1) {
-		printf("# the run took only %.3f s of CPU; nothing to check\n", res.user_s + res.sys_s);
+		printf("# the run took only %.3f s of CPU; nothing to check\n",
+		       res.user_s + res.sys_s);
 		fl_result_free(&res);
 		return true;
 	}
