@@ -594,7 +594,7 @@ static __always_inline int mm_access_one(struct mm_struct *mm, unsigned long add
 	int tries;
 
 	for (tries = 0; tries < 64; tries++) {
-		struct hw_access_seq *s = hw_access_begin();
+		struct hw_access_seq *s = hw_access_begin(mm);
 		long pfn = hw_translate(mm, addr, write);
 		bool done = false;
 		int ret;

@@ -141,7 +141,6 @@ void flush_tlb_mm(struct mm_struct *mm)
 	int cpu, self = hw_access_slot();
 	bool waited = false;
 
-	(void)mm; /* every CPU is asked, not only those that ran @mm */
 	if (fl_uniproc())
 		return;
 	fl__membarrier();
@@ -150,7 +149,8 @@ void flush_tlb_mm(struct mm_struct *mm)
 		unsigned long s = smp_load_acquire(&fl__hw_access_seq[cpu].seq);
 		int spins = 0;
 
-		if (cpu == self || !(s & 1))
+		/* another mm's access: its tables and pages are not ours */
+		if (cpu == self || !(s & 1) || READ_ONCE(fl__hw_access_seq[cpu].mm) != mm)
 			continue;
 		waited = true;
 		while (smp_load_acquire(&fl__hw_access_seq[cpu].seq) == s) {

@@ -8,8 +8,10 @@
  * using a translation it read before. The kernel flushes the TLBs, an IPI
  * every CPU of the mm acknowledges, before it frees those pages and tables.
  * The model's equivalent: each CPU counts the accesses it begins (the count
- * is odd while one is in flight), and flush_tlb_mm() waits until every CPU
- * that was inside an access when the flush began has left it. Without the
+ * is odd while one is in flight) and notes the mm it is accessing, and
+ * flush_tlb_mm() waits until every CPU that was inside an access to that
+ * mm when the flush began has left it. CPUs in other mms are not waited
+ * for, as the kernel sends its IPI only to the CPUs in mm_cpumask(mm). Without the
  * wait, a freed PTE table taken from the pool for another address, or a
  * freed page allocated again, could receive a walker's late load or store.
  *
@@ -31,7 +33,8 @@
 struct mm_struct;
 
 struct hw_access_seq {
-	unsigned long seq; /* written by its CPU only; odd inside an access */
+	unsigned long seq;    /* written by its CPU only; odd inside an access */
+	struct mm_struct *mm; /* the mm of its current or last access */
 } __cacheline_aligned;
 
 extern struct hw_access_seq fl__hw_access_seq[FL_NR_CPUS_MAX + 1];
@@ -42,14 +45,17 @@ static __always_inline int hw_access_slot(void)
 	return fl__cpu >= 0 ? fl__cpu : fl__nr_cpu_ids;
 }
 
-static __always_inline struct hw_access_seq *hw_access_begin(void)
+static __always_inline struct hw_access_seq *hw_access_begin(struct mm_struct *mm)
 {
 	struct hw_access_seq *s;
 
 	if (fl_uniproc())
 		return NULL; /* no other thread can free what this one reads */
 	s = &fl__hw_access_seq[hw_access_slot()];
-	WRITE_ONCE(s->seq, READ_ONCE(s->seq) + 1);
+	if (READ_ONCE(s->mm) != mm)
+		WRITE_ONCE(s->mm, mm);
+	/* release: a flusher that sees the odd count sees the mm with it */
+	smp_store_release(&s->seq, READ_ONCE(s->seq) + 1);
 	/* pairs with flush_tlb_mm(): it sees us inside, or we see its clears */
 	fl_membarrier_pair();
 	return s;
@@ -64,7 +70,7 @@ static __always_inline void hw_access_end(struct hw_access_seq *s)
 
 /**
  * flush_tlb_mm() - return once no CPU can still use a translation of @mm
- * that was cleared before the call.
+ * that was cleared before the call. CPUs accessing other mms go on.
  * Context: the PTEs (and table links) are already cleared; nothing that
  * they mapped has been freed yet. Counts fl_tlb_shootdown_wait when a CPU
  * had to be waited for.

@@ -165,11 +165,35 @@ static bool test_mixed_churn_shared_mm(void)
 	return mm_down();
 }
 
+/*
+ * page-fault1's processes each have an mm that only their own CPU runs, so
+ * no zap's TLB flush has another CPU of its mm to wait for, however the
+ * processes' accesses interleave.
+ */
+static bool test_processes_flush_alone(void)
+{
+	struct fl_config cfg;
+	struct fl_result res;
+	char err[256];
+
+	fl_config_init(&cfg, "page-fault1");
+	fl_config_set_param(&cfg, "mode", "processes");
+	fl_config_set_param(&cfg, "threads", "3");
+	fl_config_set_param(&cfg, "iterations", "20");
+	cfg.nodes = 2;
+	ASSERT_EQ(fl_run(&cfg, &res, err, sizeof(err)), 0);
+	ASSERT_EQ(res.status, 0);
+	ASSERT_EQ(fl_counters_get(&res.counters, "fl_tlb_shootdown_wait"), 0);
+	fl_result_free(&res);
+	return true;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct fl_test tests[] = {
 		TEST(test_workloads_conserve_frames),
 		TEST(test_mixed_churn_shared_mm),
+		TEST(test_processes_flush_alone),
 	};
 	char *args[2] = { argv[0], NULL };
 	int i, n = 1;
@@ -181,5 +205,5 @@ int main(int argc, char **argv)
 			args[n++ - 1 + 1] = argv[i];
 	}
 	printf("# seed %lu\n", seed);
-	return fl_test_main(n, args, tests, 2);
+	return fl_test_main(n, args, tests, 3);
 }

@@ -11,7 +11,9 @@
  * address's translation, or stores its tag into the other address's page.
  *
  * Each case runs with membarrier(2) as the flush's IPI and again with the
- * fallback of full fences on both sides. The hook exists in FL_DEBUG >= 2
+ * fallback of full fences on both sides. A third case holds the walker in
+ * another process's access: a zap's flush must not wait for it (the
+ * kernel's IPI goes only to the CPUs of the zapping mm). The hook exists in FL_DEBUG >= 2
  * builds (ASan, TSan); elsewhere the test skips.
  *
  * Conventions in this file: X is the walker's page in block R1, Y the page
@@ -30,6 +32,8 @@ static int phase;      /* atomic: 1 walker held, 2 CPU 0 done */
 static bool write_acc; /* the walker stores (else loads) */
 static unsigned long x_addr;
 static uint64_t got;
+static struct mm_struct *walker_mm; /* the mm the walker accesses */
+static bool released;		    /* atomic: the hold has ended */
 
 /* Hold the walker (CPU 1) once, until CPU 0 is done or HOLD_NS pass. */
 static void hold(int where)
@@ -42,6 +46,7 @@ static void hold(int where)
 	t0 = fl_clock_ns();
 	while (__atomic_load_n(&phase, __ATOMIC_ACQUIRE) != 2 && fl_clock_ns() - t0 < HOLD_NS)
 		fl_yield();
+	__atomic_store_n(&released, true, __ATOMIC_RELEASE);
 }
 
 static void *walker(void *arg)
@@ -50,9 +55,9 @@ static void *walker(void *arg)
 	if (fl_cpu_bind(1))
 		return NULL;
 	if (write_acc)
-		touch(mm, x_addr, TAG_W);
+		touch(walker_mm, x_addr, TAG_W);
 	else
-		got = peek(mm, x_addr);
+		got = peek(walker_mm, x_addr);
 	fl_cpu_unbind();
 	return NULL;
 }
@@ -84,6 +89,7 @@ static bool race(bool store, int where, bool fences)
 	lru_add_drain(); /* else the lru_add batch's reference keeps X's page */
 	waits0 = counter("fl_tlb_shootdown_wait");
 	write_acc = store;
+	walker_mm = mm;
 	hold_at = where;
 	got = ~0ull;
 	__atomic_store_n(&phase, 0, __ATOMIC_RELEASE);
@@ -112,6 +118,61 @@ static bool race(bool store, int where, bool fences)
 	return true;
 }
 
+/*
+ * The walker is held inside a load from process B while process A, on
+ * CPU 0, zaps a block of its own: the zap must return while the walker is
+ * still held, and count no wait.
+ */
+static bool other_mm(bool fences)
+{
+	struct mm_struct *b;
+	unsigned long base, r1;
+	int64_t waits0;
+	pthread_t t;
+
+	ASSERT_TRUE(mm_up(64, 1, 2));
+	if (fences)
+		fl__membarrier_ok = false;
+	mm = mm_alloc(1);
+	b = mm_alloc(2);
+	ASSERT_TRUE(mm != NULL && b != NULL);
+	base = map(8ul << 20);
+	ASSERT_TRUE(base != 0);
+	r1 = ALIGN_UP(base, PMD_SIZE);
+	ASSERT_EQ(touch(mm, r1, TAG_Y), 0);
+	ASSERT_EQ(do_mmap(b, 4ul << 20, VM_READ | VM_WRITE, &x_addr), 0);
+	ASSERT_EQ(touch(b, x_addr, TAG_X), 0);
+	lru_add_drain();
+	waits0 = counter("fl_tlb_shootdown_wait");
+	write_acc = false;
+	walker_mm = b;
+	hold_at = 1;
+	got = ~0ull;
+	__atomic_store_n(&released, false, __ATOMIC_RELEASE);
+	__atomic_store_n(&phase, 0, __ATOMIC_RELEASE);
+	fl__hw_access_hook = hold;
+	ASSERT_EQ(pthread_create(&t, NULL, walker, NULL), 0);
+	while (!__atomic_load_n(&phase, __ATOMIC_ACQUIRE))
+		fl_yield();
+	ASSERT_EQ(do_madvise(mm, r1, PMD_SIZE, MADV_DONTNEED), 0);
+	/* a flush that waited for B's walker would return only after its hold */
+	ASSERT_TRUE(!__atomic_load_n(&released, __ATOMIC_ACQUIRE));
+	__atomic_store_n(&phase, 2, __ATOMIC_RELEASE);
+	pthread_join(t, NULL);
+	fl__hw_access_hook = NULL;
+	ASSERT_EQ(got, TAG_X);
+	ASSERT_EQ(counter("fl_tlb_shootdown_wait") - waits0, 0);
+	mmput(b);
+	mmput(mm);
+	ASSERT_TRUE(mm_down());
+	return true;
+}
+
+static bool test_other_mm_not_waited_for(void)
+{
+	return other_mm(false) && other_mm(true);
+}
+
 /* held between reading the PMD entry and the PTE: the table must not be reused */
 static bool test_load_while_table_freed(void)
 {
@@ -131,9 +192,10 @@ int main(int argc, char **argv)
 	static const struct fl_test tests[] = {
 		TEST(test_load_while_table_freed),
 		TEST(test_store_while_page_freed),
+		TEST(test_other_mm_not_waited_for),
 	};
 
-	return fl_test_main(argc, argv, tests, 2);
+	return fl_test_main(argc, argv, tests, 3);
 #else
 	(void)argc;
 	(void)argv;
