@@ -61,7 +61,8 @@ struct sample {
  * process, @n_loops loops over 16M each) or page_fault1 in processes mode
  * (@procs true: @threads processes, @n_loops cycles over 128M each, nothing shared).
  */
-static struct sample run_once(bool procs, int threads, int n_loops, int nodes, bool smp)
+static struct sample run_once(bool procs, int threads, int n_loops, int nodes, bool smp,
+			      bool private_vmas)
 {
 	struct fl_config cfg;
 	struct fl_result res;
@@ -78,6 +79,8 @@ static struct sample run_once(bool procs, int threads, int n_loops, int nodes, b
 		fl_config_set_param(&cfg, "mode", "processes");
 	else
 		fl_config_set_param(&cfg, "size", "16M");
+	if (private_vmas)
+		fl_config_set_param(&cfg, "vma", "private");
 	cfg.nodes = nodes;
 	if (smp)
 		setenv("FL_SMP", "1", 1);
@@ -201,9 +204,11 @@ static double field_median(const struct sample *v, int n, bool cpu)
 int main(int argc, char **argv)
 {
 	int loops = argc > 1 ? atoi(argv[1]) : 300;
-	struct sample one[REPS], locked[REPS], two[REPS], apart[REPS], p1[REPS], p2[REPS];
-	double ratio[REPS], ratio_up[REPS], ratio_apart[REPS], ratio_p[REPS], mach[REPS],
-		best = 0, m1, ml, m2, mr, ma, mra, c1, cl, c2, ca, lk, mfast, mslow;
+	struct sample one[REPS], locked[REPS], two[REPS], apart[REPS], pv1[REPS], pv2[REPS],
+		p1[REPS], p2[REPS];
+	double ratio[REPS], ratio_up[REPS], ratio_apart[REPS], ratio_p[REPS], ratio_pv1[REPS],
+		ratio_pv2[REPS], mach[REPS], best = 0, m1, ml, m2, mr, ma, mra, c1, cl, c2, ca, lk,
+					     mfast, mslow;
 	char s1[16], s2[16], s3[16], s4[16];
 	int i, fail = 0;
 
@@ -218,13 +223,17 @@ int main(int argc, char **argv)
 	 */
 	for (i = 0; i < REPS; i++) {
 		mach[i] = machine_loop_ns();
-		one[i] = run_once(false, 1, loops, 1, false);
+		one[i] = run_once(false, 1, loops, 1, false, false);
 		mach[i] = (mach[i] + machine_loop_ns()) / 2;
-		locked[i] = run_once(false, 1, loops, 1, true);
-		two[i] = run_once(false, 2, loops, 1, false);
-		apart[i] = run_once(false, 2, loops, 2, false);
-		p1[i] = run_once(true, 1, loops / 10 + 1, 1, true);
-		p2[i] = run_once(true, 2, loops / 10 + 1, 2, false);
+		locked[i] = run_once(false, 1, loops, 1, true, false);
+		two[i] = run_once(false, 2, loops, 1, false, false);
+		apart[i] = run_once(false, 2, loops, 2, false, false);
+		pv1[i] = run_once(false, 2, loops, 1, false, true);
+		pv2[i] = run_once(false, 2, loops, 2, false, true);
+		p1[i] = run_once(true, 1, loops / 10 + 1, 1, true, false);
+		p2[i] = run_once(true, 2, loops / 10 + 1, 2, false, false);
+		ratio_pv1[i] = pv1[i].rate / locked[i].rate;
+		ratio_pv2[i] = pv2[i].rate / locked[i].rate;
 		ratio[i] = two[i].rate / locked[i].rate;
 		ratio_up[i] = two[i].rate / one[i].rate;
 		ratio_apart[i] = apart[i].rate / locked[i].rate;
@@ -267,11 +276,17 @@ int main(int argc, char **argv)
 	       "2 threads %.1f ns (%.2fx the locked 1-thread run), 2 threads on 2 nodes %.1f ns "
 	       "(%.2fx)\n",
 	       c1, cl, c2, c2 / cl, ca, ca / cl);
+	printf("lru-microbench 4K, 2 threads, --vma private (a VMA each, as the kernel gives "
+	       "mappings with a gap between): one node %.2f M/s, %.2fx, %.1f ns CPU; --nodes 2 "
+	       "%.2f M/s, %.2fx, %.1f ns CPU (over the locked 1-thread run)\n",
+	       field_median(pv1, REPS, false) / 1e6, median(ratio_pv1, REPS),
+	       field_median(pv1, REPS, true), field_median(pv2, REPS, false) / 1e6,
+	       median(ratio_pv2, REPS), field_median(pv2, REPS, true));
 	/*
-	 * Both lru-microbench runs above share what the kernel shares: the
+	 * The seed's lru-microbench runs share what the kernel shares: the
 	 * threads' adjacent mappings merge into one VMA (its per-VMA lock is an
 	 * atomic on one cache line, taken twice a fault), and on one node the
-	 * lruvec. Two processes on two nodes share nothing the kernel would
+	 * lruvec; --vma private takes the VMA out. Two processes on two nodes share nothing the kernel would
 	 * share, so their scaling is the model's own.
 	 */
 	printf("page-fault1 4K, --mode processes: 1 process (locked) %.2f M faults+zaps/s "

@@ -447,18 +447,43 @@ static int local_mmap(struct host_proc *hp, uint64_t len, int prot, int flags, u
 	return 0;
 }
 
+/*
+ * Unmap [addr, addr + len), which must lie inside one recorded mapping: the
+ * whole of it, its head, its tail, or a middle part (the record splits in
+ * two, as the kernel's VMA does).
+ */
 static int local_munmap(struct host_proc *hp, uint64_t addr, uint64_t len)
 {
+	uint64_t end;
 	int i, ret = -EINVAL;
 
-	/* whole recorded mappings only: the target never splits a mapping */
+	len = (len + 4095) & ~4095ull;
+	end = addr + len;
+	if (!len || addr % 4096 || end < addr)
+		return -EINVAL;
 	pthread_mutex_lock(&hp->maps_lock);
 	for (i = 0; i < hp->nr_maps; i++) {
-		if (hp->maps[i].addr == addr && hp->maps[i].len == ((len + 4095) & ~4095ull)) {
-			hp->maps[i] = hp->maps[--hp->nr_maps];
-			ret = 0;
-			break;
+		struct host_mapping *m = &hp->maps[i];
+		uint64_t m_end = m->addr + m->len;
+
+		if (addr < m->addr || end > m_end)
+			continue;
+		ret = 0;
+		if (addr == m->addr && end == m_end) {
+			*m = hp->maps[--hp->nr_maps];
+		} else if (addr == m->addr) {
+			m->addr = end;
+			m->len = m_end - end;
+		} else if (end == m_end) {
+			m->len = addr - m->addr;
+		} else if (hp->nr_maps == MAX_MAPPINGS) {
+			ret = -ENOMEM;
+		} else {
+			hp->maps[hp->nr_maps++] = (struct host_mapping){ end, m_end - end,
+									 m->prot };
+			m->len = addr - m->addr;
 		}
+		break;
 	}
 	pthread_mutex_unlock(&hp->maps_lock);
 	if (ret)

@@ -95,6 +95,7 @@ struct fl_target_ops {
 	int (*run_tasks)(struct fl_target *t, struct fl_proc **procs, int n,
 			 void (*fn)(struct fl_thread *th, void *arg), void *arg);
 	int (*mmap)(struct fl_thread *th, uint64_t len, int prot, int flags, uint64_t *addr);
+	/* the whole of a mapping or any page-aligned part of one, as munmap(2) */
 	int (*munmap)(struct fl_thread *th, uint64_t addr, uint64_t len);
 	int (*madvise)(struct fl_thread *th, uint64_t addr, uint64_t len, int advice);
 	/* store tag + i * tag_step into the page at addr + i * stride, i < len / stride */
@@ -133,6 +134,38 @@ static inline int fl_mmap(struct fl_thread *th, uint64_t len, int prot, int flag
 static inline int fl_munmap(struct fl_thread *th, uint64_t addr, uint64_t len)
 {
 	return fl_thread_target(th)->ops->munmap(th, addr, len);
+}
+
+/**
+ * fl_mmap_apart() - map @len bytes (a multiple of 4 KiB) read-write at a
+ * 2 MiB-aligned address with unmapped space right below and right above,
+ * so that the mapping never merges with a neighbour into one VMA: map
+ * @len + 4 MiB, then unmap the head up to the first 2 MiB boundary at
+ * least a page in, and the tail after @len.
+ * Return: 0 with the address in *@addr, or the first error (nothing left mapped).
+ */
+static inline int fl_mmap_apart(struct fl_thread *th, uint64_t len, uint64_t *addr)
+{
+	const uint64_t pmd = 2ull << 20;
+	uint64_t a, start, end;
+	int ret = fl_mmap(th, len + 2 * pmd, FL_PROT_READ | FL_PROT_WRITE, 0, &a);
+
+	if (ret)
+		return ret;
+	start = (a + 4096 + pmd - 1) & ~(pmd - 1);
+	end = a + len + 2 * pmd;
+	ret = fl_munmap(th, a, start - a);
+	if (ret) {
+		fl_munmap(th, a, end - a);
+		return ret;
+	}
+	ret = fl_munmap(th, start + len, end - start - len);
+	if (ret) {
+		fl_munmap(th, start, end - start);
+		return ret;
+	}
+	*addr = start;
+	return 0;
 }
 
 static inline int fl_madvise(struct fl_thread *th, uint64_t addr, uint64_t len, int advice)

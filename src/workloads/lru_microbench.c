@@ -9,16 +9,24 @@
  * each thread is size / folio-size faults, each queueing one folio on the
  * CPU's lru_add batch, and one zap that frees them all.
  *
+ * The threads map at about the same time, so their mappings are adjacent
+ * and, as in the kernel, merge into one VMA whose per-VMA lock every fault
+ * of every thread takes (--vma shared, the seed's program). --vma private
+ * leaves unmapped space around each thread's mapping (fl_mmap_apart()), so
+ * each has a VMA of its own: the same faults without that shared line.
+ *
  * Conventions in this file: a "loop" is one write pass plus one DONTNEED.
  */
 #include <errno.h>
 #include <stdio.h>
+#include <string.h>
 #include "workload.h"
 
 struct mb_params {
 	long threads;
 	long loops;
 	uint64_t size;
+	bool private_vmas; /* --vma private */
 };
 
 struct mb_shared {
@@ -31,12 +39,16 @@ static const struct fl_workload_param_info mb_param_info[] = {
 	{ "threads", "20", "threads of the one process, each on its own CPU (1..1024)" },
 	{ "loops", "1000", "write + MADV_DONTNEED passes per thread (1..10000000)" },
 	{ "size", "16M", "bytes each thread maps (4K..64G, a multiple of 4K)" },
+	{ "vma", "shared",
+	  "shared (the threads' adjacent mappings merge into one VMA) or private (a gap "
+	  "around each: a VMA per thread)" },
 	{ NULL, NULL, NULL },
 };
 
 static int mb_parse(const struct fl_config *cfg, void *params, char *err, size_t len)
 {
 	const struct fl_workload_info *wi = &fl__wl_lru_microbench.info;
+	const char *vma = fl_config_param(cfg, "vma");
 	struct mb_params *p = params;
 	int ret;
 
@@ -45,6 +57,11 @@ static int mb_parse(const struct fl_config *cfg, void *params, char *err, size_t
 		ret = fl__param_int(cfg, wi, "loops", 1, 10000000, &p->loops, err, len);
 	if (!ret)
 		ret = fl__param_size(cfg, wi, "size", 4096, 64ull << 30, 4096, &p->size, err, len);
+	if (!ret && vma && strcmp(vma, "shared") && strcmp(vma, "private")) {
+		snprintf(err, len, "--vma %s: accepted shared, private", vma);
+		ret = -EINVAL;
+	}
+	p->private_vmas = vma && !strcmp(vma, "private");
 	return ret;
 }
 
@@ -68,7 +85,8 @@ static void mb_thread(struct fl_thread *th, void *arg)
 	long i;
 	int ret;
 
-	ret = fl_mmap(th, p->size, FL_PROT_READ | FL_PROT_WRITE, 0, &addr);
+	ret = p->private_vmas ? fl_mmap_apart(th, p->size, &addr)
+			      : fl_mmap(th, p->size, FL_PROT_READ | FL_PROT_WRITE, 0, &addr);
 	if (ret) {
 		fl__first_error(&sh->error, ret);
 		return;

@@ -34,7 +34,7 @@ bad() {
 	fi
 }
 
-echo "1..41"
+echo "1..42"
 bad "no command" "no command; accepted: list, run, compare, host, help"
 bad "unknown command" "accepted: list, run, compare" frob
 bad "run without workload" "accepted: lru-microbench, page-fault1" run
@@ -73,6 +73,7 @@ bad "host subcommand" "accepted 'foliolab host restore'" host frob
 bad "compare without list" "compare needs a list" compare lru-microbench --threads 1
 bad "json dir missing" "cannot write in" run lru-microbench --threads 1 --loops 1 --json /nonexistent/dir/out.json
 bad "bad page-fault1 mode" "--mode forks: accepted threads, processes" run page-fault1 --mode forks
+bad "bad lru-microbench vma" "--vma split: accepted shared, private" run lru-microbench --vma split
 
 # a good run: report on stdout, valid JSON with the record's parts
 "$FL" compare lru-microbench --threads 2 --loops 3 --mthp 16K=always \

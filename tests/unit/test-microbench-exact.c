@@ -64,6 +64,8 @@ static struct expect expect(const struct rule *r, long p, long per_loop, long lo
 	return e;
 }
 
+static const char *vma_mode = "shared"; /* --vma of the next cases */
+
 static bool run_case(const char *policy_name, int kb, int threads, int loops, const char *size,
 		     long size_bytes)
 {
@@ -85,6 +87,7 @@ static bool run_case(const char *policy_name, int kb, int threads, int loops, co
 	snprintf(buf, sizeof(buf), "%d", loops);
 	fl_config_set_param(&cfg, "loops", buf);
 	fl_config_set_param(&cfg, "size", size);
+	fl_config_set_param(&cfg, "vma", vma_mode);
 	fl_config_set_knob(&cfg, "foliolab/lru_cache", policy_name);
 	if (kb > 4) {
 		snprintf(buf, sizeof(buf), "transparent_hugepage/hugepages-%dkB/enabled", kb);
@@ -136,6 +139,22 @@ static bool test_threads_loops_sizes(void)
 	       run_case("order0", 4, 1, 13, "8M", 8l << 20);
 }
 
+/*
+ * A VMA per thread (--vma private) changes where each thread's mapping
+ * lies, not its size or alignment: the same counts by the same rule.
+ */
+static bool test_private_vmas_same_counts(void)
+{
+	bool ok;
+
+	vma_mode = "private";
+	ok = run_case("pages31", 16, 3, 4, "4M", 4l << 20) &&
+	     run_case("order0", 64, 2, 3, "2M", 2l << 20) &&
+	     run_case("max16", 4, 2, 5, "6M", 6l << 20);
+	vma_mode = "shared";
+	return ok;
+}
+
 /* 4K pages: all three rules flush at the 31st folio. */
 static bool test_4k_is_policy_neutral(void)
 {
@@ -185,4 +204,5 @@ static bool test_free_dead_filter(void)
 }
 
 TEST_MAIN(TEST(test_every_size_and_policy), TEST(test_threads_loops_sizes),
-	  TEST(test_4k_is_policy_neutral), TEST(test_16k_flush_ratio), TEST(test_free_dead_filter))
+	  TEST(test_4k_is_policy_neutral), TEST(test_16k_flush_ratio), TEST(test_free_dead_filter),
+	  TEST(test_private_vmas_same_counts))

@@ -121,6 +121,61 @@ static bool exercise(const struct fl_target_ops *ops, const struct fl_target_con
 	return true;
 }
 
+/*
+ * fl_mmap_apart() on @ops: two windows of 4 MiB, each 2 MiB-aligned, with
+ * an unmapped page right below and right above (so neither can merge with
+ * a neighbour), usable in full; then munmap of a middle part leaves the
+ * two ends usable and the middle unmapped.
+ */
+static bool apart(const struct fl_target_ops *ops, const struct fl_target_config *cfg)
+{
+	struct fl_target *t;
+	struct fl_proc *p;
+	struct fl_thread *th;
+	char err[256];
+	uint64_t a[2], sum, n = MAP_LEN / 4096;
+	int i;
+
+	ASSERT_EQ(ops->open(cfg, &t, err, sizeof(err)), 0);
+	ASSERT_EQ(t->ops->proc_create(t, &p), 0);
+	th = t->ops->proc_main(p);
+	ASSERT_TRUE(th != NULL);
+	for (i = 0; i < 2; i++) {
+		ASSERT_EQ(fl_mmap_apart(th, MAP_LEN, &a[i]), 0);
+		ASSERT_EQ(a[i] % BLOCK, 0);
+	}
+	ASSERT_TRUE(a[0] + MAP_LEN < a[1] || a[1] + MAP_LEN < a[0]);
+	for (i = 0; i < 2; i++) {
+		ASSERT_EQ(fl_write(th, a[i], MAP_LEN, 4096, 1, 1), 0);
+		ASSERT_EQ(fl_read(th, a[i], MAP_LEN, 4096, NULL, &sum), 0);
+		ASSERT_EQ(sum, n * (n + 1) / 2);
+		ASSERT_EQ(fl_read(th, a[i] - 4096, 4096, 4096, NULL, &sum), -EFAULT);
+		ASSERT_EQ(fl_read(th, a[i] + MAP_LEN, 4096, 4096, NULL, &sum), -EFAULT);
+	}
+	/* a middle part: the head and the tail stay, with their contents */
+	ASSERT_EQ(fl_munmap(th, a[0] + BLOCK, 4096), 0);
+	ASSERT_EQ(fl_read(th, a[0] + BLOCK, 4096, 4096, NULL, &sum), -EFAULT);
+	ASSERT_EQ(fl_read(th, a[0], 4096, 4096, NULL, &sum), 0);
+	ASSERT_EQ(sum, 1);
+	ASSERT_EQ(fl_read(th, a[0] + BLOCK + 4096, 4096, 4096, NULL, &sum), 0);
+	ASSERT_EQ(sum, BLOCK / 4096 + 2);
+	ASSERT_EQ(fl_munmap(th, a[0], BLOCK), 0);
+	ASSERT_EQ(fl_munmap(th, a[0] + BLOCK + 4096, MAP_LEN - BLOCK - 4096), 0);
+	ASSERT_EQ(fl_munmap(th, a[1], MAP_LEN), 0);
+	ASSERT_EQ(fl_read(th, a[1], 4096, 4096, NULL, &sum), -EFAULT);
+	ASSERT_EQ(t->ops->proc_exit(p), 0);
+	ASSERT_EQ(t->ops->close(t), 0);
+	return true;
+}
+
+static bool test_mmap_apart(void)
+{
+	struct fl_target_config mc = { .mem_bytes = 256ull << 20, .nodes = 1, .cpus = 1 };
+	struct fl_target_config hc = { .no_knobs = true };
+
+	return apart(&fl__model_target_ops, &mc) && apart(&fl__host_target_ops, &hc);
+}
+
 static bool test_model_target(void)
 {
 	struct fl_target_config cfg = { .mem_bytes = 256ull << 20, .nodes = 1, .cpus = 1 };
@@ -224,4 +279,4 @@ static bool test_run_ticks(void)
 }
 
 TEST_MAIN(TEST(test_model_target), TEST(test_host_target), TEST(test_host_cpuinfo),
-	  TEST(test_cpu_ticks), TEST(test_run_ticks))
+	  TEST(test_cpu_ticks), TEST(test_run_ticks), TEST(test_mmap_apart))
