@@ -56,7 +56,7 @@ knobs_same() {
 # within LO HI VALUE
 within() { [ "$3" -ge "$1" ] && [ "$3" -le "$2" ]; }
 
-echo "1..16"
+echo "1..17"
 knobs >"$T/before"
 
 # 1-3: a host run of the seed's microbenchmark: the per-size counters follow
@@ -84,7 +84,22 @@ else
 fi
 knobs_same "after a host run"
 
-# 4-7: model and host side by side, with perf lock
+# 4: the same with a VMA per thread (--vma private): the mappings keep
+# their size and 2 MiB alignment, so the rule gives the same count
+"$FL" run lru-microbench --target=host --threads 2 --loops $loops --mthp 16K=always \
+	--vma private --json "$T/priv.json" >"$T/out" 2>"$T/err"
+rc=$?
+got=$(jnum "$T/priv.json" 0 hugepages-16kB/stats/anon_fault_alloc)
+noise=$(jnum "$T/priv.json" 0 hugepages-16kB/stats/anon_fault_alloc noise)
+tol=$((exp / 200 + 3 * ${noise#-} + 64))
+if [ $rc -eq 0 ] && within $exp $((exp + tol)) "$got"; then
+	ok "--vma private: 16K anon_fault_alloc $got = $exp + background (noise $noise)"
+else
+	nok "--vma private (exit $rc): 16K anon_fault_alloc $got, wanted $exp..$((exp + tol))"
+	sed 's/^/# /' "$T/err"
+fi
+
+# 5-8: model and host side by side, with perf lock
 touch "$T/stamp"
 sleep 1
 "$FL" compare lru-microbench --threads 2 --loops $loops --target=model,host --mthp 16K=always \
@@ -128,7 +143,7 @@ else
 	nok "no folio_batch_move_lru row from perf lock"; sed 's/^/# /' "$T/err"
 fi
 
-# 8: processes are forked children; the writes of every task count
+# 9: processes are forked children; the writes of every task count
 "$FL" run page-fault1 --target=host --threads 2 --mode processes --iterations 2 --size 16M \
 	--json "$T/pf.json" >"$T/out" 2>"$T/err"
 rc=$?
@@ -139,7 +154,7 @@ else
 	nok "page-fault1 processes (exit $rc, pages $pages)"; sed 's/^/# /' "$T/err"
 fi
 
-# 9: --no-knobs changes nothing and records what the host has
+# 10: --no-knobs changes nothing and records what the host has
 "$FL" run lru-microbench --target=host --threads 1 --loops 2 --no-knobs --json "$T/nk.json" \
 	>"$T/out" 2>"$T/err"
 v=$(python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["results"][0]; print(r["knobs"]["transparent_hugepage/hugepages-16kB/enabled"], len(r["knobs_set"]))' "$T/nk.json" 2>/dev/null)
@@ -149,7 +164,7 @@ else
 	nok "--no-knobs recorded '$v'"; sed 's/^/# /' "$T/err"
 fi
 
-# 10-11: SIGTERM in the middle of a run: the handler puts every knob back
+# 11-12: SIGTERM in the middle of a run: the handler puts every knob back
 "$FL" run lru-microbench --target=host --threads 1 --loops 1000000 --mthp 16K=always \
 	>/dev/null 2>&1 &
 pid=$!
@@ -166,7 +181,7 @@ else
 fi
 knobs_same "after SIGTERM"
 
-# 12-16: SIGKILL cannot be caught: the restore file stays, a new run
+# 13-17: SIGKILL cannot be caught: the restore file stays, a new run
 # refuses to start, and `foliolab host restore` puts everything back
 "$FL" run lru-microbench --target=host --threads 1 --loops 1000000 --mthp 16K=always \
 	--knob transparent_hugepage/khugepaged/scan_sleep_millisecs=500 >/dev/null 2>&1 &
