@@ -19,7 +19,6 @@
  */
 #include <errno.h>
 #include <stdio.h>
-#include <string.h>
 #include "workload.h"
 
 struct mb_params {
@@ -48,20 +47,18 @@ static const struct fl_workload_param_info mb_param_info[] = {
 static int mb_parse(const struct fl_config *cfg, void *params, char *err, size_t len)
 {
 	const struct fl_workload_info *wi = &fl__wl_lru_microbench.info;
-	const char *vma = fl_config_param(cfg, "vma");
+	static const char *const vmas[] = { "shared", "private", NULL };
 	struct mb_params *p = params;
-	int ret;
+	int ret, vma = 0;
 
 	ret = fl__param_int(cfg, wi, "threads", 1, 1024, &p->threads, err, len);
 	if (!ret)
 		ret = fl__param_int(cfg, wi, "loops", 1, 10000000, &p->loops, err, len);
 	if (!ret)
 		ret = fl__param_size(cfg, wi, "size", 4096, 64ull << 30, 4096, &p->size, err, len);
-	if (!ret && vma && strcmp(vma, "shared") && strcmp(vma, "private")) {
-		snprintf(err, len, "--vma %s: accepted shared, private", vma);
-		ret = -EINVAL;
-	}
-	p->private_vmas = vma && !strcmp(vma, "private");
+	if (!ret)
+		ret = fl__param_choice(cfg, wi, "vma", vmas, &vma, err, len);
+	p->private_vmas = vma == 1;
 	return ret;
 }
 

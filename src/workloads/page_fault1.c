@@ -12,7 +12,6 @@
  */
 #include <errno.h>
 #include <stdio.h>
-#include <string.h>
 #include "workload.h"
 #include "../platform/platform.h"
 
@@ -48,8 +47,8 @@ static int pf1_parse(const struct fl_config *cfg, void *params, char *err, size_
 {
 	const struct fl_workload_info *wi = &fl__wl_page_fault1.info;
 	struct pf1_params *p = params;
-	const char *mode = fl_config_param(cfg, "mode");
-	int ret;
+	static const char *const modes[] = { "threads", "processes", NULL };
+	int ret, mode = 0;
 
 	ret = fl__param_int(cfg, wi, "threads", 1, 1024, &p->threads, err, len);
 	if (!ret)
@@ -58,11 +57,9 @@ static int pf1_parse(const struct fl_config *cfg, void *params, char *err, size_
 		ret = fl__param_int(cfg, wi, "iterations", 0, 1000000, &p->iterations, err, len);
 	if (!ret)
 		ret = fl__param_size(cfg, wi, "size", 4096, 64ull << 30, 4096, &p->size, err, len);
-	if (!ret && mode && strcmp(mode, "threads") && strcmp(mode, "processes")) {
-		snprintf(err, len, "--mode %s: accepted threads, processes", mode);
-		ret = -EINVAL;
-	}
-	p->processes = mode && !strcmp(mode, "processes");
+	if (!ret)
+		ret = fl__param_choice(cfg, wi, "mode", modes, &mode, err, len);
+	p->processes = mode == 1;
 	return ret;
 }
 

@@ -102,6 +102,25 @@ int fl__param_int(const struct fl_config *cfg, const struct fl_workload_info *wi
 	return 0;
 }
 
+int fl__param_choice(const struct fl_config *cfg, const struct fl_workload_info *wi,
+		     const char *name, const char *const *choices, int *out, char *err, size_t len)
+{
+	const char *s = param_value(cfg, wi, name);
+	size_t off = 0;
+	int i;
+
+	for (i = 0; s && choices[i]; i++) {
+		if (!strcmp(s, choices[i])) {
+			*out = i;
+			return 0;
+		}
+	}
+	off = (size_t)snprintf(err, len, "--%s %s: accepted ", name, s ? s : "(none)");
+	for (i = 0; choices[i] && off < len; i++)
+		off += (size_t)snprintf(err + off, len - off, "%s%s", i ? ", " : "", choices[i]);
+	return -EINVAL;
+}
+
 int fl__param_size(const struct fl_config *cfg, const struct fl_workload_info *wi, const char *name,
 		   uint64_t lo, uint64_t hi, uint64_t align, uint64_t *out, char *err, size_t len)
 {

@@ -44,6 +44,9 @@ int fl__param_int(const struct fl_config *cfg, const struct fl_workload_info *wi
 		  long lo, long hi, long *out, char *err, size_t len);
 int fl__param_size(const struct fl_config *cfg, const struct fl_workload_info *wi, const char *name,
 		   uint64_t lo, uint64_t hi, uint64_t align, uint64_t *out, char *err, size_t len);
+/* ... one of the NULL-terminated @choices: its index in *@out */
+int fl__param_choice(const struct fl_config *cfg, const struct fl_workload_info *wi,
+		     const char *name, const char *const *choices, int *out, char *err, size_t len);
 int fl__param_double(const struct fl_config *cfg, const struct fl_workload_info *wi,
 		     const char *name, double lo, double hi, double *out, char *err, size_t len);
 
