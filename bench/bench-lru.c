@@ -286,8 +286,9 @@ int main(int argc, char **argv)
 	 * The seed's lru-microbench runs share what the kernel shares: the
 	 * threads' adjacent mappings merge into one VMA (its per-VMA lock is an
 	 * atomic on one cache line, taken twice a fault), and on one node the
-	 * lruvec; --vma private takes the VMA out. Two processes on two nodes share nothing the kernel would
-	 * share, so their scaling is the model's own.
+	 * lruvec; --vma private takes the VMA out. Two processes on two nodes
+	 * share nothing the kernel would share, so their scaling is the
+	 * model's own.
 	 */
 	printf("page-fault1 4K, --mode processes: 1 process (locked) %.2f M faults+zaps/s "
 	       "(%.1f ns CPU); 2 processes, --nodes 2 (nothing shared): %.2f M/s (%.1f ns CPU), "

@@ -11,9 +11,10 @@
  * is odd while one is in flight) and notes the mm it is accessing, and
  * flush_tlb_mm() waits until every CPU that was inside an access to that
  * mm when the flush began has left it. CPUs in other mms are not waited
- * for, as the kernel sends its IPI only to the CPUs in mm_cpumask(mm). Without the
- * wait, a freed PTE table taken from the pool for another address, or a
- * freed page allocated again, could receive a walker's late load or store.
+ * for, as the kernel sends its IPI only to the CPUs in mm_cpumask(mm).
+ * Without the wait, a freed PTE table taken from the pool for another
+ * address, or a freed page allocated again, could receive a walker's late
+ * load or store.
  *
  * The pairing is asymmetric, as with the IPI: the walker orders its count
  * against its walk with a compiler barrier only, and the flusher makes
@@ -52,8 +53,7 @@ static __always_inline struct hw_access_seq *hw_access_begin(struct mm_struct *m
 	if (fl_uniproc())
 		return NULL; /* no other thread can free what this one reads */
 	s = &fl__hw_access_seq[hw_access_slot()];
-	if (READ_ONCE(s->mm) != mm)
-		WRITE_ONCE(s->mm, mm);
+	WRITE_ONCE(s->mm, mm);
 	/* release: a flusher that sees the odd count sees the mm with it */
 	smp_store_release(&s->seq, READ_ONCE(s->seq) + 1);
 	/* pairs with flush_tlb_mm(): it sees us inside, or we see its clears */
