@@ -14,7 +14,11 @@
  * microbenchmark's threads share); the CPU time per fault+zap of each; and
  * the share of the CPU time the runs wanted that
  * the hypervisor stole (/proc/stat steal), which no model change can win
- * back. Around each 1-thread run it also times a fixed loop, so the output
+ * back. Then the host kernel runs the seed's program with 1 and 2 threads
+ * (with the host's own THP settings, which must give 4K pages), and the
+ * bench prints what the second thread adds to the CPU time of a fault+zap
+ * on the model and on the kernel: the absolute cost of what the threads
+ * share. Around each 1-thread run it also times a fixed loop, so the output
  * shows how much the machine's own speed moved over the rounds (on a shared
  * host it does even without steal: a busy hyperthread sibling, the clock).
  *
@@ -56,46 +60,73 @@ struct sample {
 	struct fl_cpu_ticks d; /* whole-machine ticks over the run, 0 if unknown */
 };
 
+/* One configuration of a run; every round runs each once. */
+struct run_spec {
+	bool procs;	   /* page_fault1 in processes mode, else the seed's microbenchmark */
+	int threads;	   /* threads (or processes) */
+	int nodes;	   /* simulated nodes */
+	bool smp;	   /* FL_SMP=1: locked atomics with one thread too */
+	bool private_vmas; /* --vma private */
+	bool host;	   /* the host kernel instead of the model */
+};
+
 /*
- * One run: the seed's microbenchmark (@procs false: @threads threads of one
- * process, @n_loops loops over 16M each) or page_fault1 in processes mode
- * (@procs true: @threads processes, @n_loops cycles over 128M each, nothing shared).
+ * One run of @spec with @n_loops loops over 16M each (page_fault1: cycles
+ * over 128M). Return: 0, or -1 with @err set when it could not run.
  */
-static struct sample run_once(bool procs, int threads, int n_loops, int nodes, bool smp,
-			      bool private_vmas)
+static int run_once(const struct run_spec *spec, int n_loops, struct sample *s, char *kernel,
+		    size_t klen, char *err, size_t errlen)
 {
 	struct fl_config cfg;
 	struct fl_result res;
-	char err[256], buf[16];
-	struct sample s;
+	char buf[16];
 	double n;
+	int ret;
 
-	fl_config_init(&cfg, procs ? "page-fault1" : "lru-microbench");
-	snprintf(buf, sizeof(buf), "%d", threads);
+	fl_config_init(&cfg, spec->procs ? "page-fault1" : "lru-microbench");
+	snprintf(buf, sizeof(buf), "%d", spec->threads);
 	fl_config_set_param(&cfg, "threads", buf);
 	snprintf(buf, sizeof(buf), "%d", n_loops);
-	fl_config_set_param(&cfg, procs ? "iterations" : "loops", buf);
-	if (procs)
+	fl_config_set_param(&cfg, spec->procs ? "iterations" : "loops", buf);
+	if (spec->procs)
 		fl_config_set_param(&cfg, "mode", "processes");
 	else
 		fl_config_set_param(&cfg, "size", "16M");
-	if (private_vmas)
+	if (spec->private_vmas)
 		fl_config_set_param(&cfg, "vma", "private");
-	cfg.nodes = nodes;
-	if (smp)
-		setenv("FL_SMP", "1", 1);
-	if (fl_run(&cfg, &res, err, sizeof(err)) || res.status) {
-		fprintf(stderr, "bench: run failed: %s %s\n", err, res.error);
-		exit(1);
+	cfg.nodes = spec->nodes;
+	if (spec->host) {
+		snprintf(cfg.target, sizeof(cfg.target), "host");
+		cfg.no_knobs = true; /* the host's own THP settings, checked below */
 	}
+	if (spec->smp)
+		setenv("FL_SMP", "1", 1);
+	ret = fl_run(&cfg, &res, err, errlen);
 	unsetenv("FL_SMP");
+	if (ret || res.status) {
+		if (!ret)
+			snprintf(err, errlen, "%s", res.error);
+		fl_result_free(&res); /* fl_run() zeroed it first */
+		return -1;
+	}
 	n = (double)fl_counters_get(&res.counters, "pgfault");
-	s.rate = n / res.wall_s;
-	s.cpu_ns = (res.user_s + res.sys_s) * 1e9 / n;
-	s.d.busy = res.machine_busy_ticks;
-	s.d.steal = res.machine_steal_ticks;
+	/* a host with mTHP or THP on for these mappings faults less than a page each */
+	if (spec->host && n < 0.9 * spec->threads * n_loops * 4096.0) {
+		snprintf(err, errlen,
+			 "%.0f faults for %d pages: the host maps these with large "
+			 "folios (mTHP or THP on), not 4K pages",
+			 n, spec->threads * n_loops * 4096);
+		fl_result_free(&res);
+		return -1;
+	}
+	s->rate = n / res.wall_s;
+	s->cpu_ns = (res.user_s + res.sys_s) * 1e9 / n;
+	s->d.busy = res.machine_busy_ticks;
+	s->d.steal = res.machine_steal_ticks;
+	if (kernel)
+		snprintf(kernel, klen, "%s", res.kernel_release);
 	fl_result_free(&res);
-	return s;
+	return 0;
 }
 
 /* Stolen share of the CPU time @v's runs wanted (busy + stolen), "?" if unknown. */
@@ -191,6 +222,40 @@ static double lock_ns(void)
 	return v[REPS / 2];
 }
 
+/* The runs of a round, in the order they run. */
+enum {
+	ONE,	/* 1 thread, unlocked atomics */
+	LOCKED, /* 1 thread, FL_SMP=1 */
+	TWO,	/* 2 threads, one node: the seed's program */
+	NODES2, /* 2 threads, a zone and an lruvec each */
+	PV1,	/* 2 threads, --vma private, one node */
+	PV2,	/* 2 threads, --vma private, 2 nodes */
+	P1,	/* page_fault1, 1 process (locked) */
+	P2,	/* page_fault1, 2 processes on 2 nodes */
+	NR_RUNS
+};
+
+static const struct run_spec specs[NR_RUNS] = {
+	[ONE] = { .threads = 1, .nodes = 1 },
+	[LOCKED] = { .threads = 1, .nodes = 1, .smp = true },
+	[TWO] = { .threads = 2, .nodes = 1 },
+	[NODES2] = { .threads = 2, .nodes = 2 },
+	[PV1] = { .threads = 2, .nodes = 1, .private_vmas = true },
+	[PV2] = { .threads = 2, .nodes = 2, .private_vmas = true },
+	[P1] = { .procs = true, .threads = 1, .nodes = 1, .smp = true },
+	[P2] = { .procs = true, .threads = 2, .nodes = 2 },
+};
+
+/* The host kernel runs the seed's program too, fewer rounds: it is ~20x slower. */
+#define HOST_REPS 5
+static const struct run_spec host_specs[2] = {
+	{ .threads = 1, .host = true }, /* no --nodes: the host has its own */
+	{ .threads = 2, .host = true },
+};
+
+static struct sample samples[NR_RUNS][REPS];
+
+/* Median over @n samples of the rate (@cpu false) or the CPU ns per fault+zap. */
 static double field_median(const struct sample *v, int n, bool cpu)
 {
 	double x[REPS];
@@ -201,16 +266,78 @@ static double field_median(const struct sample *v, int n, bool cpu)
 	return median(x, n);
 }
 
+/* Median over @n rounds of the ratio of @a's rate to @b's in the same round. */
+static double ratio_median(const struct sample *a, const struct sample *b, int n)
+{
+	double x[REPS];
+	int i;
+
+	for (i = 0; i < n; i++)
+		x[i] = a[i].rate / b[i].rate;
+	return median(x, n);
+}
+
+static double rate(int r)
+{
+	return field_median(samples[r], REPS, false);
+}
+
+static double cpu_ns(int r)
+{
+	return field_median(samples[r], REPS, true);
+}
+
+static double ratio(int a, int b)
+{
+	return ratio_median(samples[a], samples[b], REPS);
+}
+
+static void run_or_die(const struct run_spec *spec, int n_loops, struct sample *s)
+{
+	char err[256];
+
+	if (run_once(spec, n_loops, s, NULL, 0, err, sizeof(err))) {
+		fprintf(stderr, "bench: run failed: %s\n", err);
+		exit(1);
+	}
+}
+
+/*
+ * The host kernel on the same program, 1 and 2 threads alternating: the
+ * oracle for what sharing the VMA and the lruvec costs. Prints a line either
+ * way. Return: true with the extra CPU ns a fault+zap costs with 2 threads
+ * in *@extra, false when the host could not run it.
+ */
+static bool host_scaling(int loops, double *extra)
+{
+	struct sample h[2][HOST_REPS];
+	char err[256], kernel[64] = "";
+	int i, j;
+
+	for (i = 0; i < HOST_REPS; i++)
+		for (j = 0; j < 2; j++)
+			if (run_once(&host_specs[j], loops, &h[j][i], kernel, sizeof(kernel), err,
+				     sizeof(err))) {
+				printf("host kernel, the same program: not measured (%s)\n", err);
+				return false;
+			}
+	printf("host kernel %s, the same program (4K, %d loops, %d rounds): 1 thread %.2f M "
+	       "faults+zaps/s (%.0f ns CPU), 2 threads %.2f M/s (%.0f ns CPU); 2 threads over "
+	       "1 = %.2fx\n",
+	       kernel, loops, HOST_REPS, field_median(h[0], HOST_REPS, false) / 1e6,
+	       field_median(h[0], HOST_REPS, true), field_median(h[1], HOST_REPS, false) / 1e6,
+	       field_median(h[1], HOST_REPS, true), ratio_median(h[1], h[0], HOST_REPS));
+	*extra = field_median(h[1], HOST_REPS, true) - field_median(h[0], HOST_REPS, true);
+	return true;
+}
+
 int main(int argc, char **argv)
 {
 	int loops = argc > 1 ? atoi(argv[1]) : 300;
-	struct sample one[REPS], locked[REPS], two[REPS], apart[REPS], pv1[REPS], pv2[REPS],
-		p1[REPS], p2[REPS];
-	double ratio[REPS], ratio_up[REPS], ratio_apart[REPS], ratio_p[REPS], ratio_pv1[REPS],
-		ratio_pv2[REPS], mach[REPS], best = 0, m1, ml, m2, mr, ma, mra, c1, cl, c2, ca, lk,
-					     mfast, mslow;
+	double mach[REPS], best = 0, lk, mfast, mslow, host_extra;
 	char s1[16], s2[16], s3[16], s4[16];
-	int i, fail = 0;
+	int i, r, fail = 0;
+	bool have_host;
 
 	unsetenv("FL_SMP");
 	print_machine();
@@ -222,66 +349,48 @@ int main(int argc, char **argv)
 	 * median of the rounds' ratios.
 	 */
 	for (i = 0; i < REPS; i++) {
-		mach[i] = machine_loop_ns();
-		one[i] = run_once(false, 1, loops, 1, false, false);
-		mach[i] = (mach[i] + machine_loop_ns()) / 2;
-		locked[i] = run_once(false, 1, loops, 1, true, false);
-		two[i] = run_once(false, 2, loops, 1, false, false);
-		apart[i] = run_once(false, 2, loops, 2, false, false);
-		pv1[i] = run_once(false, 2, loops, 1, false, true);
-		pv2[i] = run_once(false, 2, loops, 2, false, true);
-		p1[i] = run_once(true, 1, loops / 10 + 1, 1, true, false);
-		p2[i] = run_once(true, 2, loops / 10 + 1, 2, false, false);
-		ratio_pv1[i] = pv1[i].rate / locked[i].rate;
-		ratio_pv2[i] = pv2[i].rate / locked[i].rate;
-		ratio[i] = two[i].rate / locked[i].rate;
-		ratio_up[i] = two[i].rate / one[i].rate;
-		ratio_apart[i] = apart[i].rate / locked[i].rate;
-		ratio_p[i] = p2[i].rate / p1[i].rate;
-		if (one[i].rate > best)
-			best = one[i].rate;
+		for (r = 0; r < NR_RUNS; r++) {
+			if (r == ONE)
+				mach[i] = machine_loop_ns();
+			run_or_die(&specs[r], specs[r].procs ? loops / 10 + 1 : loops,
+				   &samples[r][i]);
+			if (r == ONE)
+				mach[i] = (mach[i] + machine_loop_ns()) / 2;
+		}
+		if (samples[ONE][i].rate > best)
+			best = samples[ONE][i].rate;
 	}
 	mfast = mslow = mach[0];
 	for (i = 1; i < REPS; i++) {
 		mfast = mach[i] < mfast ? mach[i] : mfast;
 		mslow = mach[i] > mslow ? mach[i] : mslow;
 	}
-	m1 = field_median(one, REPS, false);
-	ml = field_median(locked, REPS, false);
-	m2 = field_median(two, REPS, false);
-	ma = field_median(apart, REPS, false);
-	c1 = field_median(one, REPS, true);
-	cl = field_median(locked, REPS, true);
-	c2 = field_median(two, REPS, true);
-	ca = field_median(apart, REPS, true);
-	mr = median(ratio, REPS);
-	mra = median(ratio_apart, REPS);
 	printf("lru-microbench 4K, 1 thread x %d loops x 16M: median %.2f M faults+zaps/s "
 	       "(%.1f ns per fault+zap), best %.2f M/s (%.1f ns), %d runs\n",
-	       loops, m1 / 1e6, 1e9 / m1, best / 1e6, 1e9 / best, REPS);
+	       loops, rate(ONE) / 1e6, 1e9 / rate(ONE), best / 1e6, 1e9 / best, REPS);
 	printf("machine speed, a fixed loop over 512 KiB around each 1-thread run: median %.2f ns "
 	       "per element, from %.2f to %.2f (%.2fx)\n",
 	       median(mach, REPS), mfast, mslow, mslow / mfast);
 	printf("lru-microbench 4K, 1 thread, FL_SMP=1 (locked atomics, the code 2 threads run): "
 	       "median %.2f M faults+zaps/s (%.1f ns)\n",
-	       ml / 1e6, 1e9 / ml);
+	       rate(LOCKED) / 1e6, 1e9 / rate(LOCKED));
 	printf("lru-microbench 4K, 2 threads: median %.2f M faults+zaps/s; "
 	       "over the locked 1-thread run = %.2fx (median of %d rounds); "
 	       "over the unlocked one = %.2fx\n",
-	       m2 / 1e6, mr, REPS, median(ratio_up, REPS));
+	       rate(TWO) / 1e6, ratio(TWO, LOCKED), REPS, ratio(TWO, ONE));
 	printf("lru-microbench 4K, 2 threads, --nodes 2 (a zone and an lruvec each): median %.2f "
 	       "M/s; over the locked 1-thread run = %.2fx\n",
-	       ma / 1e6, mra);
+	       rate(NODES2) / 1e6, ratio(NODES2, LOCKED));
 	printf("CPU time per fault+zap (user+sys, median): 1 thread %.1f ns, locked %.1f ns; "
 	       "2 threads %.1f ns (%.2fx the locked 1-thread run), 2 threads on 2 nodes %.1f ns "
 	       "(%.2fx)\n",
-	       c1, cl, c2, c2 / cl, ca, ca / cl);
+	       cpu_ns(ONE), cpu_ns(LOCKED), cpu_ns(TWO), cpu_ns(TWO) / cpu_ns(LOCKED),
+	       cpu_ns(NODES2), cpu_ns(NODES2) / cpu_ns(LOCKED));
 	printf("lru-microbench 4K, 2 threads, --vma private (a VMA each, as the kernel gives "
 	       "mappings with a gap between): one node %.2f M/s, %.2fx, %.1f ns CPU; --nodes 2 "
 	       "%.2f M/s, %.2fx, %.1f ns CPU (over the locked 1-thread run)\n",
-	       field_median(pv1, REPS, false) / 1e6, median(ratio_pv1, REPS),
-	       field_median(pv1, REPS, true), field_median(pv2, REPS, false) / 1e6,
-	       median(ratio_pv2, REPS), field_median(pv2, REPS, true));
+	       rate(PV1) / 1e6, ratio(PV1, LOCKED), cpu_ns(PV1), rate(PV2) / 1e6,
+	       ratio(PV2, LOCKED), cpu_ns(PV2));
 	/*
 	 * The seed's lru-microbench runs share what the kernel shares: the
 	 * threads' adjacent mappings merge into one VMA (its per-VMA lock is an
@@ -293,25 +402,39 @@ int main(int argc, char **argv)
 	printf("page-fault1 4K, --mode processes: 1 process (locked) %.2f M faults+zaps/s "
 	       "(%.1f ns CPU); 2 processes, --nodes 2 (nothing shared): %.2f M/s (%.1f ns CPU), "
 	       "%.2fx\n",
-	       field_median(p1, REPS, false) / 1e6, field_median(p1, REPS, true),
-	       field_median(p2, REPS, false) / 1e6, field_median(p2, REPS, true),
-	       median(ratio_p, REPS));
+	       rate(P1) / 1e6, cpu_ns(P1), rate(P2) / 1e6, cpu_ns(P2), ratio(P2, P1));
 	printf("hypervisor steal, share of the CPU time the runs wanted: 1 thread %s, "
 	       "2 threads %s, 2 threads on 2 nodes %s, 2 processes on 2 nodes %s\n",
-	       steal_pct(one, REPS, s1, sizeof(s1)), steal_pct(two, REPS, s2, sizeof(s2)),
-	       steal_pct(apart, REPS, s3, sizeof(s3)), steal_pct(p2, REPS, s4, sizeof(s4)));
+	       steal_pct(samples[ONE], REPS, s1, sizeof(s1)),
+	       steal_pct(samples[TWO], REPS, s2, sizeof(s2)),
+	       steal_pct(samples[NODES2], REPS, s3, sizeof(s3)),
+	       steal_pct(samples[P2], REPS, s4, sizeof(s4)));
+	/*
+	 * What sharing the VMA and the lruvec costs in absolute terms, on the
+	 * model and on the kernel: the extra CPU time a fault+zap takes when two
+	 * threads run the seed's program instead of one. The kernel pays it on
+	 * a fault+zap about 10x as long as the model's, so the same cost
+	 * lowers its scaling far less.
+	 */
+	have_host = host_scaling(loops / 3, &host_extra);
+	printf("extra CPU per fault+zap with 2 threads of the seed's program (2-thread CPU time "
+	       "minus 1-thread): model %+.0f ns (over the locked run)",
+	       cpu_ns(TWO) - cpu_ns(LOCKED));
+	if (have_host)
+		printf(", host kernel %+.0f ns", host_extra);
+	printf("\n");
 	if (lk >= 50) {
 		printf("MISS: lock+unlock %.1f ns >= 50 ns\n", lk);
 		fail = 1;
 	}
-	if (m1 < 10e6) {
+	if (rate(ONE) < 10e6) {
 		printf("MISS: 1-thread median %.2f M/s < 10 M/s (the machine's own speed varied "
 		       "%.2fx over the rounds)\n",
-		       m1 / 1e6, mslow / mfast);
+		       rate(ONE) / 1e6, mslow / mfast);
 		fail = 1;
 	}
-	if (mr < 1.6) {
-		printf("MISS: 2-thread scaling %.2fx < 1.6x\n", mr);
+	if (ratio(TWO, LOCKED) < 1.6) {
+		printf("MISS: 2-thread scaling %.2fx < 1.6x\n", ratio(TWO, LOCKED));
 		fail = 1;
 	}
 	if (!fail)
