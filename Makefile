@@ -93,8 +93,9 @@ run: $(PROG)
 # prove runs the TAP tests; without perl's prove, tests/tap-all does it.
 PROVE := $(if $(shell command -v prove 2>/dev/null),prove --exec tests/tap-run,tests/tap-all)
 
-check: $(TESTS) $(PROG)
-	FOLIOLAB=$(abspath $(PROG)) $(PROVE) $(TESTS) $(SCRIPT_TESTS)
+check: $(TESTS) $(PROG) $(BENCHES)
+	FOLIOLAB=$(abspath $(PROG)) BENCH_LRU=$(abspath $(B)/bench/bench-lru) \
+		$(PROVE) $(TESTS) $(SCRIPT_TESTS)
 
 check-stress: $(STRESS_TESTS)
 	$(PROVE) $(STRESS_TESTS)
