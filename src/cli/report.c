@@ -313,16 +313,18 @@ struct cmp {
 	int nr_noise;
 };
 
-/* split a label ("16K/model/pages31") into at most 4 parts */
+/* split a label ("16K/model/pages31": size, target, policy) into its parts */
 static int label_parts(const char *label, char *buf, size_t len, char *part[4])
 {
 	char *save = NULL;
-	int n = 0;
+	int n;
 
 	snprintf(buf, len, "%s", label);
-	for (part[n] = strtok_r(buf, "/", &save); part[n] && n < 3;
-	     part[++n] = strtok_r(NULL, "/", &save))
-		;
+	for (n = 0; n < 3; n++) {
+		part[n] = strtok_r(n ? NULL : buf, "/", &save);
+		if (!part[n])
+			break;
+	}
 	return n;
 }
 
