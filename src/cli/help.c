@@ -95,6 +95,8 @@ void help_run(FILE *f, bool compare)
 	      "      pages31  folios of < 31 pages; a batch flushes once it holds > 31 pages\n"
 	      "  --lru-cache-folio-pages N  cache folios of fewer than N pages (1..1024)\n"
 	      "  --lru-cache-batch-pages M  flush a batch holding more than M pages (0: no cap)\n"
+	      "  --lru-cache-batch-slots S  flush a batch once it holds S folios (1..31; 31;\n"
+	      "                             15 was the batch of 2023, PAGEVEC_SIZE)\n"
 	      "  --lru-add-free-dead on|off free folios already dead in an lru_add batch\n"
 	      "                             without putting them on the LRU (7.x; off = 6.18)\n"
 	      "output:\n"

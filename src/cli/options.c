@@ -365,6 +365,10 @@ int cli_parse(int argc, char **argv, struct cli_opts *o, char *err, size_t len)
 			if (parse_int(optbuf, val, 0, 254, &num, err, len))
 				return -EINVAL;
 			fl_config_set_knob(&o->base, "foliolab/lru_cache_batch_pages", val);
+		} else if (!strcmp(optbuf, "--lru-cache-batch-slots")) {
+			if (parse_int(optbuf, val, 1, 31, &num, err, len))
+				return -EINVAL;
+			fl_config_set_knob(&o->base, "foliolab/lru_cache_batch_slots", val);
 		} else if (!strcmp(optbuf, "--lru-add-free-dead")) {
 			if (strcmp(val, "on") && strcmp(val, "off")) {
 				snprintf(err, len, "--lru-add-free-dead %s: accepted on, off", val);

@@ -46,14 +46,15 @@ static void lru_rule(const struct fl_result *r, char *buf, size_t len)
 {
 	const char *fp = knob(r, "foliolab/lru_cache_folio_pages");
 	const char *bp = knob(r, "foliolab/lru_cache_batch_pages");
+	const char *bs = knob(r, "foliolab/lru_cache_batch_slots");
 
 	if (!strcmp(bp, "0"))
-		snprintf(buf, len, "%s: folios of < %s pages stay cached; flush at 31 folios",
-			 knob(r, "foliolab/lru_cache"), fp);
+		snprintf(buf, len, "%s: folios of < %s pages stay cached; flush at %s folios",
+			 knob(r, "foliolab/lru_cache"), fp, bs);
 	else
 		snprintf(buf, len,
-			 "%s: folios of < %s pages stay cached; flush at 31 folios or > %s pages",
-			 knob(r, "foliolab/lru_cache"), fp, bp);
+			 "%s: folios of < %s pages stay cached; flush at %s folios or > %s pages",
+			 knob(r, "foliolab/lru_cache"), fp, bs, bp);
 }
 
 /*

@@ -106,6 +106,7 @@ static inline void lruvec_unlock_irqrestore(struct lruvec *lruvec)
 struct lru_cache_policy {
 	unsigned int folio_pages; /* a folio may stay cached if nr_pages < this */
 	unsigned int batch_pages; /* flush once a batch holds more; 0: no cap */
+	unsigned int batch_slots; /* flush once a batch holds this many folios */
 };
 extern struct lru_cache_policy fl__lru_cache_policy;
 extern bool fl__lru_add_free_dead;
@@ -120,21 +121,24 @@ static inline bool folio_may_be_lru_cached(const struct folio *folio)
 /**
  * folio_batch_add_lru_cache() - append @folio, of @nr_pages pages, and
  * count its pages (saturating at 255).
- * Return: 0 when the batch must be flushed now (slots full, or more pages
- * than the policy's batch cap), else the slots left.
+ * Return: 0 when the batch must be flushed now (the policy's slots full,
+ * FOLIO_BATCH_SIZE at most, or more pages than its batch cap), else the
+ * slots left.
  */
 static inline unsigned int folio_batch_add_lru_cache(struct folio_batch *fb, struct folio *folio,
 						     unsigned long nr_pages)
 {
 	unsigned long pages = fb->nr_pages + nr_pages;
 	unsigned int cap = fl__lru_cache_policy.batch_pages;
+	unsigned int slots = fl__lru_cache_policy.batch_slots;
 
 	fb->nr_pages = (unsigned char)(pages > 255 ? 255 : pages);
-	if (!folio_batch_add(fb, folio))
+	folio_batch_add(fb, folio);
+	if (fb->nr >= slots)
 		return 0;
 	if (cap && pages > cap)
 		return 0;
-	return folio_batch_space(fb);
+	return slots - fb->nr;
 }
 
 typedef void (*move_fn_t)(struct lruvec *lruvec, struct folio *folio);

@@ -7,7 +7,8 @@
  * Knob names follow /sys/kernel/mm/: "transparent_hugepage/enabled",
  * "transparent_hugepage/hugepages-16kB/enabled", ... The model's own
  * policies live under "foliolab/": lru_cache (order0, max16, pages31),
- * lru_cache_folio_pages, lru_cache_batch_pages, lru_add_free_dead, and the
+ * lru_cache_folio_pages, lru_cache_batch_pages, lru_cache_batch_slots,
+ * lru_add_free_dead, and the
  * test hook fail_page_alloc_orders.
  *
  * Conventions in this file: the caller of boot/shutdown is bound to CPU 0
@@ -26,9 +27,9 @@ struct named_policy {
 };
 
 static const struct named_policy policies[] = {
-	{ "order0", { .folio_pages = 2, .batch_pages = 0 } },
-	{ "max16", { .folio_pages = 17, .batch_pages = 0 } },
-	{ "pages31", { .folio_pages = 31, .batch_pages = 31 } },
+	{ "order0", { .folio_pages = 2, .batch_pages = 0, .batch_slots = FOLIO_BATCH_SIZE } },
+	{ "max16", { .folio_pages = 17, .batch_pages = 0, .batch_slots = FOLIO_BATCH_SIZE } },
+	{ "pages31", { .folio_pages = 31, .batch_pages = 31, .batch_slots = FOLIO_BATCH_SIZE } },
 };
 
 static void knobs_default(void)
@@ -157,6 +158,16 @@ int fl__mm_knob_set(const char *name, const char *value, char *err, size_t len)
 		fl__lru_cache_policy.batch_pages = (unsigned int)v;
 		return 0;
 	}
+	if (!strcmp(name, "foliolab/lru_cache_batch_slots")) {
+		if (parse_uint(value, 1, FOLIO_BATCH_SIZE, &v)) {
+			snprintf(err, len,
+				 "--lru-cache-batch-slots: '%s' is not a number of folios 1..%d",
+				 value, FOLIO_BATCH_SIZE);
+			return -EINVAL;
+		}
+		fl__lru_cache_policy.batch_slots = (unsigned int)v;
+		return 0;
+	}
 	if (!strcmp(name, "foliolab/lru_add_free_dead")) {
 		if (strcmp(value, "on") && strcmp(value, "off")) {
 			snprintf(err, len, "--lru-add-free-dead: '%s' is not on or off", value);
@@ -175,8 +186,10 @@ static const char *policy_name(void)
 {
 	size_t i;
 
+	/* the slot count is reported on its own: max16 on 15 slots is still max16 */
 	for (i = 0; i < ARRAY_SIZE(policies); i++)
-		if (!memcmp(&policies[i].p, &fl__lru_cache_policy, sizeof(fl__lru_cache_policy)))
+		if (policies[i].p.folio_pages == fl__lru_cache_policy.folio_pages &&
+		    policies[i].p.batch_pages == fl__lru_cache_policy.batch_pages)
 			return policies[i].name;
 	return "custom";
 }
@@ -207,6 +220,8 @@ int fl__mm_knobs_read(struct fl_knobs *out)
 	ret |= fl_knobs_set(out, "foliolab/lru_cache_folio_pages", val);
 	snprintf(val, sizeof(val), "%u", fl__lru_cache_policy.batch_pages);
 	ret |= fl_knobs_set(out, "foliolab/lru_cache_batch_pages", val);
+	snprintf(val, sizeof(val), "%u", fl__lru_cache_policy.batch_slots);
+	ret |= fl_knobs_set(out, "foliolab/lru_cache_batch_slots", val);
 	ret |= fl_knobs_set(out, "foliolab/lru_add_free_dead",
 			    fl__lru_add_free_dead ? "on" : "off");
 	return ret;

@@ -19,8 +19,9 @@
  *   pages31 (seed v3, default): folios of fewer than 31 pages, and a batch
  *           flushes once it holds more than 31 pages.
  * In general: a folio of p pages may stay if p < folio_pages, and a batch
- * flushes once its page count exceeds batch_pages (0 = no page cap); the
- * 31-slot limit always applies.
+ * flushes once its page count exceeds batch_pages (0 = no page cap) or it
+ * holds batch_slots folios (31 = FOLIO_BATCH_SIZE unless set lower, e.g.
+ * 15 for the 2023 kernel's PAGEVEC_SIZE).
  *
  * The local lock is a real per-CPU lock here, not preempt_disable(), so
  * lru_add_drain_all() drains other CPUs' batches directly under their
@@ -46,7 +47,9 @@ struct cpu_fbatches {
 	struct folio_batch lru_move_tail; /* lock_irq */
 } __cacheline_aligned;
 
-struct lru_cache_policy fl__lru_cache_policy = { .folio_pages = 31, .batch_pages = 31 };
+struct lru_cache_policy fl__lru_cache_policy = { .folio_pages = 31,
+						 .batch_pages = 31,
+						 .batch_slots = FOLIO_BATCH_SIZE };
 bool fl__lru_add_free_dead;
 
 static struct cpu_fbatches *cpu_fbatches;

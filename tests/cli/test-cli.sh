@@ -34,7 +34,7 @@ bad() {
 	fi
 }
 
-echo "1..42"
+echo "1..43"
 bad "no command" "no command; accepted: list, run, compare, host, help"
 bad "unknown command" "accepted: list, run, compare" frob
 bad "run without workload" "accepted: lru-microbench, page-fault1" run
@@ -50,6 +50,7 @@ bad "bad policy" "'lru9' is not one of order0, max16, pages31" run lru-microbenc
 bad "policy list in run" "use compare" run lru-microbench --lru-cache=order0,pages31
 bad "bad folio pages" "--lru-cache-folio-pages 0: accepted a whole number 1..1024" run lru-microbench --lru-cache-folio-pages 0
 bad "bad batch pages" "--lru-cache-batch-pages 300: accepted a whole number 0..254" run lru-microbench --lru-cache-batch-pages 300
+bad "bad batch slots" "--lru-cache-batch-slots 32: accepted a whole number 1..31" run lru-microbench --lru-cache-batch-slots 32
 bad "bad free-dead" "--lru-add-free-dead maybe: accepted on, off" run lru-microbench --lru-add-free-dead maybe
 bad "bad mthp size" "'3K' is not an mTHP size" run lru-microbench --mthp 3K=always
 bad "bad mthp policy" "policy 'sometimes' for 16K" run lru-microbench --mthp 16K=sometimes

@@ -2,7 +2,8 @@
 /*
  * test-fbatch.c - the per-CPU lru_add batch keeps or flushes folios exactly
  * as each policy's rule says, at the edges: batches of 30, 31 and 32
- * pages, a 32-page folio, the 31-slot limit, custom thresholds, the
+ * pages, a 32-page folio, the 31-slot limit and a lower one, custom
+ * thresholds, the
  * disabled cache, and dead folios with the 7.x filter on and off.
  *
  * Each add is folio_add_lru() followed by dropping our own reference, as a
@@ -154,6 +155,69 @@ static bool test_custom_thresholds(void)
 	return mm_down();
 }
 
+/* the value the model reports for knob @name, or "" */
+static const char *knob_value(const char *name)
+{
+	static struct fl_knobs k;
+	int i;
+
+	if (fl__mm_knobs_read(&k))
+		return "";
+	for (i = 0; i < k.nr; i++)
+		if (!strcmp(k.v[i].name, name))
+			return k.v[i].value;
+	return "";
+}
+
+/*
+ * Fewer slots than FOLIO_BATCH_SIZE: max16 on the 2023 kernel's 15-slot
+ * batch (PAGEVEC_SIZE 15), and a slot cap that meets the page cap.
+ */
+static bool test_batch_slots(void)
+{
+	ASSERT_TRUE(mm_up(64, 1, 1));
+	ASSERT_TRUE(knob("foliolab/lru_cache", "max16"));
+	ASSERT_TRUE(knob("foliolab/lru_cache_batch_slots", "15"));
+	ASSERT_TRUE(!strcmp(knob_value("foliolab/lru_cache"), "max16"));
+	ASSERT_TRUE(!strcmp(knob_value("foliolab/lru_cache_batch_slots"), "15"));
+	/* 14 64K folios stay, the 15th fills the 15 slots */
+	ASSERT_TRUE(add_n(4, 14));
+	ASSERT_EQ(batch_nr(), 14);
+	ASSERT_EQ(flushes(), 0);
+	ASSERT_TRUE(add_n(4, 1));
+	ASSERT_EQ(batch_nr(), 0);
+	ASSERT_EQ(flushes(), 1);
+	/* a 32-page folio is still never cached */
+	ASSERT_TRUE(add_n(0, 3) && add_n(5, 1));
+	ASSERT_EQ(flushes(), 2);
+	/* a named policy sets every part of the rule: back to 31 slots */
+	ASSERT_TRUE(knob("foliolab/lru_cache", "max16"));
+	ASSERT_TRUE(!strcmp(knob_value("foliolab/lru_cache_batch_slots"), "31"));
+	ASSERT_TRUE(add_n(4, 30));
+	ASSERT_EQ(flushes(), 2);
+	ASSERT_TRUE(add_n(4, 1));
+	ASSERT_EQ(flushes(), 3);
+	/* pages31 on 8 slots: 7 16K folios (28 pages) stay, the 8th is both limits */
+	ASSERT_TRUE(knob("foliolab/lru_cache", "pages31"));
+	ASSERT_TRUE(knob("foliolab/lru_cache_batch_slots", "8"));
+	ASSERT_TRUE(add_n(2, 7));
+	ASSERT_EQ(flushes(), 3);
+	ASSERT_TRUE(add_n(2, 1));
+	ASSERT_EQ(flushes(), 4);
+	/* 4K pages: the 8th slot flushes, long before 31 pages */
+	ASSERT_TRUE(add_n(0, 7));
+	ASSERT_EQ(batch_nr(), 7);
+	ASSERT_TRUE(add_n(0, 1));
+	ASSERT_EQ(flushes(), 5);
+	/* one slot: every add flushes; out of range is refused */
+	ASSERT_TRUE(knob("foliolab/lru_cache_batch_slots", "1"));
+	ASSERT_TRUE(add_n(0, 3));
+	ASSERT_EQ(flushes(), 8);
+	ASSERT_TRUE(!knob("foliolab/lru_cache_batch_slots", "0"));
+	ASSERT_TRUE(!knob("foliolab/lru_cache_batch_slots", "32"));
+	return mm_down();
+}
+
 static bool test_cache_disabled_flushes_every_add(void)
 {
 	ASSERT_TRUE(mm_up(64, 1, 1));
@@ -224,6 +288,6 @@ static bool test_dead_folios(void)
 }
 
 TEST_MAIN(TEST(test_struct_layout), TEST(test_order0_policy), TEST(test_max16_policy),
-	  TEST(test_pages31_edges), TEST(test_custom_thresholds),
+	  TEST(test_pages31_edges), TEST(test_custom_thresholds), TEST(test_batch_slots),
 	  TEST(test_cache_disabled_flushes_every_add), TEST(test_flush_puts_folios_on_lru),
 	  TEST(test_dead_folios))

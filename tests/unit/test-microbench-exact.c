@@ -8,9 +8,10 @@
  * flush identically under every policy.
  *
  * Conventions in this file: expect() simulates one CPU's lru_add batch
- * under a rule (31 slots, a folio of p pages cacheable iff p < folio_pages,
- * flush once the batch holds more than batch_pages, 0 = no cap) over the
- * workload's sequence of adds and zaps, independently of the model.
+ * under a rule (batch_slots slots, 31 unless a case sets fewer; a folio of
+ * p pages cacheable iff p < folio_pages; flush once the batch holds more
+ * than batch_pages, 0 = no cap) over the workload's sequence of adds and
+ * zaps, independently of the model.
  */
 #include <errno.h>
 #include "harness.h"
@@ -38,6 +39,8 @@ struct expect {
  * are zapped. Folios still queued at a zap are dead at their flush; the
  * final drain at teardown flushes what is left (all dead).
  */
+static int batch_slots = 31; /* --lru-cache-batch-slots of the next cases */
+
 static struct expect expect(const struct rule *r, long p, long per_loop, long loops)
 {
 	struct expect e = { 0, 0 };
@@ -47,7 +50,7 @@ static struct expect expect(const struct rule *r, long p, long per_loop, long lo
 		for (i = 0; i < per_loop; i++) {
 			queued_new++;
 			pages += p;
-			if (queued_old + queued_new == 31 ||
+			if (queued_old + queued_new == batch_slots ||
 			    (r->batch_pages && pages > r->batch_pages) || p >= r->folio_pages) {
 				e.flushes++;
 				e.dead += queued_old;
@@ -89,6 +92,10 @@ static bool run_case(const char *policy_name, int kb, int threads, int loops, co
 	fl_config_set_param(&cfg, "size", size);
 	fl_config_set_param(&cfg, "vma", vma_mode);
 	fl_config_set_knob(&cfg, "foliolab/lru_cache", policy_name);
+	if (batch_slots != 31) {
+		snprintf(buf, sizeof(buf), "%d", batch_slots);
+		fl_config_set_knob(&cfg, "foliolab/lru_cache_batch_slots", buf);
+	}
 	if (kb > 4) {
 		snprintf(buf, sizeof(buf), "transparent_hugepage/hugepages-%dkB/enabled", kb);
 		fl_config_set_knob(&cfg, buf, "always");
@@ -155,6 +162,26 @@ static bool test_private_vmas_same_counts(void)
 	return ok;
 }
 
+/*
+ * Fewer slots: max16 on the 2023 kernel's 15-folio batch (PAGEVEC_SIZE),
+ * and pages31 on 5 slots, where 16K folios meet the slot limit first.
+ */
+static bool test_fewer_slots(void)
+{
+	bool ok;
+
+	batch_slots = 15;
+	ok = run_case("max16", 16, 2, 5, "4M", 4l << 20) &&
+	     run_case("max16", 64, 3, 3, "2M", 2l << 20) &&
+	     run_case("max16", 4, 1, 4, "6M", 6l << 20) &&
+	     run_case("order0", 32, 2, 2, "2M", 2l << 20);
+	batch_slots = 5;
+	ok = ok && run_case("pages31", 16, 2, 3, "4M", 4l << 20) &&
+	     run_case("pages31", 4, 3, 2, "2M", 2l << 20);
+	batch_slots = 31;
+	return ok;
+}
+
 /* 4K pages: all three rules flush at the 31st folio. */
 static bool test_4k_is_policy_neutral(void)
 {
@@ -205,4 +232,4 @@ static bool test_free_dead_filter(void)
 
 TEST_MAIN(TEST(test_every_size_and_policy), TEST(test_threads_loops_sizes),
 	  TEST(test_4k_is_policy_neutral), TEST(test_16k_flush_ratio), TEST(test_free_dead_filter),
-	  TEST(test_private_vmas_same_counts))
+	  TEST(test_private_vmas_same_counts), TEST(test_fewer_slots))
