@@ -8,8 +8,7 @@
  * "transparent_hugepage/hugepages-16kB/enabled", ... The model's own
  * policies live under "foliolab/": lru_cache (order0, max16, pages31),
  * lru_cache_folio_pages, lru_cache_batch_pages, lru_cache_batch_slots,
- * lru_add_free_dead, and the
- * test hook fail_page_alloc_orders.
+ * lru_add_free_dead, and the test hook fail_page_alloc_orders.
  *
  * Conventions in this file: the caller of boot/shutdown is bound to CPU 0
  * and no other model thread runs.
