@@ -339,15 +339,15 @@ static bool host_scaling(int loops, struct host_figures *f)
 				printf("host kernel, the same program: not measured (%s)\n", err);
 				return false;
 			}
-	printf("host kernel %s, the same program (4K, %d loops, %d rounds): 1 thread %.2f M "
-	       "faults+zaps/s (%.0f ns CPU), 2 threads %.2f M/s (%.0f ns CPU); 2 threads over "
-	       "1 = %.2fx\n",
-	       kernel, loops, HOST_REPS, field_median(h[0], HOST_REPS, false) / 1e6,
-	       field_median(h[0], HOST_REPS, true), field_median(h[1], HOST_REPS, false) / 1e6,
-	       field_median(h[1], HOST_REPS, true), ratio_median(h[1], h[0], HOST_REPS));
 	f->scaling = ratio_median(h[1], h[0], HOST_REPS);
 	f->cpu1 = field_median(h[0], HOST_REPS, true);
 	f->extra = extra_cpu_median(h[1], h[0], HOST_REPS);
+	printf("host kernel %s, the same program (4K, %d loops, %d rounds): 1 thread %.2f M "
+	       "faults+zaps/s (%.0f ns CPU), 2 threads %.2f M/s (%.0f ns CPU); 2 threads over "
+	       "1 = %.2fx\n",
+	       kernel, loops, HOST_REPS, field_median(h[0], HOST_REPS, false) / 1e6, f->cpu1,
+	       field_median(h[1], HOST_REPS, false) / 1e6, field_median(h[1], HOST_REPS, true),
+	       f->scaling);
 	return true;
 }
 
