@@ -34,13 +34,13 @@ struct expect {
 	long dead;    /* per CPU */
 };
 
+static int batch_slots = 31; /* --lru-cache-batch-slots of the next cases */
+
 /*
  * One CPU: @loops times, @per_loop folios of @p pages are added, then all
  * are zapped. Folios still queued at a zap are dead at their flush; the
  * final drain at teardown flushes what is left (all dead).
  */
-static int batch_slots = 31; /* --lru-cache-batch-slots of the next cases */
-
 static struct expect expect(const struct rule *r, long p, long per_loop, long loops)
 {
 	struct expect e = { 0, 0 };
