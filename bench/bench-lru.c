@@ -18,7 +18,11 @@
  * (with the host's own THP settings, which must give 4K pages), and the
  * bench prints what the second thread adds to the CPU time of a fault+zap
  * on the model and on the kernel: the absolute cost of what the threads
- * share. Around each 1-thread run it also times a fixed loop, so the output
+ * share. Last, the floor the machine puts under that cost whatever the
+ * model does: the kernel's per-VMA lock alone, its two atomics a fault on
+ * one shared line with private work between, on one thread and on two, and
+ * the most a 2-thread fault+zap may gain for 1.6x. Around each 1-thread
+ * run it also times a fixed loop, so the output
  * shows how much the machine's own speed moved over the rounds (on a shared
  * host it does even without steal: a busy hyperthread sibling, the clock).
  *
@@ -42,6 +46,7 @@
 #include <string.h>
 #include <time.h>
 #include <stdbool.h>
+#include <pthread.h>
 #include <foliolab/foliolab.h>
 #include "../src/platform/platform.h"
 #include "../src/platform/lock.h"
@@ -351,6 +356,116 @@ static bool host_scaling(int loops, struct host_figures *f)
 	return true;
 }
 
+/*
+ * What the kernel's own design costs on this machine, with no model around
+ * it: the per-VMA lock's two atomics a fault (vma_start_read()'s cmpxchg
+ * and vma_end_read()'s fetch_sub) on one line that both threads' faults
+ * share, with private register-only work between them as long as a locked
+ * model fault+zap. One thread's op against two threads' ops at once gives
+ * what the line moving between the CPUs adds to each op: a floor under the
+ * model's 2-thread extra, set by the machine, not by the model.
+ */
+static unsigned int line_refcnt __cacheline_aligned;
+static pthread_barrier_t line_start;
+
+struct line_arg {
+	long ops, work; /* ops to run; work iterations per op */
+	double cpu_ns;	/* out: thread CPU ns per op */
+};
+
+/* @n steps of a dependent multiply-add chain: no memory touched. */
+static __always_inline uint64_t private_work(uint64_t x, long n)
+{
+	long i;
+
+	for (i = 0; i < n; i++)
+		x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+	__asm__ volatile("" : "+r"(x));
+	return x;
+}
+
+static double thread_cpu_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+	return (double)t.tv_sec * 1e9 + (double)t.tv_nsec;
+}
+
+static void *line_ops(void *p)
+{
+	struct line_arg *a = p;
+	uint64_t x = 1;
+	double t0;
+	long i;
+
+	pthread_barrier_wait(&line_start);
+	t0 = thread_cpu_ns();
+	for (i = 0; i < a->ops; i++) {
+		unsigned int c = __atomic_load_n(&line_refcnt, __ATOMIC_RELAXED);
+
+		while (!__atomic_compare_exchange_n(&line_refcnt, &c, c + 1, true, __ATOMIC_ACQUIRE,
+						    __ATOMIC_RELAXED))
+			;
+		x = private_work(x, a->work / 2);
+		__atomic_fetch_sub(&line_refcnt, 1, __ATOMIC_RELEASE);
+		x = private_work(x, a->work - a->work / 2);
+	}
+	a->cpu_ns = (thread_cpu_ns() - t0) / (double)a->ops;
+	return (void *)(uintptr_t)(x & 1);
+}
+
+/* CPU ns per op of @nr threads running @ops ops of @work each at once (their mean). */
+static double line_round(int nr, long ops, long work)
+{
+	struct line_arg a[2];
+	pthread_t t[2];
+	int i;
+
+	pthread_barrier_init(&line_start, NULL, (unsigned int)nr);
+	for (i = 0; i < nr; i++) {
+		a[i] = (struct line_arg){ .ops = ops, .work = work };
+		if (pthread_create(&t[i], NULL, line_ops, &a[i])) {
+			fprintf(stderr, "bench: pthread_create failed\n");
+			exit(1);
+		}
+	}
+	for (i = 0; i < nr; i++)
+		pthread_join(t[i], NULL);
+	pthread_barrier_destroy(&line_start);
+	return nr == 1 ? a[0].cpu_ns : (a[0].cpu_ns + a[1].cpu_ns) / 2;
+}
+
+struct line_figures {
+	double one, extra; /* 1-thread CPU ns per op; what 2 threads add (median) */
+};
+
+/*
+ * The shared-line floor for ops as long as @op_ns, over REPS rounds of one
+ * thread then two, each running @ops ops.
+ */
+static void shared_line(double op_ns, long ops, struct line_figures *f)
+{
+	double one[REPS], extra[REPS], step;
+	struct timespec a, b;
+	long work;
+	int r;
+
+	/* iterations of private work that, with the two atomics, take @op_ns */
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	(void)private_work(1, 10000000);
+	clock_gettime(CLOCK_MONOTONIC, &b);
+	step = ((double)(b.tv_sec - a.tv_sec) * 1e9 + (double)(b.tv_nsec - a.tv_nsec)) / 1e7;
+	work = (long)(op_ns / step);
+	work = work > 0 ? work : 1;
+	for (r = 0; r < REPS; r++) {
+		one[r] = line_round(1, ops, work);
+		extra[r] = line_round(2, ops, work) - one[r];
+	}
+	f->one = median(one, REPS);
+	f->extra = median(extra, REPS);
+}
+
 #define MAX_LOOPS 100000
 
 /* @arg as a loop count, 1..MAX_LOOPS. */
@@ -370,7 +485,10 @@ int main(int argc, char **argv)
 	int loops = 300;
 	long lock_pairs;
 	double mach[REPS], best = 0, lk, mfast, mslow;
-	struct host_figures host;
+	struct host_figures host = { 0 };
+	struct line_figures line;
+	long line_ops_nr;
+	double budget;
 	char s1[16], s2[16], s3[16], s4[16];
 	int i, r, fail = 0;
 	bool have_host;
@@ -384,6 +502,7 @@ int main(int argc, char **argv)
 	}
 	/* a short run (a smoke test) times fewer lock pairs too */
 	lock_pairs = loops >= 300 ? 20000000 : 20000000L / 300 * loops;
+	line_ops_nr = loops >= 300 ? 200000 : 200000L / 300 * loops;
 	unsetenv("FL_SMP");
 	print_machine();
 	lk = lock_ns(lock_pairs);
@@ -469,6 +588,17 @@ int main(int argc, char **argv)
 	if (have_host)
 		printf(", host kernel %+.0f ns", host.extra);
 	printf("\n");
+	/*
+	 * 2 threads at c + x CPU ns a fault+zap, both CPUs busy, do 2c / (c + x)
+	 * times what one does at c: 1.6x needs x <= c / 4.
+	 */
+	budget = cpu_ns(LOCKED) / 4;
+	shared_line(cpu_ns(LOCKED), line_ops_nr, &line);
+	printf("the per-VMA lock's own cost (vma_start_read()'s cmpxchg and vma_end_read()'s "
+	       "fetch_sub on one line, private work between, an op as long as the locked "
+	       "fault+zap): 1 thread %.0f ns an op, 2 threads %+.0f ns (median of %d rounds); "
+	       "1.6x allows a fault+zap %+.0f ns\n",
+	       line.one, line.extra, REPS, budget);
 	if (lk >= 50) {
 		printf("MISS: lock+unlock %.1f ns >= 50 ns\n", lk);
 		fail = 1;
@@ -485,7 +615,9 @@ int main(int argc, char **argv)
 			printf(" (the host kernel %.2fx, its fault+zap %.0fx as long as the "
 			       "model's)",
 			       host.scaling, host.cpu1 / cpu_ns(LOCKED));
-		printf("\n");
+		printf("; the per-VMA lock's two atomics alone add %+.0f ns here, 1.6x allows "
+		       "%+.0f\n",
+		       line.extra, budget);
 		fail = 1;
 	}
 	if (!fail)

@@ -20,7 +20,7 @@ ok() { n=$((n + 1)); echo "ok $n - $1"; }
 nok() { n=$((n + 1)); echo "not ok $n - $1"; fail=1; }
 check() { if eval "$2"; then ok "$1"; else nok "$1"; fi; }
 
-echo "1..20"
+echo "1..24"
 
 # bad arguments: one line on stderr, status 2, nothing on stdout
 for a in 0 x 5a 100001; do
@@ -41,11 +41,25 @@ for p in "machine: " "uncontended spinlock lock+unlock: " \
 	"lru-microbench 4K, 1 thread, FL_SMP=1 " "lru-microbench 4K, 2 threads: median " \
 	"lru-microbench 4K, 2 threads, --nodes 2 " "CPU time per fault+zap " \
 	"lru-microbench 4K, 2 threads, --vma private " "page-fault1 4K, --mode processes: " \
-	"hypervisor steal, " "extra CPU per fault+zap with 2 threads "; do
+	"hypervisor steal, " "extra CPU per fault+zap with 2 threads " \
+	"the per-VMA lock's own cost "; do
 	check "one line starting '$p'" '[ "$(grep -c -F -- "$p" "$T/out")" -eq 1 ]'
 done
 
 check "no NaN or infinite figure" '! grep -q -i -E "(^|[^a-z])(-?nan|-?inf)([^a-z]|$)" "$T/out"'
+
+# the shared-line floor, and the budget 1.6x leaves: 2c / (c + x) >= 1.6
+# means x <= c / 4, c the locked 1-thread CPU time per fault+zap
+check "the per-VMA lock line: 1-thread op, 2-thread extra, budget" \
+	'grep -q -E "^the per-VMA lock.s own cost \(.*\): 1 thread [0-9]+ ns an op, 2 threads [-+][0-9]+ ns \(median of 15 rounds\); 1.6x allows a fault\+zap \+[0-9]+ ns$" "$T/out"'
+locked=$(sed -n 's/^CPU time per fault+zap .*, locked \([0-9.]*\) ns;.*/\1/p' "$T/out")
+budget=$(sed -n 's/^the per-VMA lock.*1.6x allows a fault+zap +\([0-9]*\) ns$/\1/p' "$T/out")
+check "the budget is a quarter of the locked CPU time ($budget of ${locked:-?} ns)" \
+	'[ -n "$locked" ] && [ -n "$budget" ] &&
+	 awk -v l="$locked" -v b="$budget" "BEGIN { d = l / 4 - b; exit !(d > -1 && d < 1) }"'
+check "a 2-thread MISS line, if any, ends with the floor and the budget" \
+	'! grep -q "^MISS: 2-thread" "$T/out" ||
+	 grep "^MISS: 2-thread" "$T/out" | grep -q -E "; the per-VMA lock.s two atomics alone add [-+][0-9]+ ns here, 1.6x allows \+$budget$"'
 
 # the verdict agrees with the status
 if [ $rc -eq 0 ]; then
