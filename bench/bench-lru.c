@@ -583,8 +583,12 @@ int main(int argc, char **argv)
 	 */
 	have_host = host_scaling(loops >= 5 ? loops / 5 : 1, &host);
 	printf("extra CPU per fault+zap with 2 threads of the seed's program (2-thread CPU time "
-	       "minus 1-thread, median of the rounds): model %+.0f ns (over the locked run)",
-	       extra_cpu_median(samples[TWO], samples[LOCKED], REPS));
+	       "minus 1-thread, median of the rounds): model %+.0f ns (over the locked run; "
+	       "the shared VMA, 2 nodes minus --vma private on 2 nodes: %+.0f ns; the shared "
+	       "lruvec, one node minus 2 nodes: %+.0f ns)",
+	       extra_cpu_median(samples[TWO], samples[LOCKED], REPS),
+	       extra_cpu_median(samples[NODES2], samples[PV2], REPS),
+	       extra_cpu_median(samples[TWO], samples[NODES2], REPS));
 	if (have_host)
 		printf(", host kernel %+.0f ns", host.extra);
 	printf("\n");

@@ -20,7 +20,7 @@ ok() { n=$((n + 1)); echo "ok $n - $1"; }
 nok() { n=$((n + 1)); echo "not ok $n - $1"; fail=1; }
 check() { if eval "$2"; then ok "$1"; else nok "$1"; fi; }
 
-echo "1..24"
+echo "1..25"
 
 # bad arguments: one line on stderr, status 2, nothing on stdout
 for a in 0 x 5a 100001; do
@@ -47,6 +47,9 @@ for p in "machine: " "uncontended spinlock lock+unlock: " \
 done
 
 check "no NaN or infinite figure" '! grep -q -i -E "(^|[^a-z])(-?nan|-?inf)([^a-z]|$)" "$T/out"'
+
+check "the extra-CPU line gives the model's, split into the shared VMA and lruvec" \
+	'grep -q -E "^extra CPU .*: model [-+][0-9]+ ns \(over the locked run; the shared VMA, [^:]*: [-+][0-9]+ ns; the shared lruvec, [^:]*: [-+][0-9]+ ns\)" "$T/out"'
 
 # the shared-line floor, and the budget 1.6x leaves: 2c / (c + x) >= 1.6
 # means x <= c / 4, c the locked 1-thread CPU time per fault+zap
