@@ -451,7 +451,7 @@ static void shared_line(double op_ns, long ops, struct line_figures *f)
 	long work;
 	int r;
 
-	/* iterations of private work that, with the two atomics, take @op_ns */
+	/* iterations of private work that take @op_ns; the two atomics add theirs */
 	clock_gettime(CLOCK_MONOTONIC, &a);
 	(void)private_work(1, 10000000);
 	clock_gettime(CLOCK_MONOTONIC, &b);
