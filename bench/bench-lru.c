@@ -164,11 +164,10 @@ static const char *steal_pct(const struct sample *v, int n, char *buf, size_t le
 static double machine_loop_ns(void)
 {
 	static uint64_t buf[65536];
-	struct timespec a, b;
-	uint64_t acc = 1;
+	uint64_t acc = 1, t0;
 	int r, i;
 
-	clock_gettime(CLOCK_MONOTONIC, &a);
+	t0 = fl_clock_ns();
 	for (r = 0; r < 200; r++) {
 		for (i = 0; i < 65536; i++) {
 			acc += buf[i] * 3 + (buf[i] >> 7);
@@ -176,9 +175,7 @@ static double machine_loop_ns(void)
 		}
 		__asm__ volatile("" : : "r"(acc) : "memory");
 	}
-	clock_gettime(CLOCK_MONOTONIC, &b);
-	return ((double)(b.tv_sec - a.tv_sec) * 1e9 + (double)(b.tv_nsec - a.tv_nsec)) /
-	       (200.0 * 65536);
+	return (double)(fl_clock_ns() - t0) / (200.0 * 65536);
 }
 
 /* The CPU model and clock the kernel reports, for the record. */
@@ -212,21 +209,17 @@ static double lock_ns(long n)
 	fl_cpu_bind(0);
 	fl_spin_lock_init(&l, &cls);
 	for (r = 0; r < REPS; r++) {
-		struct timespec a, b;
+		uint64_t t0 = fl_clock_ns();
 
-		clock_gettime(CLOCK_MONOTONIC, &a);
 		for (i = 0; i < n; i++) {
 			spin_lock(&l);
 			spin_unlock(&l);
 		}
-		clock_gettime(CLOCK_MONOTONIC, &b);
-		v[r] = ((double)(b.tv_sec - a.tv_sec) * 1e9 + (double)(b.tv_nsec - a.tv_nsec)) /
-		       (double)n;
+		v[r] = (double)(fl_clock_ns() - t0) / (double)n;
 	}
 	fl_cpu_unbind();
 	fl__platform_exit();
-	qsort(v, REPS, sizeof(v[0]), cmp_double);
-	return v[REPS / 2];
+	return median(v, REPS);
 }
 
 /* The runs of a round, in the order they run. */
@@ -447,15 +440,14 @@ struct line_figures {
 static void shared_line(double op_ns, long ops, struct line_figures *f)
 {
 	double one[REPS], extra[REPS], step;
-	struct timespec a, b;
+	uint64_t t0;
 	long work;
 	int r;
 
 	/* iterations of private work that take @op_ns; the two atomics add theirs */
-	clock_gettime(CLOCK_MONOTONIC, &a);
+	t0 = fl_clock_ns();
 	(void)private_work(1, 10000000);
-	clock_gettime(CLOCK_MONOTONIC, &b);
-	step = ((double)(b.tv_sec - a.tv_sec) * 1e9 + (double)(b.tv_nsec - a.tv_nsec)) / 1e7;
+	step = (double)(fl_clock_ns() - t0) / 1e7;
 	work = (long)(op_ns / step);
 	work = work > 0 ? work : 1;
 	for (r = 0; r < REPS; r++) {
