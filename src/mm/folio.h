@@ -187,7 +187,7 @@ static inline struct pglist_data *folio_pgdat(const struct folio *f)
 /* ---- references ---- */
 static inline int folio_ref_count(const struct folio *f)
 {
-	return __atomic_load_n(&f->_refcount, __ATOMIC_RELAXED);
+	return fl_atomic_load(&f->_refcount, __ATOMIC_RELAXED);
 }
 
 static inline void folio_ref_add(struct folio *f, int nr)
@@ -224,7 +224,7 @@ static inline bool folio_ref_freeze(struct folio *f, int count)
 
 static inline void folio_ref_unfreeze(struct folio *f, int count)
 {
-	__atomic_store_n(&f->_refcount, count, __ATOMIC_RELEASE);
+	fl_atomic_store(&f->_refcount, count, __ATOMIC_RELEASE);
 }
 
 static inline bool folio_try_get(struct folio *f)
@@ -256,19 +256,19 @@ static inline void folio_put_refs(struct folio *f, int refs)
 /* ---- mapcounts ---- */
 static inline int folio_large_mapcount(const struct folio *f)
 {
-	return __atomic_load_n(&f->_large_mapcount, __ATOMIC_RELAXED);
+	return fl_atomic_load(&f->_large_mapcount, __ATOMIC_RELAXED);
 }
 
 static inline int folio_entire_mapcount(const struct folio *f)
 {
-	return __atomic_load_n(&f->_entire_mapcount, __ATOMIC_RELAXED);
+	return fl_atomic_load(&f->_entire_mapcount, __ATOMIC_RELAXED);
 }
 
 static inline int folio_mapcount(const struct folio *f)
 {
 	if (folio_test_large(f))
 		return folio_large_mapcount(f);
-	return __atomic_load_n(&f->_mapcount, __ATOMIC_RELAXED);
+	return fl_atomic_load(&f->_mapcount, __ATOMIC_RELAXED);
 }
 
 static inline bool folio_mapped(const struct folio *f)
@@ -320,12 +320,12 @@ static inline struct folio *folio_prev(struct folio *f)
 /* ---- content tags ---- */
 static inline uint64_t page_tag(unsigned long pfn)
 {
-	return __atomic_load_n(&fl__page_tags[pfn], __ATOMIC_RELAXED);
+	return fl_atomic_load(&fl__page_tags[pfn], __ATOMIC_RELAXED);
 }
 
 static inline void page_tag_set(unsigned long pfn, uint64_t tag)
 {
-	__atomic_store_n(&fl__page_tags[pfn], tag, __ATOMIC_RELAXED);
+	fl_atomic_store(&fl__page_tags[pfn], tag, __ATOMIC_RELAXED);
 }
 
 #endif /* FL_MM_FOLIO_H */

@@ -286,14 +286,13 @@ int zap_huge_pmd(struct mmu_gather *tlb, struct vm_area_struct *vma, struct pgta
 	struct folio *folio;
 	pteval_t v;
 
-	(void)addr;
 	fl_spin_lock_at(&pmdt->ptl, &site);
-	v = entry_load(&pmdt->e[idx]);
-	if (!pmd_trans_huge(v)) {
+	if (!pmd_trans_huge(entry_load(&pmdt->e[idx]))) {
 		spin_unlock(&pmdt->ptl);
 		return 0;
 	}
-	entry_store(&pmdt->e[idx], 0);
+	v = ptep_get_and_clear(&pmdt->e[idx]);
+	tlb_remove_pmd_tlb_entry(tlb, addr);
 	pgtable = pmdt->deposit[idx];
 	pmdt->deposit[idx] = NULL;
 	folio = pfn_folio(pte_pfn(v));
@@ -324,18 +323,19 @@ void __split_huge_pmd(struct vm_area_struct *vma, struct pgtable *pmdt, int idx,
 
 	(void)haddr;
 	fl_spin_lock_at(&pmdt->ptl, &site);
-	v = entry_load(&pmdt->e[idx]);
-	if (!pmd_trans_huge(v)) {
+	if (!pmd_trans_huge(entry_load(&pmdt->e[idx]))) {
 		spin_unlock(&pmdt->ptl);
 		return;
 	}
+	/* not present to hardware while the PTEs are built from it */
+	v = pmdp_invalidate(&pmdt->e[idx]);
 	pgtable = pmdt->deposit[idx];
 	pmdt->deposit[idx] = NULL;
 	pfn = pte_pfn(v);
 	folio = pfn_folio(pfn);
 	prot = v & (_PAGE_PRESENT | _PAGE_RW | _PAGE_ACCESSED | _PAGE_DIRTY);
 	for (i = 0; i < PTRS_PER_TABLE; i++)
-		__atomic_store_n(&pgtable->e[i], pfn_pte(pfn + (unsigned long)i, prot),
+		fl_atomic_store(&pgtable->e[i], pfn_pte(pfn + (unsigned long)i, prot),
 				 __ATOMIC_RELAXED);
 	folio_ref_add(folio, HPAGE_PMD_NR - 1);
 	folio_add_anon_rmap_ptes(folio, (struct page *)folio, HPAGE_PMD_NR, vma);

@@ -294,8 +294,10 @@ struct mmu_gather {
 	struct mmu_gather_batch *active;
 	struct mmu_gather_batch local;
 	struct encoded_page *__pages[MMU_GATHER_BUNDLE];
-	unsigned long start, end;     /* range needing a TLB flush */
-	struct pgtable *freed_tables; /* page tables to free after the flush */
+	unsigned long start, end; /* range needing a TLB flush; end 0: none */
+	/* what the range holds (any set means a flush is due) */
+	bool freed_tables, cleared_ptes, cleared_pmds;
+	struct pgtable *table_list; /* page tables to free after the flush */
 };
 
 void tlb_gather_mmu(struct mmu_gather *tlb, struct mm_struct *mm, bool fullmm);
@@ -303,7 +305,32 @@ void tlb_finish_mmu(struct mmu_gather *tlb);
 void tlb_flush_mmu(struct mmu_gather *tlb);
 bool __tlb_remove_folio_pages(struct mmu_gather *tlb, struct page *page, unsigned int nr_pages,
 			      bool delay_rmap);
-void tlb_remove_table(struct mmu_gather *tlb, struct pgtable *t);
+void tlb_remove_table(struct mmu_gather *tlb, struct pgtable *t, unsigned long addr);
+
+/* __tlb_adjust_range() - [@addr, @addr + @size) needs a TLB flush */
+static inline void __tlb_adjust_range(struct mmu_gather *tlb, unsigned long addr,
+				      unsigned long size)
+{
+	if (addr < tlb->start)
+		tlb->start = addr;
+	if (addr + size > tlb->end)
+		tlb->end = addr + size;
+}
+
+/* tlb_remove_tlb_entries() - @nr PTEs from @addr were cleared */
+static inline void tlb_remove_tlb_entries(struct mmu_gather *tlb, unsigned long addr,
+					  unsigned long nr)
+{
+	tlb->cleared_ptes = true;
+	__tlb_adjust_range(tlb, addr, nr << PAGE_SHIFT);
+}
+
+/* tlb_remove_pmd_tlb_entry() - the huge PMD at @addr was cleared */
+static inline void tlb_remove_pmd_tlb_entry(struct mmu_gather *tlb, unsigned long addr)
+{
+	tlb->cleared_pmds = true;
+	__tlb_adjust_range(tlb, addr, PMD_SIZE);
+}
 
 /* ENCODED_PAGE bits in the low bits of an entry (pages are 64-byte aligned) */
 #define ENCODED_PAGE_BIT_DELAY_RMAP 1ul

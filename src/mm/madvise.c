@@ -21,12 +21,66 @@
 #include "internal.h"
 #include "pgtable.h"
 
-/* Walk the PTEs of @vma in [addr, end) for FREE or COLD under each ptl. */
-static void madvise_lru_range(struct vm_area_struct *vma, unsigned long addr, unsigned long end,
-			      bool lazyfree)
+/*
+ * Clear the accessed bit (COLD), or the accessed and dirty bits (FREE), of
+ * @nr entries from @slot if any has one, and note them for the TLB flush.
+ * FREE takes each entry and puts it back (clear_young_dirty_ptes()); COLD
+ * clears the one bit atomically (ptep_test_and_clear_young()).
+ */
+static void clear_young_dirty_ptes(struct mmu_gather *tlb, pteval_t *slot, unsigned long addr,
+				   unsigned long nr, bool lazyfree)
+{
+	pteval_t bits = _PAGE_ACCESSED | (lazyfree ? _PAGE_DIRTY : 0), any = 0;
+	unsigned long i;
+
+	for (i = 0; i < nr; i++)
+		any |= READ_ONCE(slot[i]);
+	if (!(any & bits))
+		return;
+	for (i = 0; i < nr; i++) {
+		if (lazyfree)
+			ptep_clear_bits(&slot[i], bits);
+		else
+			fl_atomic_fetch_and(&slot[i], ~_PAGE_ACCESSED, __ATOMIC_RELAXED);
+	}
+	tlb_remove_tlb_entries(tlb, addr, nr);
+}
+
+/* FREE or COLD on the huge PMD at @pmdslot, which the range covers whole. */
+static void madvise_huge_pmd(struct mmu_gather *tlb, struct pgtable *pmdt, pteval_t *pmdslot,
+			     unsigned long addr, bool lazyfree)
 {
 	FL_LOCK_SITE(site);
-	FL_LOCK_SITE(site_pmd);
+	pteval_t bits = _PAGE_ACCESSED | (lazyfree ? _PAGE_DIRTY : 0), v;
+	struct folio *folio;
+
+	fl_spin_lock_at(&pmdt->ptl, &site);
+	v = entry_load(pmdslot);
+	if (!pmd_trans_huge(v))
+		goto unlock;
+	folio = pfn_folio(pte_pfn(v));
+	if (v & bits) {
+		/* not present to hardware while the bits go */
+		v = pmdp_invalidate(pmdslot);
+		entry_store(pmdslot, v & ~bits);
+		tlb_remove_pmd_tlb_entry(tlb, addr);
+	}
+	if (lazyfree) {
+		folio_clear_dirty(folio);
+		folio_mark_lazyfree(folio);
+	} else {
+		folio_clear_referenced(folio);
+		folio_deactivate(folio);
+	}
+unlock:
+	spin_unlock(&pmdt->ptl);
+}
+
+/* Walk the PTEs of @vma in [addr, end) for FREE or COLD under each ptl. */
+static void madvise_lru_range(struct mmu_gather *tlb, struct vm_area_struct *vma,
+			      unsigned long addr, unsigned long end, bool lazyfree)
+{
+	FL_LOCK_SITE(site);
 	struct mm_struct *mm = vma->vm_mm;
 
 	while (addr < end) {
@@ -46,22 +100,8 @@ static void madvise_lru_range(struct vm_area_struct *vma, unsigned long addr, un
 		pmdv = entry_load(pmdslot);
 		if (pmd_trans_huge(pmdv)) {
 			/* only a range covering the whole THP acts on it */
-			if (IS_ALIGNED(addr, PMD_SIZE) && next - addr == PMD_SIZE) {
-				fl_spin_lock_at(&pmdt->ptl, &site_pmd);
-				v = entry_load(pmdslot);
-				if (pmd_trans_huge(v)) {
-					folio = pfn_folio(pte_pfn(v));
-					entry_store(pmdslot, v & ~(_PAGE_ACCESSED | _PAGE_DIRTY));
-					if (lazyfree) {
-						folio_clear_dirty(folio);
-						folio_mark_lazyfree(folio);
-					} else {
-						folio_clear_referenced(folio);
-						folio_deactivate(folio);
-					}
-				}
-				spin_unlock(&pmdt->ptl);
-			}
+			if (IS_ALIGNED(addr, PMD_SIZE) && next - addr == PMD_SIZE)
+				madvise_huge_pmd(tlb, pmdt, pmdslot, addr, lazyfree);
 			addr = next;
 			continue;
 		}
@@ -77,7 +117,7 @@ static void madvise_lru_range(struct vm_area_struct *vma, unsigned long addr, un
 		}
 		while (addr < next) {
 			pteval_t *slot = &ptet->e[pte_index(addr)];
-			unsigned long nr, i, fpfn;
+			unsigned long nr, fpfn;
 
 			v = READ_ONCE(*slot);
 			if (!(v & _PAGE_PRESENT) || (v & _PAGE_SPECIAL)) {
@@ -101,11 +141,7 @@ static void madvise_lru_range(struct vm_area_struct *vma, unsigned long addr, un
 				addr += PAGE_SIZE;
 				continue;
 			}
-			for (i = 0; i < nr; i++)
-				fl_atomic_fetch_and(&slot[i],
-						    ~(_PAGE_ACCESSED |
-						      (lazyfree ? _PAGE_DIRTY : 0)),
-						    __ATOMIC_RELAXED);
+			clear_young_dirty_ptes(tlb, slot, addr, nr, lazyfree);
 			if (lazyfree) {
 				folio_clear_dirty(folio);
 				folio_mark_lazyfree(folio);
@@ -210,7 +246,7 @@ int do_madvise(struct mm_struct *mm, unsigned long start, size_t len, int behavi
 		if (behavior == MADV_DONTNEED)
 			unmap_page_range(&tlb, vma, s, e, &details);
 		else
-			madvise_lru_range(vma, s, e, behavior == MADV_FREE);
+			madvise_lru_range(&tlb, vma, s, e, behavior == MADV_FREE);
 		covered += e - s;
 	}
 	tlb_finish_mmu(&tlb);

@@ -333,7 +333,8 @@ static __always_inline int do_anonymous_page(struct vm_fault *vmf, pteval_t pmdv
 	}
 	if (!entry_is_table(pmdv))
 		return 0; /* a huge PMD raced in: retry */
-	if (!(vmf->flags & FAULT_FLAG_WRITE) && READ_ONCE(fl__thp.use_zero_page))
+	/* reads map the shared zero page; use_zero_page is the huge zero folio's knob */
+	if (!(vmf->flags & FAULT_FLAG_WRITE))
 		return do_anonymous_zero_page(vmf);
 
 	folio = alloc_anon_folio(vmf, entry_table(pmdv));
@@ -489,6 +490,14 @@ static int __handle_mm_fault(struct vm_area_struct *vma, unsigned long address, 
 		if (!(ret & VM_FAULT_FALLBACK))
 			goto out;
 	} else if (pmd_trans_huge(pmdv)) {
+		if (!pmd_huge_present(pmdv)) {
+			/* invalidated for a change: wait for its lock holder */
+			FL_LOCK_SITE_NAMED(site_wait, "huge_pmd_set_accessed");
+
+			fl_spin_lock_at(&pmdt->ptl, &site_wait);
+			spin_unlock(&pmdt->ptl);
+			return 0;
+		}
 		if (!(flags & FAULT_FLAG_WRITE) || (pmdv & _PAGE_RW))
 			return 0; /* present and allowed: the access retries */
 		/* no huge zero page or fork yet, so no read-only huge PMDs */
@@ -516,20 +525,26 @@ int handle_mm_fault(struct vm_area_struct *vma, unsigned long address, unsigned 
  * One access by "hardware": translate without locks, set the accessed and
  * dirty bits, read or write the tag. Return: pfn or -1 on a missing or
  * insufficient translation.
+ *
+ * x86 sets the bits with a locked compare-and-exchange on the entry it
+ * walked, and walks again if the entry changed meanwhile: a zap or a
+ * MADV_FREE that cleared it wins, and the bits never land in a none entry.
  */
 static __always_inline long hw_translate(struct mm_struct *mm, unsigned long addr, bool write)
 {
-	struct pgtable *pmdt = walk_pmd_table(mm, addr);
-	pteval_t v, need;
+	pteval_t v, need = _PAGE_ACCESSED | (write ? _PAGE_DIRTY : 0);
+	struct pgtable *pmdt;
 	pteval_t *slot;
 	unsigned long pfn;
 
+walk:
+	pmdt = walk_pmd_table(mm, addr);
 	if (!pmdt)
 		return -1;
 	slot = &pmdt->e[pmd_index(addr)];
 	v = entry_load(slot);
 	hw_access_hook(0);
-	if (pmd_trans_huge(v)) {
+	if (pmd_huge_present(v)) {
 		pfn = pte_pfn(v) + (unsigned long)pte_index(addr);
 	} else if (entry_is_table(v)) {
 		slot = &entry_table(v)->e[pte_index(addr)];
@@ -542,9 +557,12 @@ static __always_inline long hw_translate(struct mm_struct *mm, unsigned long add
 	}
 	if (write && !(v & _PAGE_RW))
 		return -1;
-	need = _PAGE_ACCESSED | (write ? _PAGE_DIRTY : 0);
-	if ((v & need) != need)
-		fl_atomic_fetch_or(slot, need, __ATOMIC_RELAXED);
+	if ((v & need) != need) {
+		hw_access_hook(2);
+		if (!fl_atomic_cmpxchg(slot, &v, v | need, false, __ATOMIC_RELAXED,
+				       __ATOMIC_RELAXED))
+			goto walk;
+	}
 	return (long)pfn;
 }
 
@@ -682,9 +700,12 @@ static int folio_pte_batch(struct folio *folio, unsigned long pfn, pteval_t *slo
 	return nr;
 }
 
-/* Free the PTE table at @pmdt[@idx] if it maps nothing (CONFIG_PT_RECLAIM). */
+/*
+ * Free the PTE table at @pmdt[@idx], which maps [@addr, @addr + PMD_SIZE),
+ * if it maps nothing (CONFIG_PT_RECLAIM's try_to_free_pte()).
+ */
 static void try_to_free_pte(struct mmu_gather *tlb, struct pgtable *pmdt, int idx,
-			    struct pgtable *ptet)
+			    struct pgtable *ptet, unsigned long addr)
 {
 	FL_LOCK_SITE(site_pmd);
 	FL_LOCK_SITE(site_pte);
@@ -701,25 +722,37 @@ static void try_to_free_pte(struct mmu_gather *tlb, struct pgtable *pmdt, int id
 	}
 	spin_unlock(&pmdt->ptl);
 	if (freed) {
-		tlb_remove_table(tlb, ptet);
+		tlb_remove_table(tlb, ptet, addr);
 		count_fl_stat(FL_PT_RECLAIM, 1);
 	}
 }
 
+/*
+ * Zap [@addr, @end), which lies in the PTE table @pmdt[@pidx] points to.
+ * When the mmu_gather fills up, flush it and go on from where the zap
+ * stopped (the kernel's retry): the range is still the one the caller
+ * gave, so a table the zap empties over a whole PMD is still reclaimed.
+ * Return: @end.
+ */
 static unsigned long zap_pte_range(struct mmu_gather *tlb, struct vm_area_struct *vma,
 				   struct pgtable *pmdt, int pidx, unsigned long addr,
 				   unsigned long end, const struct zap_details *details)
 {
 	FL_LOCK_SITE(site);
 	struct mm_struct *mm = vma->vm_mm;
-	unsigned long start = addr;
-	bool force_flush = false;
+	const unsigned long start = addr;
+	/* reclaim_pt_is_enabled(): decided once, for the whole range */
+	const bool can_reclaim_pt = details && details->reclaim_pt && end - start >= PMD_SIZE;
 	struct pgtable *ptet;
-	long rss = 0;
+	bool force_flush;
+	long rss;
 
+retry:
+	force_flush = false;
+	rss = 0;
 	ptet = pte_offset_map_lock(pmdt, pidx, &site);
 	if (!ptet)
-		return end;
+		return end; /* no table: nothing left to zap here */
 	do {
 		pteval_t *slot = &ptet->e[pte_index(addr)];
 		pteval_t v = READ_ONCE(*slot);
@@ -733,7 +766,8 @@ static unsigned long zap_pte_range(struct mmu_gather *tlb, struct vm_area_struct
 		}
 		if ((v & _PAGE_SPECIAL) || !(v & _PAGE_PRESENT)) {
 			/* the zero page; swap entries come with swap */
-			entry_store(slot, 0);
+			ptep_get_and_clear(slot);
+			tlb_remove_tlb_entries(tlb, addr, 1);
 			addr += PAGE_SIZE;
 			continue;
 		}
@@ -744,7 +778,8 @@ static unsigned long zap_pte_range(struct mmu_gather *tlb, struct vm_area_struct
 			nr = folio_pte_batch(folio, pte_pfn(v), slot,
 					     (int)((end - addr) >> PAGE_SHIFT));
 		for (i = 0; i < nr; i++)
-			entry_store(&slot[i], 0);
+			ptep_get_and_clear(&slot[i]);
+		tlb_remove_tlb_entries(tlb, addr, (unsigned long)nr);
 		rss -= nr;
 		folio_remove_rmap_ptes(folio, page, nr, vma);
 		addr += (unsigned long)nr * PAGE_SIZE;
@@ -759,10 +794,11 @@ static unsigned long zap_pte_range(struct mmu_gather *tlb, struct vm_area_struct
 		count_fl_stat(FL_TLB_FORCE_FLUSH, 1);
 		tlb_flush_mmu(tlb);
 	}
-	if (details && details->reclaim_pt && addr == end && IS_ALIGNED(start, PMD_SIZE) &&
-	    end - start == PMD_SIZE)
-		try_to_free_pte(tlb, pmdt, pidx, ptet);
-	return addr;
+	if (addr != end)
+		goto retry;
+	if (can_reclaim_pt)
+		try_to_free_pte(tlb, pmdt, pidx, ptet, start);
+	return end;
 }
 
 static void zap_pmd_range(struct mmu_gather *tlb, struct vm_area_struct *vma, struct pgtable *pmdt,
@@ -777,20 +813,17 @@ static void zap_pmd_range(struct mmu_gather *tlb, struct vm_area_struct *vma, st
 			next = end;
 		v = entry_load(&pmdt->e[idx]);
 		if (pmd_trans_huge(v)) {
-			if (next - addr == PMD_SIZE) {
-				zap_huge_pmd(tlb, vma, pmdt, idx, addr);
+			if (next - addr == PMD_SIZE && zap_huge_pmd(tlb, vma, pmdt, idx, addr)) {
 				addr = next;
 				continue;
 			}
-			__split_huge_pmd(vma, pmdt, idx, ALIGN_DOWN(addr, PMD_SIZE));
+			if (next - addr != PMD_SIZE)
+				__split_huge_pmd(vma, pmdt, idx, ALIGN_DOWN(addr, PMD_SIZE));
 			v = entry_load(&pmdt->e[idx]);
 		}
-		if (!entry_is_table(v)) {
-			addr = next;
-			continue;
-		}
-		while (addr < next)
-			addr = zap_pte_range(tlb, vma, pmdt, idx, addr, next, details);
+		if (entry_is_table(v))
+			zap_pte_range(tlb, vma, pmdt, idx, addr, next, details);
+		addr = next;
 	}
 }
 
@@ -844,7 +877,7 @@ static void free_table_range(struct mmu_gather *tlb, struct pgtable *t, int leve
 			free_table_range(tlb, child, level - 1, s, addr, end, floor, ceiling);
 		if (s >= floor && e <= ceiling) {
 			entry_store(&t->e[i], 0);
-			tlb_remove_table(tlb, child);
+			tlb_remove_table(tlb, child, s);
 		}
 	}
 }

@@ -210,6 +210,8 @@ struct per_cpu_pages {
 	int batch;
 	int free_count;	    /* lock; pages freed since allocations last halved it */
 	unsigned int flags; /* lock; PCPF_* */
+	/* lock; order-0 refills take batch << alloc_factor; every free halves it */
+	unsigned int alloc_factor;
 	struct list_head lists[NR_PCP_LISTS]; /* lock */
 } __cacheline_aligned;
 

@@ -135,10 +135,10 @@ static struct vm_area_struct *vma_alloc(struct mm_struct *mm)
 	vma->vm_mm = mm;
 	vma->vm_flags = 0;
 	vma->anon_vma = 0;
-	__atomic_store_n(&vma->detached, true, __ATOMIC_RELAXED);
+	fl_atomic_store(&vma->detached, true, __ATOMIC_RELAXED);
 	vma->next_free = NULL;
 	/* release: a stale reader's cmpxchg sees a consistent count */
-	__atomic_store_n(&vma->vm_refcnt, 0, __ATOMIC_RELEASE);
+	fl_atomic_store(&vma->vm_refcnt, 0, __ATOMIC_RELEASE);
 	return vma;
 }
 
@@ -153,7 +153,7 @@ static void vma_free(struct mm_struct *mm, struct vm_area_struct *vma)
 
 static bool vma_start_read(struct vm_area_struct *vma)
 {
-	unsigned int c = __atomic_load_n(&vma->vm_refcnt, __ATOMIC_RELAXED);
+	unsigned int c = fl_atomic_load(&vma->vm_refcnt, __ATOMIC_RELAXED);
 
 	do {
 		if (c & VMA_LOCK_WRITER)
@@ -176,8 +176,8 @@ __always_inline void vma_end_read(struct vm_area_struct *vma)
 void vma_start_write(struct vm_area_struct *vma)
 {
 	fl_atomic_fetch_or(&vma->vm_refcnt, VMA_LOCK_WRITER, __ATOMIC_ACQUIRE);
-	while ((__atomic_load_n(&vma->vm_refcnt, __ATOMIC_ACQUIRE) & ~VMA_LOCK_WRITER))
-		fl_yield();
+	/* acquire: the readers' accesses happen before our changes */
+	smp_cond_load_acquire(&vma->vm_refcnt, !(VAL & ~VMA_LOCK_WRITER));
 }
 
 void vma_end_write(struct vm_area_struct *vma)
@@ -194,7 +194,7 @@ static void mm_vmas_begin_change(struct mm_struct *mm)
 static void mm_vmas_end_change(struct mm_struct *mm)
 {
 	/* release: the new array contents before the even count */
-	__atomic_store_n(&mm->vma_seq, mm->vma_seq + 1, __ATOMIC_RELEASE);
+	fl_atomic_store(&mm->vma_seq, mm->vma_seq + 1, __ATOMIC_RELEASE);
 }
 
 /* ---- the array ---- */
@@ -206,7 +206,7 @@ static int vma_search(struct vm_area_struct **v, int n, unsigned long addr)
 
 	while (lo < hi) {
 		int mid = (lo + hi) / 2;
-		struct vm_area_struct *vma = __atomic_load_n(&v[mid], __ATOMIC_RELAXED);
+		struct vm_area_struct *vma = fl_atomic_load(&v[mid], __ATOMIC_RELAXED);
 
 		if (vma_end(vma) <= addr)
 			lo = mid + 1;
@@ -225,7 +225,7 @@ struct vm_area_struct *find_vma(struct mm_struct *mm, unsigned long addr)
 
 int fl__mm_nr_vmas(struct mm_struct *mm)
 {
-	return __atomic_load_n(&mm->nr_vmas, __ATOMIC_ACQUIRE);
+	return fl_atomic_load(&mm->nr_vmas, __ATOMIC_ACQUIRE);
 }
 
 struct vm_area_struct *fl__mm_vma(struct mm_struct *mm, int i)
@@ -240,7 +240,7 @@ struct vm_area_struct *fl__mm_vma(struct mm_struct *mm, int i)
  */
 __always_inline struct vm_area_struct *lock_vma_under_rcu(struct mm_struct *mm, unsigned long addr)
 {
-	unsigned int seq = __atomic_load_n(&mm->vma_seq, __ATOMIC_ACQUIRE);
+	unsigned int seq = fl_atomic_load(&mm->vma_seq, __ATOMIC_ACQUIRE);
 	struct mm_rss_cpu *pc = &mm->rss[smp_processor_id()];
 	struct vm_area_struct **v, *vma;
 	struct vma_array *arr;
@@ -251,15 +251,15 @@ __always_inline struct vm_area_struct *lock_vma_under_rcu(struct mm_struct *mm, 
 	if (vma && pc->hint_seq == seq && !(seq & 1) && addr >= vma_start(vma) &&
 	    addr < vma_end(vma))
 		goto found;
-	v = __atomic_load_n(&mm->vmas, __ATOMIC_ACQUIRE);
+	v = fl_atomic_load(&mm->vmas, __ATOMIC_ACQUIRE);
 	arr = (struct vma_array *)((char *)v - offsetof(struct vma_array, v));
-	n = __atomic_load_n(&mm->nr_vmas, __ATOMIC_ACQUIRE);
+	n = fl_atomic_load(&mm->nr_vmas, __ATOMIC_ACQUIRE);
 	if (n > arr->cap)
 		goto abort;
 	i = vma_search(v, n, addr);
 	if (i >= n)
 		goto abort;
-	vma = __atomic_load_n(&v[i], __ATOMIC_RELAXED);
+	vma = fl_atomic_load(&v[i], __ATOMIC_RELAXED);
 	if (!(seq & 1)) {
 		pc->vma_hint = vma;
 		pc->hint_seq = seq;
@@ -273,7 +273,7 @@ found:
 	 * meanwhile (a search that raced a change finds the wrong VMA and
 	 * fails here).
 	 */
-	if (vma->vm_mm != mm || __atomic_load_n(&vma->detached, __ATOMIC_ACQUIRE) ||
+	if (vma->vm_mm != mm || fl_atomic_load(&vma->detached, __ATOMIC_ACQUIRE) ||
 	    addr < vma_start(vma) || addr >= vma_end(vma)) {
 		vma_end_read(vma);
 		goto abort;
@@ -305,16 +305,16 @@ static int vma_array_insert(struct mm_struct *mm, struct vm_area_struct *vma)
 		r->arr = mm_array(mm);
 		r->next = mm->retired_arrays;
 		mm->retired_arrays = r;
-		__atomic_store_n(&mm->vmas, arr->v, __ATOMIC_RELEASE);
+		fl_atomic_store(&mm->vmas, arr->v, __ATOMIC_RELEASE);
 		mm->vmas_cap = cap;
 	}
 	i = vma_search(mm->vmas, n, vma->vm_start);
 	for (j = n; j > i; j--)
-		__atomic_store_n(&mm->vmas[j], mm->vmas[j - 1], __ATOMIC_RELAXED);
-	__atomic_store_n(&mm->vmas[i], vma, __ATOMIC_RELAXED);
-	__atomic_store_n(&mm->nr_vmas, n + 1, __ATOMIC_RELEASE);
+		fl_atomic_store(&mm->vmas[j], mm->vmas[j - 1], __ATOMIC_RELAXED);
+	fl_atomic_store(&mm->vmas[i], vma, __ATOMIC_RELAXED);
+	fl_atomic_store(&mm->nr_vmas, n + 1, __ATOMIC_RELEASE);
 	/* release: its fields before a lockless reader may use it */
-	__atomic_store_n(&vma->detached, false, __ATOMIC_RELEASE);
+	fl_atomic_store(&vma->detached, false, __ATOMIC_RELEASE);
 	return 0;
 }
 
@@ -324,9 +324,9 @@ static void vma_array_remove(struct mm_struct *mm, struct vm_area_struct *vma)
 
 	VM_BUG_ON(mm->vmas[i] != vma);
 	for (; i < mm->nr_vmas - 1; i++)
-		__atomic_store_n(&mm->vmas[i], mm->vmas[i + 1], __ATOMIC_RELAXED);
-	__atomic_store_n(&mm->nr_vmas, mm->nr_vmas - 1, __ATOMIC_RELEASE);
-	__atomic_store_n(&vma->detached, true, __ATOMIC_RELAXED);
+		fl_atomic_store(&mm->vmas[i], mm->vmas[i + 1], __ATOMIC_RELAXED);
+	fl_atomic_store(&mm->nr_vmas, mm->nr_vmas - 1, __ATOMIC_RELEASE);
+	fl_atomic_store(&vma->detached, true, __ATOMIC_RELAXED);
 }
 
 /* Top-down first fit below mmap_base. Return: address or 0. */
@@ -353,8 +353,8 @@ static unsigned long get_unmapped_area(struct mm_struct *mm, unsigned long len, 
 
 static bool anon_vma_compatible(struct vm_area_struct *a, struct vm_area_struct *b)
 {
-	unsigned long x = __atomic_load_n(&a->anon_vma, __ATOMIC_RELAXED);
-	unsigned long y = __atomic_load_n(&b->anon_vma, __ATOMIC_RELAXED);
+	unsigned long x = fl_atomic_load(&a->anon_vma, __ATOMIC_RELAXED);
+	unsigned long y = fl_atomic_load(&b->anon_vma, __ATOMIC_RELAXED);
 
 	return !x || !y || x == y;
 }
@@ -388,12 +388,12 @@ static bool vma_merge_new_range(struct mm_struct *mm, unsigned long start, unsig
 	if (prev && next) {
 		vma_array_remove(mm, next);
 		if (!prev->anon_vma)
-			__atomic_store_n(&prev->anon_vma, next->anon_vma, __ATOMIC_RELAXED);
-		__atomic_store_n(&prev->vm_end, next->vm_end, __ATOMIC_RELAXED);
+			fl_atomic_store(&prev->anon_vma, next->anon_vma, __ATOMIC_RELAXED);
+		fl_atomic_store(&prev->vm_end, next->vm_end, __ATOMIC_RELAXED);
 	} else if (prev) {
-		__atomic_store_n(&prev->vm_end, end, __ATOMIC_RELAXED);
+		fl_atomic_store(&prev->vm_end, end, __ATOMIC_RELAXED);
 	} else {
-		__atomic_store_n(&next->vm_start, start, __ATOMIC_RELAXED);
+		fl_atomic_store(&next->vm_start, start, __ATOMIC_RELAXED);
 	}
 	mm_vmas_end_change(mm);
 	if (prev) {
@@ -435,8 +435,8 @@ int do_mmap(struct mm_struct *mm, unsigned long len, unsigned long vm_flags, uns
 	vma = vma_alloc(mm);
 	if (!vma)
 		goto out;
-	__atomic_store_n(&vma->vm_start, start, __ATOMIC_RELAXED);
-	__atomic_store_n(&vma->vm_end, start + len, __ATOMIC_RELAXED);
+	fl_atomic_store(&vma->vm_start, start, __ATOMIC_RELAXED);
+	fl_atomic_store(&vma->vm_end, start + len, __ATOMIC_RELAXED);
 	vma->vm_flags = vm_flags;
 	mm_vmas_begin_change(mm);
 	ret = vma_array_insert(mm, vma);
@@ -469,15 +469,15 @@ int fl__split_vma(struct mm_struct *mm, struct vm_area_struct *vma, unsigned lon
 	if (!new)
 		return -ENOMEM;
 	new->vm_flags = vma->vm_flags;
-	new->anon_vma = __atomic_load_n(&vma->anon_vma, __ATOMIC_RELAXED);
-	__atomic_store_n(&new->vm_start, addr, __ATOMIC_RELAXED);
-	__atomic_store_n(&new->vm_end, vma->vm_end, __ATOMIC_RELAXED);
+	new->anon_vma = fl_atomic_load(&vma->anon_vma, __ATOMIC_RELAXED);
+	fl_atomic_store(&new->vm_start, addr, __ATOMIC_RELAXED);
+	fl_atomic_store(&new->vm_end, vma->vm_end, __ATOMIC_RELAXED);
 	vma_start_write(vma);
 	mm_vmas_begin_change(mm);
-	__atomic_store_n(&vma->vm_end, addr, __ATOMIC_RELAXED);
+	fl_atomic_store(&vma->vm_end, addr, __ATOMIC_RELAXED);
 	ret = vma_array_insert(mm, new);
 	if (ret)
-		__atomic_store_n(&vma->vm_end, new->vm_end, __ATOMIC_RELAXED);
+		fl_atomic_store(&vma->vm_end, new->vm_end, __ATOMIC_RELAXED);
 	mm_vmas_end_change(mm);
 	vma_end_write(vma);
 	if (ret) {

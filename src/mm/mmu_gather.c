@@ -19,6 +19,15 @@
  */
 #include "internal.h"
 
+static void __tlb_reset_range(struct mmu_gather *tlb)
+{
+	tlb->start = TASK_SIZE;
+	tlb->end = 0;
+	tlb->freed_tables = false;
+	tlb->cleared_ptes = false;
+	tlb->cleared_pmds = false;
+}
+
 void tlb_gather_mmu(struct mmu_gather *tlb, struct mm_struct *mm, bool fullmm)
 {
 	tlb->mm = mm;
@@ -30,9 +39,8 @@ void tlb_gather_mmu(struct mmu_gather *tlb, struct mm_struct *mm, bool fullmm)
 	tlb->local.desc = NULL;
 	tlb->local.encoded_pages = tlb->__pages;
 	tlb->active = &tlb->local;
-	tlb->start = TASK_SIZE;
-	tlb->end = 0;
-	tlb->freed_tables = NULL;
+	__tlb_reset_range(tlb);
+	tlb->table_list = NULL;
 }
 
 static bool tlb_next_batch(struct mmu_gather *tlb)
@@ -91,18 +99,24 @@ __always_inline bool __tlb_remove_folio_pages(struct mmu_gather *tlb, struct pag
 	return false;
 }
 
-void tlb_remove_table(struct mmu_gather *tlb, struct pgtable *t)
+/**
+ * tlb_remove_table() - free the page table @t, which mapped @addr, once the
+ * TLB is flushed (pte_free_tlb() and its kin).
+ */
+void tlb_remove_table(struct mmu_gather *tlb, struct pgtable *t, unsigned long addr)
 {
-	t->next_free = tlb->freed_tables;
-	tlb->freed_tables = t;
+	tlb->freed_tables = true;
+	__tlb_adjust_range(tlb, addr, PAGE_SIZE);
+	t->next_free = tlb->table_list;
+	tlb->table_list = t;
 }
 
 static void tlb_table_flush(struct mmu_gather *tlb)
 {
-	while (tlb->freed_tables) {
-		struct pgtable *t = tlb->freed_tables;
+	while (tlb->table_list) {
+		struct pgtable *t = tlb->table_list;
 
-		tlb->freed_tables = t->next_free;
+		tlb->table_list = t->next_free;
 		fl__pgtable_free(tlb->mm, t);
 	}
 }
@@ -147,29 +161,32 @@ void flush_tlb_mm(struct mm_struct *mm)
 	for (cpu = 0; cpu <= fl__nr_cpu_ids; cpu++) {
 		/* acquire: what the CPU did in its access happens before our frees */
 		unsigned long s = smp_load_acquire(&fl__hw_access_seq[cpu].seq);
-		int spins = 0;
 
 		/* another mm's access: its tables and pages are not ours */
 		if (cpu == self || !(s & 1) || READ_ONCE(fl__hw_access_seq[cpu].mm) != mm)
 			continue;
 		waited = true;
-		while (smp_load_acquire(&fl__hw_access_seq[cpu].seq) == s) {
-			if (++spins < 64)
-				cpu_relax();
-			else
-				fl_yield(); /* it may be preempted mid-access */
-		}
+		/* the access ends (it may be preempted mid-way: the wait yields) */
+		smp_cond_load_acquire(&fl__hw_access_seq[cpu].seq, VAL != s);
 	}
 	if (waited)
 		count_fl_stat(FL_TLB_SHOOTDOWN_WAIT, 1);
 }
 
+/* Flush the TLB if any entry was cleared since the last flush. */
+static void tlb_flush_mmu_tlbonly(struct mmu_gather *tlb)
+{
+	if (!(tlb->freed_tables || tlb->cleared_ptes || tlb->cleared_pmds))
+		return;
+	count_fl_stat(FL_TLB_FLUSH, 1);
+	flush_tlb_mm(tlb->mm);
+	__tlb_reset_range(tlb);
+}
+
 void tlb_flush_mmu(struct mmu_gather *tlb)
 {
 	/* the TLB flush: before any page or table the zap took is freed */
-	flush_tlb_mm(tlb->mm);
-	tlb->start = TASK_SIZE;
-	tlb->end = 0;
+	tlb_flush_mmu_tlbonly(tlb);
 	tlb_table_flush(tlb);
 	tlb_batch_pages_flush(tlb);
 }

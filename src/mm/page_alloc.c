@@ -15,17 +15,18 @@
  * buddy allocator carves MAX_PAGE_ORDER blocks off the frontier when its
  * free lists run dry.
  *
- * pcp->high adapts as in the kernel since 6.7, in a simplified form: it
- * starts at high_min (the zone's low watermark over its CPUs), grows by a
- * batch on every refill up to high_max (an eighth of the zone over its
- * CPUs), and a free only goes back to the buddy lists once the count
- * reaches the current high. A free past high gives back as many pages as
- * were freed in a row (free_count, halved by every allocation), at least a
- * batch; a CPU that keeps freeing high-order pages (order 1..3) without
- * allocating drains up to 32 batches at once and lowers its high
- * ("free_high", since 6.7). Not modelled: alloc_factor batch scaling,
- * decay of high over time, ZONE_BELOW_HIGH, watermarks and reclaim; one
- * migratetype.
+ * pcp->high adapts as in the kernel since 6.7: it starts at high_min (the
+ * zone's low watermark over its CPUs) and stays within high_max (an eighth
+ * of the zone over its CPUs). A refill from the zone raises it by the
+ * refill's batch; a free that finds the count at high raises it to hold
+ * what was freed in a row plus a batch, and gives back what was freed in
+ * a row (free_count, halved by every allocation), at least a batch. Order-0
+ * refills double (alloc_factor, up to batch << 5) while allocations
+ * follow each other with no free between them. A CPU that keeps freeing
+ * high-order pages (order 1..3) without allocating drains up to 32
+ * batches at once and lowers its high ("free_high"). Not modelled:
+ * ZONE_BELOW_HIGH and ZONE_RECLAIM_ACTIVE (no watermarks or reclaim: a
+ * zone never runs low), decay of high over time, migratetypes.
  *
  * Conventions in this file: @zone is the zone a page belongs to; "block"
  * is a naturally aligned 2^order run of frames; PG_buddy marks the head of
@@ -201,11 +202,36 @@ static int rmqueue_bulk(struct zone *zone, unsigned int order, int count, struct
 	return i;
 }
 
+static inline int clamp_int(int v, int lo, int hi)
+{
+	return v < lo ? lo : v > hi ? hi : v;
+}
+
+/*
+ * How many blocks of @order a refill takes, and what it does to high: an
+ * order-0 refill takes batch << alloc_factor pages and doubles the next
+ * one, as long as that leaves room under high; every refill raises high
+ * by what it takes, up to high_max (a larger high would have spared it).
+ */
 static int nr_pcp_alloc(struct per_cpu_pages *pcp, unsigned int order)
 {
-	int batch = pcp->batch;
+	int base_batch = pcp->batch, batch, high, max_nr_alloc;
 
-	if (order && batch > 1)
+	high = pcp->high = clamp_int(pcp->high, pcp->high_min, pcp->high_max);
+	if (unlikely(high < base_batch))
+		return 1;
+	batch = order ? base_batch : base_batch << pcp->alloc_factor;
+	if (pcp->high_min != pcp->high_max)
+		high = pcp->high = high + batch < pcp->high_max ? high + batch : pcp->high_max;
+	if (!order) {
+		max_nr_alloc = high - pcp->count - base_batch > base_batch
+				       ? high - pcp->count - base_batch
+				       : base_batch;
+		if (batch <= max_nr_alloc && pcp->alloc_factor < CONFIG_PCP_BATCH_SCALE_MAX)
+			pcp->alloc_factor++;
+		batch = batch < max_nr_alloc ? batch : max_nr_alloc;
+	}
+	if (batch > 1)
 		batch = (int)fl_max_ul((unsigned long)(batch >> order), 2);
 	return batch;
 }
@@ -256,11 +282,6 @@ static __always_inline struct page *rmqueue_pcplist(struct zone *zone, unsigned 
 	if (list_empty(list)) {
 		int got = rmqueue_bulk(zone, order, nr_pcp_alloc(pcp, order), list);
 
-		/* we had to go to the zone: a larger high would have avoided it */
-		if (pcp->high < pcp->high_max)
-			pcp->high = pcp->high + pcp->batch < pcp->high_max ? pcp->high + pcp->batch
-									   : pcp->high_max;
-
 		pcp->count += got << order;
 		if (!got) {
 			spin_unlock(&pcp->lock);
@@ -300,7 +321,7 @@ static void prep_compound_page(struct page *page, unsigned int order)
 		p->_refcount = 0;
 		p->_tail_pad = 0;
 		/* release: a tail is published only with its head complete */
-		__atomic_store_n(&p->compound_head, (unsigned long)page | 1, __ATOMIC_RELEASE);
+		fl_atomic_store(&p->compound_head, (unsigned long)page | 1, __ATOMIC_RELEASE);
 	}
 	WRITE_ONCE(page->flags, page->flags | (1ul << PG_head));
 	folio->_flags_1 = order;
@@ -324,7 +345,7 @@ static __always_inline void prep_new_page(struct page *page, unsigned int order,
 {
 	VM_BUG_ON(page->mapping || READ_ONCE(page->private) || page->_mapcount || page->memcg_data);
 	WRITE_ONCE(page->flags, (unsigned long)nid << NODES_PGSHIFT);
-	__atomic_store_n(&page->_refcount, 1, __ATOMIC_RELAXED);
+	fl_atomic_store(&page->_refcount, 1, __ATOMIC_RELAXED);
 	if (order && (gfp & __GFP_COMP))
 		prep_compound_page(page, order);
 	if (gfp & __GFP_ZERO) {
@@ -429,16 +450,28 @@ static int nr_pcp_free(struct per_cpu_pages *pcp, int batch, int high, bool free
 	return pcp->free_count > high - batch ? high - batch : pcp->free_count;
 }
 
-/* The count at which a free goes to the zone; 0 drains now (free_high). */
+/*
+ * The count at which this free goes to the zone; 0 drains now (free_high).
+ * A free that finds the lists at high raises high for the next ones, so
+ * they can hold what is being freed in a row plus a batch.
+ */
 static int nr_pcp_high(struct per_cpu_pages *pcp, int batch, bool free_high)
 {
+	int high = pcp->high = clamp_int(pcp->high, pcp->high_min, pcp->high_max);
+
+	if (unlikely(!high))
+		return 0;
 	if (free_high) {
-		int lower = pcp->high - (batch << CONFIG_PCP_BATCH_SCALE_MAX);
+		int lower = high - (batch << CONFIG_PCP_BATCH_SCALE_MAX);
 
 		pcp->high = lower > pcp->high_min ? lower : pcp->high_min;
 		return 0;
 	}
-	return pcp->high;
+	if (pcp->high_min == pcp->high_max)
+		return high;
+	if (pcp->count >= high && pcp->high < pcp->free_count + batch)
+		pcp->high = clamp_int(pcp->free_count + batch, pcp->high_min, pcp->high_max);
+	return high;
 }
 
 /* pcp->lock held. */
@@ -448,6 +481,9 @@ static __always_inline void free_frozen_page_commit(struct zone *zone, struct pe
 	int pindex = order_to_pindex(order), batch = pcp->batch, high;
 	bool free_high = false;
 
+	/* a free: the next order-0 refill takes less */
+	pcp->alloc_factor >>= 1;
+	count_vm_events(PGFREE, 1ul << order);
 	list_add(&page->lru, &pcp->lists[pindex]);
 	pcp->count += 1 << order;
 	/*
@@ -481,7 +517,6 @@ void free_frozen_pages(struct page *page, unsigned int order)
 
 	if (!free_pages_prepare(page, order))
 		return;
-	count_vm_events(PGFREE, 1ul << order);
 	count_fl_stat(FL_LIVE_FOLIOS, -1);
 	if (!pcp_allowed_order(order)) {
 		free_one_page(zone, page, page_to_pfn(page), order);
@@ -504,30 +539,42 @@ void __free_pages(struct page *page, unsigned int order)
 
 /**
  * free_unref_folios() - free a batch of folios whose count is 0, taking
- * each zone's pcp lock once per run of folios from that zone.
- * The batch is reinitialised.
+ * each zone's pcp lock once per run of folios from that zone. Orders the
+ * pcp lists do not hold go to the buddy lists first, before any pcp lock.
+ * PGFREE is counted where each page lands (free_frozen_page_commit() or
+ * free_one_page()). The batch is reinitialised.
  */
 void free_unref_folios(struct folio_batch *folios)
 {
 	FL_LOCK_SITE(site);
 	struct per_cpu_pages *pcp = NULL;
 	struct zone *locked_zone = NULL;
-	unsigned long pages = 0, freed = 0;
-	int i;
+	long freed = 0;
+	int i, j;
 
-	for (i = 0; i < folios->nr; i++) {
+	for (i = 0, j = 0; i < folios->nr; i++) {
 		struct folio *folio = folios->folios[i];
 		unsigned int order = folio_order(folio);
-		struct zone *zone = folio_zone(folio);
 
 		if (!free_pages_prepare((struct page *)folio, order))
 			continue;
-		pages += 1ul << order;
 		freed++;
 		if (!pcp_allowed_order(order)) {
-			free_one_page(zone, (struct page *)folio, folio_pfn(folio), order);
+			free_one_page(folio_zone(folio), (struct page *)folio, folio_pfn(folio),
+				      order);
 			continue;
 		}
+		/* free_pages_prepare() cleared private: it carries the order */
+		WRITE_ONCE(folio->private, (unsigned long)order);
+		folios->folios[j++] = folio;
+	}
+	folios->nr = (unsigned char)j;
+	for (i = 0; i < folios->nr; i++) {
+		struct folio *folio = folios->folios[i];
+		unsigned int order = (unsigned int)READ_ONCE(folio->private);
+		struct zone *zone = folio_zone(folio);
+
+		WRITE_ONCE(folio->private, 0ul);
 		if (zone != locked_zone) {
 			if (pcp)
 				spin_unlock(&pcp->lock);
@@ -544,20 +591,29 @@ void free_unref_folios(struct folio_batch *folios)
 	}
 	if (pcp)
 		spin_unlock(&pcp->lock);
-	/* counted once per batch: the same totals as per page */
-	count_vm_events(PGFREE, pages);
-	count_fl_stat(FL_LIVE_FOLIOS, -(long)freed);
+	count_fl_stat(FL_LIVE_FOLIOS, -freed);
 	folio_batch_reinit(folios);
 }
 
+/* Empty @cpu's lists of @zone, at most 32 batches under each lock hold. */
 static void drain_pages_zone(int cpu, struct zone *zone)
 {
 	struct per_cpu_pages *pcp = &zone->per_cpu_pageset[cpu];
+	int count;
 
-	spin_lock(&pcp->lock);
-	if (pcp->count)
-		free_pcppages_bulk(zone, pcp->count, pcp, 0);
-	spin_unlock(&pcp->lock);
+	do {
+		spin_lock(&pcp->lock);
+		count = pcp->count;
+		if (count) {
+			int chunk = pcp->batch << CONFIG_PCP_BATCH_SCALE_MAX;
+
+			if (chunk > count)
+				chunk = count;
+			free_pcppages_bulk(zone, chunk, pcp, 0);
+			count -= chunk;
+		}
+		spin_unlock(&pcp->lock);
+	} while (count);
 }
 
 /**

@@ -33,12 +33,42 @@ static inline int pgd_index(unsigned long addr)
 
 static inline pteval_t entry_load(pteval_t *slot)
 {
-	return __atomic_load_n(slot, __ATOMIC_ACQUIRE);
+	return fl_atomic_load(slot, __ATOMIC_ACQUIRE);
 }
 
 static inline void entry_store(pteval_t *slot, pteval_t v)
 {
-	__atomic_store_n(slot, v, __ATOMIC_RELEASE);
+	fl_atomic_store(slot, v, __ATOMIC_RELEASE);
+}
+
+/*
+ * ptep_get_and_clear() - take an entry and leave it none in one atomic
+ * exchange, as x86 does on SMP: "hardware" may be setting the entry's
+ * accessed or dirty bit at the same moment (with a compare-and-exchange
+ * that then fails and walks again), and a read followed by a store would
+ * lose that race and leave the bits behind in a none entry.
+ */
+static inline pteval_t ptep_get_and_clear(pteval_t *slot)
+{
+	/* acq_rel: like the kernel's xchg, a full barrier around the clear */
+	return fl_atomic_xchg(slot, 0, __ATOMIC_ACQ_REL);
+}
+
+/*
+ * ptep_clear_bits() - clear @bits of an entry without a window in which
+ * "hardware" could set one that the store then drops: take the entry (it
+ * reads as none meanwhile, so an access faults and waits on the page-table
+ * lock the caller holds), then store it back without them, as the
+ * kernel's generic clear_young_dirty_ptes() and pmdp_invalidate() do.
+ * Context: the entry's page-table lock is held.
+ * Return: the entry as it was, with any bit hardware set before the take.
+ */
+static inline pteval_t ptep_clear_bits(pteval_t *slot, pteval_t bits)
+{
+	pteval_t old = ptep_get_and_clear(slot);
+
+	entry_store(slot, old & ~bits);
+	return old;
 }
 
 static inline bool entry_is_table(pteval_t v)
@@ -56,9 +86,31 @@ static inline pteval_t table_entry(struct pgtable *t)
 	return (pteval_t)(uintptr_t)t | _PAGE_PRESENT | _PAGE_TABLE;
 }
 
+/*
+ * A huge PMD, present or invalidated by its lock holder for a change
+ * (pmdp_invalidate()): software that sees one takes the PMD lock and looks
+ * again, as the kernel's pmd_trans_huge() callers do.
+ */
 static inline bool pmd_trans_huge(pteval_t v)
 {
+	return v & _PAGE_PSE;
+}
+
+/* A huge PMD hardware may use: present. */
+static inline bool pmd_huge_present(pteval_t v)
+{
 	return (v & (_PAGE_PRESENT | _PAGE_PSE)) == (_PAGE_PRESENT | _PAGE_PSE);
+}
+
+/*
+ * pmdp_invalidate() - make the huge PMD at @slot not present to hardware
+ * while its lock holder changes it; software still sees it as huge.
+ * Context: the PMD table's lock is held.
+ * Return: the entry as it was, with any bit hardware set before the exchange.
+ */
+static inline pteval_t pmdp_invalidate(pteval_t *slot)
+{
+	return fl_atomic_xchg(slot, entry_load(slot) & ~_PAGE_PRESENT, __ATOMIC_ACQ_REL);
 }
 
 static inline unsigned long pte_pfn(pteval_t v)

@@ -29,7 +29,7 @@ static __always_inline void anon_vma_prepare(struct vm_area_struct *vma)
 {
 	unsigned long none = 0, id;
 
-	if (__atomic_load_n(&vma->anon_vma, __ATOMIC_RELAXED))
+	if (fl_atomic_load(&vma->anon_vma, __ATOMIC_RELAXED))
 		return;
 	id = fl_atomic_add_fetch(&next_anon_vma_id, 1, __ATOMIC_RELAXED);
 	fl_atomic_cmpxchg(&vma->anon_vma, &none, id, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
@@ -57,17 +57,17 @@ __always_inline void folio_add_new_anon_rmap(struct folio *folio, struct vm_area
 		if (flags & RMAP_EXCLUSIVE)
 			set |= 1ul << PG_anon_exclusive;
 		WRITE_ONCE(folio->flags, READ_ONCE(folio->flags) | set);
-		__atomic_store_n(&folio->_mapcount, 1, __ATOMIC_RELAXED);
+		fl_atomic_store(&folio->_mapcount, 1, __ATOMIC_RELAXED);
 		mod_node_page_state(pgdat, NR_ANON_MAPPED, 1);
 		return;
 	}
 	WRITE_ONCE(folio->flags, READ_ONCE(folio->flags) | set);
 	if (pmd) {
-		__atomic_store_n(&folio->_entire_mapcount, 1, __ATOMIC_RELAXED);
-		__atomic_store_n(&folio->_large_mapcount, 1, __ATOMIC_RELAXED);
+		fl_atomic_store(&folio->_entire_mapcount, 1, __ATOMIC_RELAXED);
+		fl_atomic_store(&folio->_large_mapcount, 1, __ATOMIC_RELAXED);
 		mod_node_page_state(pgdat, NR_ANON_THPS, (long)nr);
 	} else {
-		__atomic_store_n(&folio->_large_mapcount, (int)nr, __ATOMIC_RELAXED);
+		fl_atomic_store(&folio->_large_mapcount, (int)nr, __ATOMIC_RELAXED);
 	}
 	if (flags & RMAP_EXCLUSIVE) {
 		for (i = 0; i < nr; i++)

@@ -472,7 +472,7 @@ void lru_add_drain_all(void)
 
 bool lru_cache_disabled(void)
 {
-	return __atomic_load_n(&lru_disable_count, __ATOMIC_RELAXED) != 0;
+	return fl_atomic_load(&lru_disable_count, __ATOMIC_RELAXED) != 0;
 }
 
 /**

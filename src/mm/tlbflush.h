@@ -77,8 +77,11 @@ static __always_inline void hw_access_end(struct hw_access_seq *s)
  */
 void flush_tlb_mm(struct mm_struct *mm);
 
-/* For tests (FL_DEBUG >= 2): called inside an access, @where 0 after the PMD
- * entry is read and 1 once the translation is complete. */
+/*
+ * For tests (FL_DEBUG >= 2): called inside an access, @where 0 after the PMD
+ * entry is read, 2 when the entry lacks the accessed or dirty bit the
+ * access needs and is about to get it, 1 once the translation is complete.
+ */
 #if FL_DEBUG >= 2
 extern void (*fl__hw_access_hook)(int where);
 #define hw_access_hook(where)                                                                      \

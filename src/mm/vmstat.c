@@ -64,6 +64,7 @@ static const char *const fl_stat_names[NR_FL_STAT_ITEMS] = {
 	[FL_LRU_ADD_DEAD] = "fl_lru_add_dead",
 	[FL_LRU_ADD_FREED_DEAD] = "fl_lru_add_freed_dead",
 	[FL_TLB_FORCE_FLUSH] = "fl_tlb_force_flush",
+	[FL_TLB_FLUSH] = "fl_tlb_flush",
 	[FL_TLB_SHOOTDOWN_WAIT] = "fl_tlb_shootdown_wait",
 	[FL_PCP_REFILL] = "fl_pcp_refill",
 	[FL_PCP_FREE_BULK] = "fl_pcp_free_bulk",

@@ -74,6 +74,7 @@ enum fl_stat_item {
 	FL_LRU_ADD_DEAD,       /* folios only the lru_add batch still held */
 	FL_LRU_ADD_FREED_DEAD, /* of those, freed by --lru-add-free-dead */
 	FL_TLB_FORCE_FLUSH,    /* mmu_gather ran out of batches mid-zap */
+	FL_TLB_FLUSH,	       /* TLB flushes: an mmu_gather with cleared entries */
 	FL_TLB_SHOOTDOWN_WAIT, /* flush_tlb_mm() waited for a CPU mid-access */
 	FL_PCP_REFILL,	       /* rmqueue_bulk() calls */
 	FL_PCP_FREE_BULK,      /* free_pcppages_bulk() calls */

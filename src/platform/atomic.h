@@ -56,6 +56,24 @@ static __always_inline bool fl_uniproc(void)
 #define fl_atomic_add_fetch(p, v, mo) FL__RMW(p, v, mo, +, __atomic_add_fetch, new_)
 #define fl_atomic_sub_fetch(p, v, mo) FL__RMW(p, v, mo, -, __atomic_sub_fetch, new_)
 
+/* plain loads and stores of shared words, with the memory order named */
+#define fl_atomic_load(p, mo) __atomic_load_n((p), (mo))
+#define fl_atomic_store(p, v, mo) __atomic_store_n((p), (v), (mo))
+
+/* __atomic_exchange_n(): the old value; unlocked while one thread runs */
+#define fl_atomic_xchg(p, v, mo)                                                                   \
+	__extension__({                                                                            \
+		__typeof__(p) px_ = (p);                                                           \
+		__typeof__(*px_) vx_ = (v), ox_;                                                   \
+		if (likely(fl_uniproc())) {                                                        \
+			ox_ = __atomic_load_n(px_, __ATOMIC_RELAXED);                              \
+			__atomic_store_n(px_, vx_, __ATOMIC_RELAXED);                              \
+		} else {                                                                           \
+			ox_ = __atomic_exchange_n(px_, vx_, (mo));                                 \
+		}                                                                                  \
+		ox_;                                                                               \
+	})
+
 /* __atomic_compare_exchange_n(): on failure *@e receives the current value */
 #define fl_atomic_cmpxchg(p, e, d, weak, mo_ok, mo_fail)                                           \
 	__extension__({                                                                            \

@@ -119,6 +119,33 @@ void fl__thread_join(struct fl_thread_handle *h);
 /* thread.c: give the host CPU away while waiting for another thread */
 void fl_yield(void);
 
+/**
+ * fl_cpu_wait() - one step of waiting for another CPU to change a word:
+ * a pause while *@spins is small, then the host CPU is given away.
+ * Start *@spins at 0. Every wait of model code goes through here (or
+ * through the locks), so the virtual-CPU platform can see it and charge it.
+ */
+void fl_cpu_wait(unsigned int *spins);
+
+/*
+ * smp_cond_load_acquire() - the kernel's spelling: load *@ptr with
+ * acquire until @cond_expr, which names the loaded value VAL, holds;
+ * waits with fl_cpu_wait(). Return: the value that satisfied it.
+ */
+#define smp_cond_load_acquire(ptr, cond_expr)                                                      \
+	__extension__({                                                                            \
+		__typeof__(ptr) pc_ = (ptr);                                                       \
+		__typeof__(*pc_) VAL;                                                              \
+		unsigned int spins_ = 0;                                                           \
+		for (;;) {                                                                         \
+			VAL = __atomic_load_n(pc_, __ATOMIC_ACQUIRE);                              \
+			if (cond_expr)                                                             \
+				break;                                                             \
+			fl_cpu_wait(&spins_);                                                      \
+		}                                                                                  \
+		VAL;                                                                               \
+	})
+
 /* clock.c */
 uint64_t fl_clock_ns(void);
 void fl_cpu_times(double *user_s, double *sys_s);

@@ -85,3 +85,12 @@ void fl_yield(void)
 {
 	sched_yield();
 }
+
+void fl_cpu_wait(unsigned int *spins)
+{
+	/* the holder may be preempted: spin a little, then let it run */
+	if (++*spins < 64)
+		cpu_relax();
+	else
+		sched_yield();
+}

@@ -212,6 +212,33 @@ static bool test_read_maps_zero_page_then_write_copies(void)
 	return down();
 }
 
+/*
+ * use_zero_page is the huge zero folio's knob: with it off, a read fault
+ * in an mTHP-eligible range still maps the 4 KiB zero page, as in the
+ * kernel (do_anonymous_page() asks only mm_forbids_zeropage()), while a
+ * read in a PMD-eligible range allocates a THP (no huge zero folio).
+ */
+static bool test_zero_page_without_use_zero_page(void)
+{
+	unsigned long a;
+
+	ASSERT_TRUE(up());
+	ASSERT_TRUE(knob(THP "use_zero_page", "0"));
+	ASSERT_TRUE(knob(THP "hugepages-64kB/enabled", "always"));
+	a = map(2 * SZ_2M);
+	ASSERT_EQ(peek(mm, a + 5 * PAGE_SIZE), 0);
+	ASSERT_EQ(mapped_order(mm, a + 5 * PAGE_SIZE), -1);
+	ASSERT_EQ(*fl__pte_lookup(mm, a + 5 * PAGE_SIZE, NULL) & _PAGE_SPECIAL, _PAGE_SPECIAL);
+	ASSERT_EQ(counter("nr_anon_pages"), 0);
+	ASSERT_EQ(mthp(64, "anon_fault_alloc"), 0);
+	ASSERT_TRUE(knob(THP "hugepages-2048kB/enabled", "always"));
+	ASSERT_EQ(peek(mm, a + SZ_2M), 0);
+	ASSERT_EQ(counter("thp_fault_alloc"), 1);
+	ASSERT_EQ(counter("nr_anon_pages"), HPAGE_PMD_NR);
+	ASSERT_EQ(do_munmap(mm, a, 2 * SZ_2M), 0);
+	return down();
+}
+
 /* Access outside a VMA or against its protection is SIGSEGV: -EFAULT. */
 static bool test_bad_access(void)
 {
@@ -331,6 +358,7 @@ static bool test_merge_needs_compatible_anon_vmas(void)
 TEST_MAIN(TEST(test_defaults_give_base_pages), TEST(test_knob_combinations),
 	  TEST(test_alignment_inside_vma), TEST(test_populated_pte_lowers_order),
 	  TEST(test_allocation_fallback), TEST(test_pmd_needs_whole_aligned_range),
-	  TEST(test_read_maps_zero_page_then_write_copies), TEST(test_bad_access),
+	  TEST(test_read_maps_zero_page_then_write_copies),
+	  TEST(test_zero_page_without_use_zero_page), TEST(test_bad_access),
 	  TEST(test_lockless_vma_lookup), TEST(test_new_mapping_merges),
 	  TEST(test_merge_needs_compatible_anon_vmas))

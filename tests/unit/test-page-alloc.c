@@ -6,6 +6,7 @@
  *
  * Conventions in this file: each case boots its own machine.
  */
+#include <sys/mman.h>
 #include "mm_harness.h"
 
 static struct zone *zone0(void)
@@ -90,15 +91,16 @@ static bool test_pcp_refill_and_drain(void)
 /* Freeing past pcp->high gives a batch back to the buddy lists. */
 static bool test_pcp_high_frees_in_batches(void)
 {
-	static struct page *pages[20000];
+	static struct page *pages[40000];
 	struct per_cpu_pages *pcp;
 	int64_t bulk;
 	int i, n;
 
 	ASSERT_TRUE(mm_up(1024, 1, 1));
 	pcp = &zone0()->per_cpu_pageset[0];
-	n = pcp->high + 2 * pcp->batch;
-	ASSERT_LT(n, 20000);
+	/* refills may raise high up to high_max: free more than that */
+	n = pcp->high_max + 2 * pcp->batch;
+	ASSERT_LT(n, 40000);
 	for (i = 0; i < n; i++) {
 		pages[i] = alloc_pages(GFP_KERNEL, 0);
 		ASSERT_TRUE(pages[i] != NULL);
@@ -111,9 +113,141 @@ static bool test_pcp_high_frees_in_batches(void)
 		__free_pages(pages[i], 0);
 		ASSERT_LT(pcp->count, pcp->high + (1 << 0));
 	}
-	if (n > pcp->high)
-		ASSERT_GT(counter("fl_pcp_free_bulk"), bulk);
+	/* more pages came back than the lists may ever hold: some went to the zone */
+	ASSERT_GT(n, pcp->high_max);
+	ASSERT_GT(counter("fl_pcp_free_bulk"), bulk);
 	return mm_down();
+}
+
+/*
+ * The pcp rule of 6.18 for order-0 pages, written here from the kernel's
+ * description to check the model against, step by step:
+ *  - an allocation halves free_count; a refill (list empty) takes
+ *    batch << alloc_factor pages, at most high - count - batch (but a
+ *    batch at least), raises high by batch << alloc_factor up to high_max,
+ *    and doubles the next refill (alloc_factor + 1, up to 5) if the
+ *    whole of it fitted;
+ *  - a free halves alloc_factor, adds to free_count (up to batch << 5);
+ *    one that finds the count at high raises high to free_count + batch
+ *    (within high_min..high_max) for later frees, and gives back
+ *    free_count pages (at least a batch, at most high - batch).
+ */
+struct pcp_sim {
+	int count, high, high_min, high_max, batch, free_count, alloc_factor;
+	long refills, bulk_frees;
+	int max_factor; /* the largest alloc_factor seen */
+};
+
+static int clampi(int v, int lo, int hi)
+{
+	return v < lo ? lo : v > hi ? hi : v;
+}
+
+static void sim_alloc(struct pcp_sim *p)
+{
+	p->free_count >>= 1;
+	if (!p->count) {
+		int want = p->batch << p->alloc_factor, room;
+
+		p->high = clampi(p->high, p->high_min, p->high_max);
+		p->high = p->high + want < p->high_max ? p->high + want : p->high_max;
+		room = p->high - p->count - p->batch;
+		if (room < p->batch)
+			room = p->batch;
+		if (want <= room && p->alloc_factor < 5)
+			p->alloc_factor++;
+		if (p->alloc_factor > p->max_factor)
+			p->max_factor = p->alloc_factor;
+		p->count += want < room ? want : room;
+		p->refills++;
+	}
+	p->count--;
+}
+
+static void sim_free(struct pcp_sim *p)
+{
+	int high;
+
+	p->alloc_factor >>= 1;
+	p->count++;
+	if (p->free_count < p->batch << 5)
+		p->free_count++;
+	high = p->high = clampi(p->high, p->high_min, p->high_max);
+	if (p->count >= high && p->high < p->free_count + p->batch)
+		p->high = clampi(p->free_count + p->batch, p->high_min, p->high_max);
+	if (p->count >= high) {
+		int n = clampi(p->free_count, p->batch, high - p->batch);
+
+		p->count -= n < p->count ? n : p->count;
+		p->bulk_frees++;
+	}
+}
+
+/* Runs of order-0 allocations and frees of random lengths, seeded, in a @mb zone. */
+static bool pcp_follows_the_rule(unsigned long mb)
+{
+	static struct page *pages[40000];
+	struct per_cpu_pages *pcp;
+	struct pcp_sim sim;
+	unsigned long rng = 12345;
+	int64_t refill0, bulk0;
+	int live = 0, run, step = 0;
+
+	ASSERT_TRUE(mm_up(mb, 1, 1));
+	pcp = &zone0()->per_cpu_pageset[0];
+	ASSERT_EQ(pcp->count, 0);
+	ASSERT_LT(pcp->high_min, pcp->high_max); /* the adaptive case */
+	sim = (struct pcp_sim){ .high = pcp->high,
+				.high_min = pcp->high_min,
+				.high_max = pcp->high_max,
+				.batch = pcp->batch };
+	refill0 = counter("fl_pcp_refill");
+	bulk0 = counter("fl_pcp_free_bulk");
+	for (run = 0; run < 120; run++) {
+		bool alloc;
+		int len, i;
+
+		rng = rng * 6364136223846793005ul + 1442695040888963407ul;
+		alloc = live == 0 || (live < 36000 && (rng >> 40) % 2);
+		len = 1 + (int)((rng >> 20) % 16000);
+		for (i = 0; i < len; i++, step++) {
+			if (alloc && live < 40000) {
+				pages[live] = alloc_pages(GFP_KERNEL, 0);
+				ASSERT_TRUE(pages[live] != NULL);
+				live++;
+				sim_alloc(&sim);
+			} else if (!alloc && live > 0) {
+				__free_pages(pages[--live], 0);
+				sim_free(&sim);
+			}
+			if (pcp->count != sim.count || pcp->high != sim.high ||
+			    (int)pcp->alloc_factor != sim.alloc_factor ||
+			    pcp->free_count != sim.free_count)
+				printf("# step %d (%s): count %d/%d high %d/%d factor %u/%d "
+				       "free_count %d/%d (model/rule)\n",
+				       step, alloc ? "alloc" : "free", pcp->count, sim.count,
+				       pcp->high, sim.high, pcp->alloc_factor, sim.alloc_factor,
+				       pcp->free_count, sim.free_count);
+			ASSERT_EQ(pcp->count, sim.count);
+			ASSERT_EQ(pcp->high, sim.high);
+			ASSERT_EQ((int)pcp->alloc_factor, sim.alloc_factor);
+			ASSERT_EQ(pcp->free_count, sim.free_count);
+		}
+	}
+	ASSERT_EQ(counter("fl_pcp_refill") - refill0, sim.refills);
+	ASSERT_EQ(counter("fl_pcp_free_bulk") - bulk0, sim.bulk_frees);
+	/* both kinds of step happened, and the refills doubled a few times */
+	ASSERT_GT(sim.refills, 10);
+	ASSERT_GT(sim.bulk_frees, 10);
+	ASSERT_GE(sim.max_factor, 3);
+	while (live)
+		__free_pages(pages[--live], 0);
+	return mm_down();
+}
+
+static bool test_pcp_follows_the_6_18_rule(void)
+{
+	return pcp_follows_the_rule(1024) && pcp_follows_the_rule(256);
 }
 
 /* A node out of memory falls back to the next; then allocation fails. */
@@ -150,15 +284,40 @@ static bool test_leak_is_reported(void)
 	return mm_down();
 }
 
-/* Descriptors of untouched memory stay untouched: 256 GiB boots. */
+/* Host pages of [@p, @p + @len) that are resident (mincore(2)). */
+static long resident_pages(const void *p, size_t len)
+{
+	static unsigned char vec[1 << 21];
+	size_t i, n = (len + 4095) / 4096;
+	long r = 0;
+
+	if (n > sizeof(vec) || mincore((void *)((uintptr_t)p & ~4095ul), len, vec))
+		return -1;
+	for (i = 0; i < n; i++)
+		r += vec[i] & 1;
+	return r;
+}
+
+/*
+ * A 256 GiB machine boots, and the descriptors and tags of memory never
+ * handed out stay untouched: of the 4 GiB of descriptors, what is resident
+ * after an allocation is a few huge pages, not the array.
+ */
 static bool test_huge_machine_boots(void)
 {
+	size_t desc_bytes = ((256ul << 30) / PAGE_SIZE) * sizeof(struct page);
 	struct page *p;
+	long res;
 
 	ASSERT_TRUE(mm_up(256ul << 10, 1, 1));
 	ASSERT_EQ(sizeof(struct page) + sizeof(uint64_t), 72);
 	p = alloc_pages(GFP_KERNEL, 9);
 	ASSERT_TRUE(p != NULL);
+	res = resident_pages(mem_map, desc_bytes);
+	ASSERT_GE(res, 1); /* the descriptors in use */
+	ASSERT_LT(res * 4096, 16l << 20);
+	res = resident_pages(fl__page_tags, (256ul << 30) / PAGE_SIZE * sizeof(uint64_t));
+	ASSERT_LT(res * 4096, 16l << 20);
 	__free_pages(p, 9);
 	return mm_down();
 }
@@ -261,6 +420,7 @@ static bool test_pcp_free_high_needs_a_run(void)
 
 TEST_MAIN(TEST(test_buddy_split_then_merge), TEST(test_buddy_merge_needs_both),
 	  TEST(test_pcp_refill_and_drain), TEST(test_pcp_high_frees_in_batches),
+	  TEST(test_pcp_follows_the_6_18_rule),
 	  TEST(test_pcp_free_high_drains_consecutive_high_order_frees),
 	  TEST(test_pcp_free_high_needs_a_run), TEST(test_node_fallback),
 	  TEST(test_leak_is_reported), TEST(test_huge_machine_boots))

@@ -195,7 +195,79 @@ static bool test_gather_force_flush(void)
 				     (int)(MAX_GATHER_BATCH_COUNT * (MAX_GATHER_BATCH - 1))));
 	ASSERT_EQ(counter("fl_tlb_force_flush"), g.forced);
 	ASSERT_EQ(counter("pgalloc_normal") - alloc0, (int64_t)MAX_GATHER_BATCH_COUNT);
+	/*
+	 * A forced flush stops the zap inside a PTE table; the zap goes on in
+	 * the same table (the kernel's retry in zap_pte_range()), so that
+	 * table too is reclaimed: every 2 MiB table, none skipped.
+	 */
+	ASSERT_GE(g.forced, 1);
+	ASSERT_EQ(counter("fl_pt_reclaim"), (int64_t)(len / SZ_2M));
 	ASSERT_EQ(do_munmap(mm, a, len), 0);
+	return down();
+}
+
+/*
+ * PGFREE counts each page once, where it lands: the pcp list
+ * (free_frozen_page_commit()) or the buddy lists (free_one_page()). Over
+ * a fault, zap and unmap cycle that frees everything it allocated, pgfree
+ * equals pgalloc_normal, for pcp orders (0, 2, 9) and others (4) alike.
+ */
+static bool test_pgfree_counts_each_page_once(void)
+{
+	static const char *const sizes[] = { NULL, "16kB", "64kB", "2048kB" };
+	unsigned long a, len = 8 * SZ_2M;
+	int s;
+
+	ASSERT_TRUE(up());
+	for (s = 0; s < 4; s++) {
+		int64_t alloc0, free0, base;
+
+		if (sizes[s]) {
+			char k[96];
+
+			snprintf(k, sizeof(k), THP "hugepages-%s/enabled", sizes[s]);
+			ASSERT_TRUE(knob(k, "always"));
+		}
+		base = free_now();
+		alloc0 = counter("pgalloc_normal");
+		free0 = counter("pgfree");
+		a = map(len);
+		ASSERT_TRUE(fill(a, len));
+		ASSERT_EQ(do_madvise(mm, a, len, MADV_DONTNEED), 0);
+		ASSERT_TRUE(fill(a, len));
+		ASSERT_EQ(do_munmap(mm, a, len), 0);
+		ASSERT_EQ(free_now(), base); /* everything allocated came back */
+		ASSERT_GE(counter("pgalloc_normal") - alloc0, 2 * (int64_t)(len / PAGE_SIZE));
+		ASSERT_EQ(counter("pgfree") - free0, counter("pgalloc_normal") - alloc0);
+	}
+	return down();
+}
+
+/*
+ * The mmu_gather flushes the TLB only when the zap cleared an entry or
+ * freed a table (tlb->start/end and the cleared_* bits): a DONTNEED over
+ * a range nothing was ever mapped in flushes nothing; one page does.
+ */
+static bool test_flush_only_when_something_was_cleared(void)
+{
+	unsigned long a;
+	int64_t f0;
+
+	ASSERT_TRUE(up());
+	a = map(4 * SZ_2M);
+	f0 = counter("fl_tlb_flush");
+	ASSERT_EQ(do_madvise(mm, a, 4 * SZ_2M, MADV_DONTNEED), 0);
+	ASSERT_EQ(counter("fl_tlb_flush") - f0, 0);
+	ASSERT_EQ(touch(mm, a + SZ_2M, 1), 0);
+	ASSERT_EQ(do_madvise(mm, a, 4 * SZ_2M, MADV_DONTNEED), 0);
+	ASSERT_EQ(counter("fl_tlb_flush") - f0, 1);
+	/* a FREE on clean, old entries has no bit to clear: no flush */
+	ASSERT_EQ(touch(mm, a, 2), 0);
+	ASSERT_EQ(do_madvise(mm, a, PAGE_SIZE, MADV_FREE), 0);
+	ASSERT_EQ(counter("fl_tlb_flush") - f0, 2);
+	ASSERT_EQ(do_madvise(mm, a, PAGE_SIZE, MADV_FREE), 0);
+	ASSERT_EQ(counter("fl_tlb_flush") - f0, 2);
+	ASSERT_EQ(do_munmap(mm, a, 4 * SZ_2M), 0);
 	return down();
 }
 
@@ -251,4 +323,6 @@ static bool test_munmap_and_exit_free_tables(void)
 
 TEST_MAIN(TEST(test_dontneed_frees_every_frame), TEST(test_partial_unmap_keeps_large_folio),
 	  TEST(test_gather_batches_and_put_chunks), TEST(test_gather_force_flush),
-	  TEST(test_large_folio_takes_two_entries), TEST(test_munmap_and_exit_free_tables))
+	  TEST(test_large_folio_takes_two_entries), TEST(test_munmap_and_exit_free_tables),
+	  TEST(test_pgfree_counts_each_page_once),
+	  TEST(test_flush_only_when_something_was_cleared))
