@@ -29,9 +29,20 @@
 #define FL_MAX_PARAMS 16
 #define FL_MAX_METRICS 16
 
+/*
+ * Where a counter's value comes from. The model's counters count the model
+ * alone (exact). On the host a counter is either the workload's own
+ * (counted for the run's processes only: perf events, its memory cgroup)
+ * or system-wide (/proc/vmstat, sysfs: every process on the machine adds
+ * to it); a host record keeps the system-wide value of a workload
+ * counter as "system:<name>".
+ */
+enum fl_counter_scope { FL_SCOPE_EXACT, FL_SCOPE_WORKLOAD, FL_SCOPE_SYSTEM };
+
 struct fl_counter {
 	char name[FL_NAME_MAX];
 	int64_t value;
+	int scope; /* enum fl_counter_scope */
 };
 
 struct fl_counters {
@@ -135,14 +146,21 @@ struct fl_result {
 	double noise_s;
 	struct fl_locks locks;
 	char locks_note[160]; /* why there is no lock table, if there is none */
+	char scope_note[200]; /* host: why some counters stay system-wide */
 	struct fl_metric metrics[FL_MAX_METRICS];
 	int nr_metrics;
 	int status; /* 0 ok, else the run failed (see error) */
 	char error[256];
 };
 
-/* counters */
+/* the version of this build: "<release> (<what the model follows>)" */
+#define FOLIOLAB_VERSION "0.4.0"
+FL_API const char *fl_version(void);
+
+/* counters: set adds or replaces; set_scoped also says where the value came from */
 FL_API int fl_counters_set(struct fl_counters *c, const char *name, int64_t value);
+FL_API int fl_counters_set_scoped(struct fl_counters *c, const char *name, int64_t value,
+				  int scope);
 FL_API const struct fl_counter *fl_counters_find(const struct fl_counters *c, const char *name);
 FL_API int64_t fl_counters_get(const struct fl_counters *c, const char *name);
 FL_API void fl_counters_free(struct fl_counters *c);
@@ -205,8 +223,53 @@ FL_API int fl_host_restore(FILE *out, char *err, size_t len);
 /** fl_host_knobs() - the host's THP knobs and their values now. */
 FL_API int fl_host_knobs(struct fl_knobs *out);
 
+/* the agreement gate: model against host */
+struct fl_tolerance {
+	double pct;    /* of the larger value, in percent (default 1) */
+	int64_t min;   /* at least this much (default 64) */
+	double noise;  /* plus this many times the host's idle noise (default 3) */
+};
+
+struct fl_agree_row {
+	char name[FL_NAME_MAX];
+	int64_t model, host;
+	int64_t noise;	 /* the host's, over its idle interval, scaled to the run */
+	int64_t allowed; /* the difference the tolerance allows this row */
+	int scope;	 /* the host value's enum fl_counter_scope */
+	bool differs;
+};
+
+struct fl_agreement {
+	int model, host; /* the two results compared */
+	struct fl_tolerance tol;
+	struct fl_agree_row *v;
+	int nr, cap;
+	int nr_differs;
+};
+
+FL_API void fl_tolerance_default(struct fl_tolerance *t);
+/* a counter the gate compares: deterministic, and the host has it */
+FL_API bool fl_counter_checked(const char *name);
+/* same value of every knob of @a whose name starts with @prefix and contains @part */
+FL_API bool fl_result_same_knobs(const struct fl_result *a, const struct fl_result *b,
+				 const char *prefix, const char *part);
+/** fl_result_model_partner() - the model result of @r to hold host result @host against: same sizes, order0 preferred; -1 if none. */
+FL_API int fl_result_model_partner(const struct fl_result *r, int nr, int host);
+/**
+ * fl_agreement_check() - compare host result @host with its model partner
+ * counter by counter.
+ * Return: 0, -ENOENT (no model partner), -ENOMEM.
+ */
+FL_API int fl_agreement_check(const struct fl_result *r, int nr, int host,
+			      const struct fl_tolerance *tol, struct fl_agreement *out);
+FL_API const struct fl_agree_row *fl_agreement_find(const struct fl_agreement *a, const char *name);
+FL_API void fl_agreement_free(struct fl_agreement *a);
+
 /* output */
 FL_API int fl_result_write_json(FILE *f, const struct fl_result *res, int nr);
+/* ... with each host result's agreement with its model partner under @tol */
+FL_API int fl_results_write_json(FILE *f, const struct fl_result *res, int nr,
+				 const struct fl_tolerance *tol);
 
 /* sizes: "16M", "4G", "2048K", "4096" (bytes) */
 FL_API int fl_parse_size(const char *s, uint64_t *out);

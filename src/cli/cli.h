@@ -25,6 +25,8 @@ struct cli_opts {
 	char targets[2][16]; /* --target model,host */
 	int nr_targets;
 	bool any_model_knob; /* a foliolab/ knob was given (the model's policies) */
+	bool check;	     /* compare: exit 1 when a model and a host counter differ */
+	struct fl_tolerance tol; /* the agreement gate's */
 };
 
 /* options.c */
@@ -35,11 +37,16 @@ int cli_apply_mthp(struct fl_config *cfg, const char *spec, bool allow_list, cha
 
 /* report.c */
 void report_run(FILE *f, const struct fl_result *r);
-void report_compare(FILE *f, const struct fl_result *r, int nr);
 void report_settings(FILE *f, const struct fl_result *r, const char *indent);
-
-/* report.c: host results */
+/* the value of knob @name in force in @r, "?" if it has none */
+const char *report_knob(const struct fl_result *r, const char *name);
+/* a 6.x host kernel runs what the model calls the order0 rule */
+bool report_host_is_order0(const struct fl_result *r);
+/* host results: the noise line */
 void report_noise_note(FILE *f, const struct fl_result *r, int nr);
+
+/* report_compare.c: returns how many counter rows DIFFER between model and host */
+int report_compare(FILE *f, const struct fl_result *r, int nr, const struct fl_tolerance *tol);
 
 /* help.c */
 void help_main(FILE *f);

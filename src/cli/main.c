@@ -74,7 +74,8 @@ static int check_json_path(const char *path, char *err, size_t len)
 	return 0;
 }
 
-static int write_json(const char *path, const struct fl_result *res, int n)
+static int write_json(const char *path, const struct fl_result *res, int n,
+		      const struct fl_tolerance *tol)
 {
 	char tmp[4200];
 	FILE *f;
@@ -85,7 +86,7 @@ static int write_json(const char *path, const struct fl_result *res, int n)
 		fprintf(stderr, "foliolab: --json %s: %s\n", path, strerror(errno));
 		return -1;
 	}
-	if (fl_result_write_json(f, res, n) || fclose(f) || rename(tmp, path)) {
+	if (fl_results_write_json(f, res, n, tol) || fclose(f) || rename(tmp, path)) {
 		fprintf(stderr, "foliolab: --json %s: %s\n", path, strerror(errno));
 		unlink(tmp);
 		return -1;
@@ -134,11 +135,20 @@ static int cmd_run(int argc, char **argv)
 		if (res[i].status)
 			status = 1;
 	}
-	if (compare)
-		report_compare(stdout, res, n);
-	else
+	if (compare) {
+		int differs = report_compare(stdout, res, n, &o.tol);
+
+		if (o.check && differs) {
+			fprintf(stderr,
+				"foliolab: %d counter%s of the host differ%s from the model's "
+				"(--check)\n",
+				differs, differs == 1 ? "" : "s", differs == 1 ? "s" : "");
+			status = 1;
+		}
+	} else {
 		report_run(stdout, &res[0]);
-	if (o.json && write_json(o.json, res, n))
+	}
+	if (o.json && write_json(o.json, res, n, &o.tol))
 		status = 1;
 out:
 	for (i = 0; i < n; i++)
@@ -172,11 +182,17 @@ int main(int argc, char **argv)
 	const char *cmd;
 
 	if (argc < 2)
-		return usage_error("no command; accepted: list, run, compare, host, help (see "
-				   "foliolab --help)");
+		return usage_error("no command; accepted: list, run, compare, host, help, --version "
+				   "(see foliolab --help)");
 	cmd = argv[1];
 	if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h")) {
 		help_main(stdout);
+		return 0;
+	}
+	if (!strcmp(cmd, "--version")) {
+		if (argc > 2)
+			return usage_error("--version takes no arguments");
+		printf("foliolab %s\n", fl_version());
 		return 0;
 	}
 	if (!strcmp(cmd, "help")) {

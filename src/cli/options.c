@@ -50,6 +50,8 @@ static int size_order(const char *s, int *order)
 	return -EINVAL;
 }
 
+static int empty_element(const char *opt, const char *v, char *err, size_t len);
+
 static void knob_for_order(int order, char *buf, size_t len)
 {
 	snprintf(buf, len, THP "hugepages-%llukB/enabled", (4096ull << order) / 1024);
@@ -69,6 +71,8 @@ int cli_apply_mthp(struct fl_config *cfg, const char *spec, bool allow_list, cha
 		snprintf(err, len, "--mthp %s: too long", spec);
 		return -EINVAL;
 	}
+	if (empty_element("--mthp", spec, err, len))
+		return -EINVAL;
 	snprintf(buf, sizeof(buf), "%s", spec);
 	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 		char *eq = strchr(tok, '=');
@@ -144,12 +148,25 @@ static int parse_int(const char *opt, const char *v, long lo, long hi, long *out
 	return 0;
 }
 
+/* A list with an empty element ("a,,b", ",a", "a,") is a typing slip: refuse it. */
+static int empty_element(const char *opt, const char *v, char *err, size_t len)
+{
+	size_t n = strlen(v);
+
+	if (n && v[0] != ',' && v[n - 1] != ',' && !strstr(v, ",,"))
+		return 0;
+	snprintf(err, len, "%s %s: an empty element in the list; give NAME,NAME,...", opt, v);
+	return -EINVAL;
+}
+
 static int split_list(const char *opt, const char *v, char (*out)[16], int max, int *nr, char *err,
 		      size_t len)
 {
 	char buf[128], *tok, *save = NULL;
 	size_t i;
 
+	if (empty_element(opt, v, err, len))
+		return -EINVAL;
 	snprintf(buf, sizeof(buf), "%s", v);
 	*nr = 0;
 	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
@@ -178,6 +195,8 @@ static int split_targets(const char *v, struct cli_opts *o, bool compare, char *
 {
 	char buf[64], *tok, *save = NULL;
 
+	if (empty_element("--target", v, err, len))
+		return -EINVAL;
 	snprintf(buf, sizeof(buf), "%s", v);
 	o->nr_targets = 0;
 	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
@@ -213,6 +232,8 @@ static int split_mthp_list(const char *v, struct cli_opts *o, char *err, size_t 
 {
 	char buf[256], *tok, *save = NULL;
 
+	if (empty_element("--mthp", v, err, len))
+		return -EINVAL;
 	snprintf(buf, sizeof(buf), "%s", v);
 	o->nr_mthp = 0;
 	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
@@ -245,6 +266,7 @@ int cli_parse(int argc, char **argv, struct cli_opts *o, char *err, size_t len)
 
 	memset(o, 0, sizeof(*o));
 	o->cmd = argv[0];
+	fl_tolerance_default(&o->tol);
 	if (argc < 2 || argv[1][0] == '-') {
 		char names[128] = "";
 
@@ -288,6 +310,16 @@ int cli_parse(int argc, char **argv, struct cli_opts *o, char *err, size_t len)
 			o->base.locks = true;
 			continue;
 		}
+		if (!strcmp(arg, "--check")) {
+			if (!compare) {
+				snprintf(err, len,
+					 "--check is for compare --target=model,host: it holds the "
+					 "host's counters against the model's");
+				return -EINVAL;
+			}
+			o->check = true;
+			continue;
+		}
 		eq = strchr(arg, '=');
 		n = eq ? (size_t)(eq - arg) : strlen(arg);
 		if (n >= sizeof(optbuf)) {
@@ -324,6 +356,22 @@ int cli_parse(int argc, char **argv, struct cli_opts *o, char *err, size_t len)
 				return -EINVAL;
 		} else if (!strcmp(optbuf, "--json")) {
 			o->json = val;
+		} else if (!strcmp(optbuf, "--tolerance")) {
+			char *end;
+			double pct = strtod(val, &end);
+
+			if (!*val || (*end && strcmp(end, "%")) || !(pct >= 0 && pct <= 100)) {
+				snprintf(err, len,
+					 "--tolerance %s: accepted a percentage 0..100, such as 1 or "
+					 "2.5%%",
+					 val);
+				return -EINVAL;
+			}
+			o->tol.pct = pct;
+		} else if (!strcmp(optbuf, "--tolerance-min")) {
+			if (parse_int(optbuf, val, 0, 1000000000, &num, err, len))
+				return -EINVAL;
+			o->tol.min = num;
 		} else if (!strcmp(optbuf, "--mthp")) {
 			if (mthp_is_list(val)) {
 				if (!compare) {
@@ -395,6 +443,12 @@ int cli_parse(int argc, char **argv, struct cli_opts *o, char *err, size_t len)
 				return -EINVAL;
 			}
 		}
+	}
+	if (o->check && !(o->nr_targets == 2)) {
+		snprintf(err, len,
+			 "--check holds the host's counters against the model's: give "
+			 "--target=model,host");
+		return -EINVAL;
 	}
 	if (compare && o->nr_lru_cache < 2 && o->nr_mthp < 2 && o->nr_targets < 2) {
 		snprintf(err, len,

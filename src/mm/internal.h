@@ -34,6 +34,15 @@ enum {
 
 /* page_alloc.c */
 extern unsigned long fl__fail_page_alloc_orders;
+/* memory.c: test hook, every Nth store writes a wrong tag (0: off) */
+extern unsigned long fl__corrupt_tag_every;
+uint64_t fl__corrupt_tag(uint64_t tag);
+
+/* The tag a store writes: the workload's, unless the test hook is on. */
+static __always_inline uint64_t tag_to_store(uint64_t tag)
+{
+	return unlikely(fl__corrupt_tag_every) ? fl__corrupt_tag(tag) : tag;
+}
 int fl__page_alloc_init(unsigned long nr_pages, int nr_nodes);
 void fl__page_alloc_exit(void);
 struct page *__alloc_pages(gfp_t gfp, unsigned int order, int nid);
@@ -247,7 +256,7 @@ static inline void vmf_access(struct vm_fault *vmf, unsigned long pfn)
 	if (!vmf->tag)
 		return;
 	if (vmf->flags & FAULT_FLAG_WRITE)
-		page_tag_set(pfn, *vmf->tag);
+		page_tag_set(pfn, tag_to_store(*vmf->tag));
 	else
 		*vmf->tag = page_tag(pfn);
 	vmf->done = true;

@@ -605,6 +605,16 @@ static __always_inline int do_user_fault(struct mm_struct *mm, unsigned long add
 	return ret;
 }
 
+unsigned long fl__corrupt_tag_every;
+
+/* The test hook: every Nth store (counted per thread) flips a bit of its tag. */
+uint64_t fl__corrupt_tag(uint64_t tag)
+{
+	static _Thread_local unsigned long stores;
+
+	return ++stores % READ_ONCE(fl__corrupt_tag_every) ? tag : tag ^ 1;
+}
+
 /* One load or store: translate as hardware would, fault when it cannot. */
 static __always_inline int mm_access_one(struct mm_struct *mm, unsigned long addr, bool write,
 					 uint64_t *tag)
@@ -620,7 +630,7 @@ static __always_inline int mm_access_one(struct mm_struct *mm, unsigned long add
 		if (pfn >= 0) {
 			hw_access_hook(1);
 			if (write)
-				page_tag_set((unsigned long)pfn, *tag);
+				page_tag_set((unsigned long)pfn, tag_to_store(*tag));
 			else
 				*tag = page_tag((unsigned long)pfn);
 			hw_access_end(s);

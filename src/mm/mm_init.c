@@ -8,7 +8,9 @@
  * "transparent_hugepage/hugepages-16kB/enabled", ... The model's own
  * policies live under "foliolab/": lru_cache (order0, max16, pages31),
  * lru_cache_folio_pages, lru_cache_batch_pages, lru_cache_batch_slots,
- * lru_add_free_dead, and the test hook fail_page_alloc_orders.
+ * lru_add_free_dead, and the test hooks fail_page_alloc_orders and
+ * corrupt_tag_every (every Nth store by "hardware" writes a wrong tag, so
+ * a test can see the workloads' read-back check fail).
  *
  * Conventions in this file: the caller of boot/shutdown is bound to CPU 0
  * and no other model thread runs.
@@ -37,6 +39,7 @@ static void knobs_default(void)
 	fl__lru_cache_policy = policies[2].p;
 	fl__lru_add_free_dead = false;
 	fl__fail_page_alloc_orders = 0;
+	fl__corrupt_tag_every = 0;
 }
 
 int fl__mm_boot(const struct fl_mm_config *cfg, char *err, size_t len)
@@ -177,6 +180,17 @@ int fl__mm_knob_set(const char *name, const char *value, char *err, size_t len)
 	}
 	if (!strcmp(name, "foliolab/fail_page_alloc_orders"))
 		return set_fail_orders(value, err, len);
+	if (!strcmp(name, "foliolab/corrupt_tag_every")) {
+		if (parse_uint(value, 0, 1000000000, &v)) {
+			snprintf(err, len,
+				 "foliolab/corrupt_tag_every: '%s' is not 0 (off) or a number of "
+				 "stores 1..1000000000",
+				 value);
+			return -EINVAL;
+		}
+		fl__corrupt_tag_every = v;
+		return 0;
+	}
 	snprintf(err, len, "no such model knob '%s'", name);
 	return -ENOENT;
 }

@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * host.h - the pieces of the host target shared by its files: host.c (the
- * target API as real system calls), host_knobs.c (sysfs knobs, the restore
- * file, signal-safe cleanup, `foliolab host restore`) and host_perf.c
- * (perf lock record / contention).
+ * target API's setup, counters and results), host_proc.c (forked processes
+ * and threads), host_mem.c (a process's mappings, loads and stores),
+ * host_rundir.c (the run folder, the restore file, signal-safe undo,
+ * `foliolab host restore`), host_knobs.c (sysfs knobs), host_scope.c (the
+ * workload's own counts: perf events, tracefs, a memory cgroup) and
+ * host_perf.c (perf lock record / contention).
  *
  * Every file a host run creates lives in its run folder, <base>/<pid>,
  * where <base> is $FOLIOLAB_RUNDIR, else /run/foliolab for root (a tmpfs
@@ -19,13 +22,60 @@
 #ifndef FL_TARGET_HOST_H
 #define FL_TARGET_HOST_H
 
+#include <pthread.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stddef.h>
 #include <sys/types.h>
 #include <foliolab/foliolab.h>
+#include "target.h"
 
 #define HOST_THP_PREFIX "transparent_hugepage/"
 #define HOST_PATH_MAX 512
+
+/* host_rundir.c: the run folder and everything a run changes, with its undo */
+enum { HOST_UNDO_KNOB, HOST_UNDO_MOUNT, HOST_UNDO_CGROUP };
+struct fl__host_change {
+	int kind;	 /* HOST_UNDO_* */
+	const char *path; /* the knob file, mount point or cgroup folder */
+	const char *old;  /* knob: its old value; cgroup: the cgroup.procs to go back to */
+};
+/*
+ * The run folder and the handlers that undo the run on SIGINT, SIGTERM,
+ * SIGHUP and on a crash (SIGSEGV, SIGBUS, SIGABRT, ...): undo every
+ * change, stop perf, remove the folder, then die of the same signal.
+ */
+int fl__host_rundir_create(char *err, size_t len);
+const char *fl__host_rundir(void);
+/** fl__host_rundir_remove() - undo what is left, remove the folder. Return: 0 or -EIO. */
+int fl__host_rundir_remove(void);
+/**
+ * fl__host_undo_record() - write @n changes to the restore file (synced)
+ * before they are made.
+ * Context: fl__host_rundir_create() succeeded.
+ * Return: 0, or -errno with nothing recorded (message in @err).
+ */
+int fl__host_undo_record(const struct fl__host_change *c, int n, char *err, size_t len);
+/** fl__host_undo() - undo the recorded changes of @kind (at @path, or all). */
+int fl__host_undo(int kind, const char *path);
+bool fl__host_undo_pending(int kind, const char *path);
+/**
+ * fl__host_other_runs() - a killed run left the host changed (always an
+ * error), or, when this run is @changing knobs, a live one has.
+ * Return: 0 or -EBUSY with the reason in @err.
+ */
+int fl__host_other_runs(bool changing, char *err, size_t len);
+void fl__host_set_perf_pid(pid_t pid);
+/* the run's forked processes, which the handler kills before leaving its cgroup */
+void fl__host_child_add(pid_t pid);
+void fl__host_child_forget(pid_t pid);
+/* in a forked child of the run: the handlers must not undo the run */
+void fl__host_forget_in_child(void);
+/* async-signal-safe: write @value to @path as the shell's > does. Return: 0 or -errno. */
+int fl__host_write_file(const char *path, const char *value);
+void fl__host_trim(char *s);
+/* is @path a mount point of type @type (any type if NULL)? */
+bool fl__host_is_mount(const char *path, const char *type);
 
 /* host_knobs.c */
 const char *fl__host_sysfs_root(void);
@@ -44,7 +94,7 @@ int fl__host_knob_read(const char *path, char *val, size_t len);
 int fl__host_knobs_check(const struct fl_knobs *k, char *err, size_t len);
 /**
  * fl__host_knobs_apply() - record the old value of every knob @k changes
- * in the restore file (written and synced before the first change), then
+ * for undo (the restore file is synced before the first change), then
  * write them. On any failure every knob already written is put back.
  * Context: fl__host_rundir_create() succeeded.
  */
@@ -53,17 +103,29 @@ int fl__host_knobs_apply(const struct fl_knobs *k, char *err, size_t len);
 int fl__host_knobs_read(struct fl_knobs *out);
 /** fl__host_knobs_restore() - put back what fl__host_knobs_apply() changed. */
 int fl__host_knobs_restore(void);
-/*
- * The run folder and the handlers that undo the run on SIGINT, SIGTERM,
- * SIGHUP and on a crash (SIGSEGV, SIGBUS, SIGABRT, ...): restore the
- * knobs, stop perf, remove the folder, then die of the same signal.
- */
-int fl__host_rundir_create(char *err, size_t len);
-const char *fl__host_rundir(void);
-int fl__host_rundir_remove(void);
-void fl__host_set_perf_pid(pid_t pid);
-/* in a forked child of the run: the handlers must not undo the run */
-void fl__host_forget_in_child(void);
+
+/* host_mem.c: a process's mappings, recorded so stray accesses are refused */
+#define HOST_MAX_MAPPINGS 4096
+struct host_mapping {
+	uint64_t addr;
+	uint64_t len;
+	int prot;
+};
+struct host_maps {
+	pthread_mutex_t lock;
+	struct host_mapping v[HOST_MAX_MAPPINGS]; /* lock */
+	int nr;					  /* lock */
+};
+void fl__host_maps_init(struct host_maps *m);
+/* forget the record; with @unmap, unmap what it still holds */
+void fl__host_maps_destroy(struct host_maps *m, bool unmap);
+int fl__host_mem_mmap(struct host_maps *m, uint64_t len, int prot, int flags, uint64_t *addr);
+int fl__host_mem_munmap(struct host_maps *m, uint64_t addr, uint64_t len);
+int fl__host_mem_madvise(struct host_maps *m, uint64_t addr, uint64_t len, int advice);
+int fl__host_mem_write(struct host_maps *m, uint64_t addr, uint64_t len, uint64_t stride,
+		       uint64_t tag, uint64_t tag_step);
+int fl__host_mem_read(struct host_maps *m, uint64_t addr, uint64_t len, uint64_t stride,
+		      uint64_t *tags, uint64_t *sum);
 
 /* host_perf.c */
 struct host_perf {
@@ -88,5 +150,58 @@ int fl__perf_lock_start(struct host_perf *hp, const char *dir, pid_t target, cha
 int fl__perf_lock_stop(struct host_perf *hp, struct fl_locks *out, char *note, size_t len);
 /** fl__perf_fold_line() - add one line of perf lock contention output to @out. */
 int fl__perf_fold_line(const char *line, struct fl_locks *out);
+
+/* host_scope.c: the workload's own counts */
+struct host_scope;
+/**
+ * fl__host_scope_open() - perf counters on this process and its future
+ * children, and a memory cgroup of the run's own, as far as the host
+ * allows; what it does not allow is said in @note.
+ * Return: 0 (*@out may be NULL: nothing could be scoped) or -ENOMEM.
+ */
+int fl__host_scope_open(struct host_scope **out, char *note, size_t len);
+/* count (or stop counting, while the run starts a helper of its own) */
+void fl__host_scope_enable(struct host_scope *hsc, bool on);
+/** fl__host_scope_read() - overlay the workload's counts on @out's system-wide ones. */
+int fl__host_scope_read(struct host_scope *hsc, struct fl_counters *out);
+void fl__host_scope_close(struct host_scope *hsc);
+/**
+ * fl__host_tracefs_mount() - where tracefs is mounted, in @at; mounts it on
+ * /sys/kernel/tracing (recorded for undo) when the host has not.
+ * Return: 0, or -errno with the reason in @err.
+ */
+int fl__host_tracefs_mount(char *at, size_t len, char *err, size_t elen);
+/* unmount tracefs if this run mounted it */
+int fl__host_tracefs_unmount(void);
+
+/* host.c: the target */
+struct host_target {
+	struct fl_target base;
+	struct fl_target_config cfg;
+	bool self_in_use; /* this process is one of the workload's processes */
+	struct host_perf perf;
+	bool recording;
+	char locks_note[160];
+	unsigned char *arena;
+	size_t arena_used;
+	pthread_mutex_t arena_lock;
+	struct host_scope *scope; /* the workload's own counters, NULL if none */
+	char scope_note[200];	  /* which counters stay system-wide, and why */
+};
+
+/* host_proc.c: the target API's processes, threads and calls */
+int fl__host_nr_cpus_online(void);
+int fl__host_proc_create(struct fl_target *t, struct fl_proc **out);
+int fl__host_proc_exit(struct fl_proc *p);
+struct fl_thread *fl__host_proc_main(struct fl_proc *p);
+int fl__host_run_tasks(struct fl_target *t, struct fl_proc **procs, int n,
+		       void (*fn)(struct fl_thread *th, void *arg), void *arg);
+int fl__host_mmap(struct fl_thread *th, uint64_t len, int prot, int flags, uint64_t *addr);
+int fl__host_munmap(struct fl_thread *th, uint64_t addr, uint64_t len);
+int fl__host_madvise(struct fl_thread *th, uint64_t addr, uint64_t len, int advice);
+int fl__host_write(struct fl_thread *th, uint64_t addr, uint64_t len, uint64_t stride,
+		   uint64_t tag, uint64_t tag_step);
+int fl__host_read(struct fl_thread *th, uint64_t addr, uint64_t len, uint64_t stride,
+		  uint64_t *tags, uint64_t *sum);
 
 #endif /* FL_TARGET_HOST_H */

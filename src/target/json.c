@@ -8,6 +8,7 @@
  * escapes quotes, backslashes and control characters.
  */
 #include <stdio.h>
+#include <string.h>
 #include <foliolab/foliolab.h>
 
 static void put_str(FILE *f, const char *s)
@@ -48,6 +49,23 @@ static void put_counters(FILE *f, const char *key, const struct fl_counters *c)
 		fprintf(f, ": %lld%s", (long long)c->v[i].value, i + 1 < c->nr ? "," : "");
 	}
 	fputs("\n      }", f);
+}
+
+/* Where each host counter came from; the model's are all exact, and listed as none. */
+static void put_scopes(FILE *f, const struct fl_counters *c)
+{
+	static const char *const names[] = { "exact", "workload", "system" };
+	int i, n = 0;
+
+	fputs(",\n      \"scope\": {", f);
+	for (i = 0; i < c->nr; i++) {
+		if (c->v[i].scope == FL_SCOPE_EXACT)
+			continue;
+		fputs(!n ? "\n        " : n % 4 ? ", " : ",\n        ", f);
+		n++;
+		put_kv_str(f, c->v[i].name, names[c->v[i].scope], false);
+	}
+	fputs(n ? "\n      }" : "}", f);
 }
 
 static void put_result(FILE *f, const struct fl_result *r)
@@ -92,6 +110,9 @@ static void put_result(FILE *f, const struct fl_result *r)
 	}
 	fputs("}", f);
 	put_counters(f, "counters", &r->counters);
+	put_scopes(f, &r->counters);
+	fputs(",\n      ", f);
+	put_kv_str(f, "scope_note", r->scope_note, false);
 	/* system-wide targets: the same counters over an idle interval, scaled to wall_s */
 	put_counters(f, "noise", &r->noise);
 	fprintf(f, ",\n      \"noise_s\": %.6f,\n      ", r->noise_s);
@@ -118,22 +139,64 @@ static void put_result(FILE *f, const struct fl_result *r)
 	}
 	fprintf(f, "\n      ],\n      \"status\": %d, ", r->status);
 	put_kv_str(f, "error", r->error, false);
-	fputs("\n    }", f);
+}
+
+/* A host result's agreement with its model partner, inside its record. */
+static void put_agreement(FILE *f, const struct fl_result *r, int nr, int host,
+			  const struct fl_tolerance *tol)
+{
+	static const char *const scopes[] = { "exact", "workload", "system" };
+	struct fl_agreement a;
+	int i;
+
+	if (fl_agreement_check(r, nr, host, tol, &a))
+		return;
+	fputs(",\n      \"agreement\": {", f);
+	put_kv_str(f, "model", r[a.model].label, true);
+	fprintf(f, "\"tolerance\": {\"pct\": %g, \"min\": %lld, \"noise\": %g}, ", a.tol.pct,
+		(long long)a.tol.min, a.tol.noise);
+	fprintf(f, "\"differs\": %d, \"rows\": [", a.nr_differs);
+	for (i = 0; i < a.nr; i++) {
+		const struct fl_agree_row *w = &a.v[i];
+
+		fputs(i ? ",\n          {" : "\n          {", f);
+		put_kv_str(f, "name", w->name, false);
+		fprintf(f, ", \"model\": %lld, \"host\": %lld, \"noise\": %lld, \"allowed\": %lld, ",
+			(long long)w->model, (long long)w->host, (long long)w->noise,
+			(long long)w->allowed);
+		put_kv_str(f, "scope", scopes[w->scope], false);
+		fprintf(f, ", \"differs\": %s}", w->differs ? "true" : "false");
+	}
+	fputs("\n        ]}", f);
+	fl_agreement_free(&a);
 }
 
 /**
- * fl_result_write_json() - write @nr records as one JSON document.
+ * fl_results_write_json() - write @nr records as one JSON document; each
+ * host record holds its agreement with its model partner under @tol.
  * Return: 0, or -1 if the stream reported an error.
  */
-FL_API int fl_result_write_json(FILE *f, const struct fl_result *res, int nr)
+FL_API int fl_results_write_json(FILE *f, const struct fl_result *res, int nr,
+				 const struct fl_tolerance *tol)
 {
 	int i;
 
-	fputs("{\n  \"foliolab_result_version\": 2,\n  \"results\": [\n", f);
+	fputs("{\n  \"foliolab_result_version\": 3,\n  \"results\": [\n", f);
 	for (i = 0; i < nr; i++) {
 		put_result(f, &res[i]);
+		if (!strcmp(res[i].target, "host"))
+			put_agreement(f, res, nr, i, tol);
+		fputs("\n    }", f);
 		fputs(i + 1 < nr ? ",\n" : "\n", f);
 	}
 	fputs("  ]\n}\n", f);
 	return ferror(f) ? -1 : 0;
+}
+
+FL_API int fl_result_write_json(FILE *f, const struct fl_result *res, int nr)
+{
+	struct fl_tolerance tol;
+
+	fl_tolerance_default(&tol);
+	return fl_results_write_json(f, res, nr, &tol);
 }

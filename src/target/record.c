@@ -15,6 +15,11 @@
 #include "target.h"
 #include "../platform/platform.h"
 
+FL_API const char *fl_version(void)
+{
+	return FOLIOLAB_VERSION " (model of the Linux 6.18 large-folio mm, with the seeds' policies)";
+}
+
 const struct fl_target_ops *fl__target_find(const char *name)
 {
 	if (!strcmp(name, "model"))
@@ -57,16 +62,25 @@ static int grow(void **v, int *cap, int nr, size_t elem)
 	return 0;
 }
 
+FL_API int fl_counters_set_scoped(struct fl_counters *c, const char *name, int64_t value,
+				  int scope)
+{
+	struct fl_counter *e = (struct fl_counter *)fl_counters_find(c, name);
+
+	if (!e) {
+		if (grow((void **)&c->v, &c->cap, c->nr, sizeof(*c->v)))
+			return -ENOMEM;
+		e = &c->v[c->nr++];
+		snprintf(e->name, sizeof(e->name), "%s", name);
+	}
+	e->value = value;
+	e->scope = scope;
+	return 0;
+}
+
 FL_API int fl_counters_set(struct fl_counters *c, const char *name, int64_t value)
 {
-	struct fl_counter *e;
-
-	if (grow((void **)&c->v, &c->cap, c->nr, sizeof(*c->v)))
-		return -ENOMEM;
-	e = &c->v[c->nr++];
-	snprintf(e->name, sizeof(e->name), "%s", name);
-	e->value = value;
-	return 0;
+	return fl_counters_set_scoped(c, name, value, FL_SCOPE_EXACT);
 }
 
 FL_API const struct fl_counter *fl_counters_find(const struct fl_counters *c, const char *name)

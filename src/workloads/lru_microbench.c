@@ -2,8 +2,8 @@
 /*
  * lru_microbench.c - the microbenchmark of "mm: enable lru cache for
  * smaller large folios": T threads of one process each map --size bytes,
- * then --loops times write one byte per 4 KiB page and MADV_DONTNEED the
- * whole mapping, then unmap it.
+ * then --loops times write one byte per 4 KiB page, read every page's tag
+ * back, and MADV_DONTNEED the whole mapping, then unmap it.
  *
  * Every write faults (the DONTNEED emptied the mapping), so each loop of
  * each thread is size / folio-size faults, each queueing one folio on the
@@ -15,7 +15,18 @@
  * leaves unmapped space around each thread's mapping (fl_mmap_apart()), so
  * each has a VMA of its own: the same faults without that shared line.
  *
- * Conventions in this file: a "loop" is one write pass plus one DONTNEED.
+ * Variants for the model-against-host checks: --access read loads instead
+ * of storing (read faults map the shared zero page, and every tag must
+ * read back as 0); --advice free or cold advises MADV_FREE or MADV_COLD
+ * instead of DONTNEED, which keep the pages mapped, so only the first loop
+ * faults.
+ *
+ * Tags: loop l of thread t stores ((t + 1) << 52 | l << 26) + page index,
+ * so a page holding another page's, loop's or thread's data is caught by
+ * the read-back, which runs before every advice, on both targets.
+ *
+ * Conventions in this file: a "loop" is one write (or read) pass, the
+ * read-back, and one madvise.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -26,12 +37,15 @@ struct mb_params {
 	long loops;
 	uint64_t size;
 	bool private_vmas; /* --vma private */
+	bool read;	   /* --access read */
+	int advice;	   /* FL_MADV_* of --advice */
 };
 
 struct mb_shared {
 	const struct mb_params *p;
 	struct fl_wl_ctx *ctx;
 	int error; /* first failure, atomic */
+	struct fl_tag_tally tags;
 };
 
 static const struct fl_workload_param_info mb_param_info[] = {
@@ -41,6 +55,8 @@ static const struct fl_workload_param_info mb_param_info[] = {
 	{ "vma", "shared",
 	  "shared (the threads' adjacent mappings merge into one VMA) or private (a gap "
 	  "around each: a VMA per thread)" },
+	{ "access", "write", "write (store a tag per page) or read (load: the zero page)" },
+	{ "advice", "dontneed", "dontneed, free or cold: the madvise after each pass" },
 	{ NULL, NULL, NULL },
 };
 
@@ -48,8 +64,11 @@ static int mb_parse(const struct fl_config *cfg, void *params, char *err, size_t
 {
 	const struct fl_workload_info *wi = &fl__wl_lru_microbench.info;
 	static const char *const vmas[] = { "shared", "private", NULL };
+	static const char *const accesses[] = { "write", "read", NULL };
+	static const char *const advices[] = { "dontneed", "free", "cold", NULL };
+	static const int advice_of[] = { FL_MADV_DONTNEED, FL_MADV_FREE, FL_MADV_COLD };
 	struct mb_params *p = params;
-	int ret, vma = 0;
+	int ret, vma = 0, access = 0, advice = 0;
 
 	ret = fl__param_int(cfg, wi, "threads", 1, 1024, &p->threads, err, len);
 	if (!ret)
@@ -58,7 +77,13 @@ static int mb_parse(const struct fl_config *cfg, void *params, char *err, size_t
 		ret = fl__param_size(cfg, wi, "size", 4096, 64ull << 30, 4096, &p->size, err, len);
 	if (!ret)
 		ret = fl__param_choice(cfg, wi, "vma", vmas, &vma, err, len);
+	if (!ret)
+		ret = fl__param_choice(cfg, wi, "access", accesses, &access, err, len);
+	if (!ret)
+		ret = fl__param_choice(cfg, wi, "advice", advices, &advice, err, len);
 	p->private_vmas = vma == 1;
+	p->read = access == 1;
+	p->advice = advice_of[advice];
 	return ret;
 }
 
@@ -89,9 +114,18 @@ static void mb_thread(struct fl_thread *th, void *arg)
 		return;
 	}
 	for (i = 0; i < p->loops; i++) {
-		ret = fl_write(th, addr, p->size, 4096, 0x55, 0);
+		uint64_t tag = ((uint64_t)(th->index + 1) << 52) | ((uint64_t)i << 26);
+
+		if (p->read) {
+			/* the loads fault in the zero page: every tag reads 0 */
+			ret = fl__check_tags(th, addr, p->size, 0, 0, &sh->tags);
+		} else {
+			ret = fl_write(th, addr, p->size, 4096, tag, 1);
+			if (!ret)
+				ret = fl__check_tags(th, addr, p->size, tag, 1, &sh->tags);
+		}
 		if (!ret)
-			ret = fl_madvise(th, addr, p->size, FL_MADV_DONTNEED);
+			ret = fl_madvise(th, addr, p->size, p->advice);
 		if (ret)
 			break;
 		fl_progress(sh->ctx, 1);
@@ -123,6 +157,8 @@ static int mb_run(struct fl_wl_ctx *ctx, const void *params)
 	ctx->target->ops->proc_exit(proc);
 	if (!ret)
 		ret = sh->error;
+	ctx->tags_checked = sh->tags.checked;
+	ctx->tags_wrong = sh->tags.wrong;
 	fl__add_metric(ctx->res, "writes", "pages",
 		       (double)p->threads * (double)p->loops * (double)(p->size / 4096));
 	fl__add_metric(ctx->res, "loops", "", (double)p->threads * (double)p->loops);

@@ -7,8 +7,11 @@
  * (page_fault1_processes). It runs for --seconds, or exactly --iterations
  * full map-write-unmap cycles per task when that is given.
  *
- * Conventions in this file: a "cycle" is one mmap, write pass and munmap;
- * writes go in 2 MiB chunks so the deadline is checked often.
+ * Each task's cycle c stores ((task + 1) << 52 | c << 26) + page index
+ * and reads every written page's tag back before the munmap.
+ *
+ * Conventions in this file: a "cycle" is one mmap, write pass, read-back
+ * and munmap; writes go in 2 MiB chunks so the deadline is checked often.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -32,6 +35,7 @@ struct pf1_shared {
 	uint64_t pages;	 /* atomic */
 	uint64_t cycles; /* atomic */
 	int error;	 /* atomic */
+	struct fl_tag_tally tags;
 };
 
 static const struct fl_workload_param_info pf1_param_info[] = {
@@ -82,7 +86,7 @@ static void pf1_thread(struct fl_thread *th, void *arg)
 	long cycle;
 
 	for (cycle = 0; !p->iterations || cycle < p->iterations; cycle++) {
-		uint64_t addr, off;
+		uint64_t addr, off, tag = ((uint64_t)(th->index + 1) << 52) | ((uint64_t)cycle << 26);
 		bool stop = false;
 		int ret;
 
@@ -94,7 +98,7 @@ static void pf1_thread(struct fl_thread *th, void *arg)
 		for (off = 0; off < p->size && !stop; off += PF1_CHUNK) {
 			uint64_t n = p->size - off < PF1_CHUNK ? p->size - off : PF1_CHUNK;
 
-			ret = fl_write(th, addr + off, n, 4096, 0, 0);
+			ret = fl_write(th, addr + off, n, 4096, tag + off / 4096, 1);
 			if (ret) {
 				fl__first_error(&sh->error, ret);
 				stop = true;
@@ -103,6 +107,12 @@ static void pf1_thread(struct fl_thread *th, void *arg)
 			__atomic_fetch_add(&sh->pages, n / 4096, __ATOMIC_RELAXED);
 			if (!p->iterations)
 				stop = fl_clock_ns() >= sh->deadline_ns;
+		}
+		/* what was written reads back before the munmap zaps it */
+		ret = fl__check_tags(th, addr, off < p->size ? off : p->size, tag, 1, &sh->tags);
+		if (ret) {
+			fl__first_error(&sh->error, ret);
+			stop = true;
 		}
 		ret = fl_munmap(th, addr, p->size);
 		if (ret)
@@ -145,6 +155,8 @@ static int pf1_run(struct fl_wl_ctx *ctx, const void *params)
 	elapsed = (double)(fl_clock_ns() - t0) / 1e9;
 	if (!ret)
 		ret = shp->error;
+	ctx->tags_checked = shp->tags.checked;
+	ctx->tags_wrong = shp->tags.wrong;
 	fl__add_metric(ctx->res, "pages", "pages", (double)shp->pages);
 	fl__add_metric(ctx->res, "cycles", "", (double)shp->cycles);
 	fl__add_metric(ctx->res, "pages_per_sec", "pages/s",

@@ -355,7 +355,7 @@ static int counter_deltas(struct fl_counters *out, const struct fl_counters *bef
 
 		if (scale != 1.0)
 			d = (int64_t)((double)d * scale + (d < 0 ? -0.5 : 0.5));
-		if (fl_counters_set(out, after->v[i].name, d))
+		if (fl_counters_set_scoped(out, after->v[i].name, d, after->v[i].scope))
 			return -ENOMEM;
 	}
 	return 0;
@@ -483,6 +483,11 @@ FL_API int fl_run(const struct fl_config *cfg, struct fl_result *res, char *err,
 		res->status = 1;
 		snprintf(res->error, sizeof(res->error), "%s failed: %s", pl.wl->info.name,
 			 strerror(-ret));
+	} else if (ctx.tags_wrong) {
+		res->status = 1;
+		snprintf(res->error, sizeof(res->error),
+			 "data check: %llu of %llu pages read back a tag that was not written there",
+			 (unsigned long long)ctx.tags_wrong, (unsigned long long)ctx.tags_checked);
 	}
 	if (t->ops->quiesce(t, err, errlen) && !res->status) {
 		res->status = 1;
@@ -491,6 +496,10 @@ FL_API int fl_run(const struct fl_config *cfg, struct fl_result *res, char *err,
 	ret = t->ops->counters(t, &after);
 	if (!ret)
 		ret = counter_deltas(&res->counters, &before, &after, 1.0);
+	/* the workload's own data check, the same on every target */
+	if (!ret)
+		ret = fl_counters_set(&res->counters, "fl_tag_checked", (int64_t)ctx.tags_checked) |
+		      fl_counters_set(&res->counters, "fl_tag_mismatch", (int64_t)ctx.tags_wrong);
 	if (t->ops->end)
 		t->ops->end(t);
 	if (!ret)

@@ -17,6 +17,15 @@ struct fl_wl_ctx {
 	struct fl_result *res;
 	uint64_t progress_total; /* units of work, for the progress line */
 	uint64_t progress_done;	 /* atomic */
+	/* the workload's read-back of its content tags: pages read, pages wrong */
+	uint64_t tags_checked;
+	uint64_t tags_wrong;
+};
+
+/* Tag counts the tasks of a workload add up, in memory every process sees. */
+struct fl_tag_tally {
+	uint64_t checked; /* atomic */
+	uint64_t wrong;	  /* atomic */
 };
 
 struct fl_workload {
@@ -55,6 +64,33 @@ static inline uint64_t fl__mem_for_mappings(long tasks, uint64_t size)
 {
 	/* a page-table page per 2 MiB and a few upper-level tables */
 	return (uint64_t)tasks * (size + (size / (2u << 20) + 4) * 4096);
+}
+
+/**
+ * fl__check_tags() - read back the tags of the pages of [@addr, @addr +
+ * @len) and count, into @tally, those that are not @tag + i * @step for
+ * the i-th page (pages in 4 KiB steps; reads in 2 MiB pieces).
+ * Return: 0 or the first read's error.
+ */
+static inline int fl__check_tags(struct fl_thread *th, uint64_t addr, uint64_t len, uint64_t tag,
+				 uint64_t step, struct fl_tag_tally *tally)
+{
+	enum { CHUNK = 512 };
+	uint64_t got[CHUNK], off, i, wrong = 0, checked = 0;
+
+	for (off = 0; off < len; off += CHUNK * 4096ull) {
+		uint64_t n = len - off < CHUNK * 4096ull ? (len - off) / 4096 : CHUNK;
+		int ret = fl_read(th, addr + off, n * 4096, 4096, got, NULL);
+
+		if (ret)
+			return ret;
+		for (i = 0; i < n; i++)
+			wrong += got[i] != tag + (off / 4096 + i) * step;
+		checked += n;
+	}
+	__atomic_fetch_add(&tally->checked, checked, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&tally->wrong, wrong, __ATOMIC_RELAXED);
+	return 0;
 }
 
 /* Keep the first error a thread reports in *@slot. */

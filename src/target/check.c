@@ -1,0 +1,215 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * check.c - the agreement gate: does the model count what the host kernel
+ * counts? For a host result and the model result run with the same mTHP
+ * sizes (the order0 policy preferred: the rule of 6.x kernels), every
+ * deterministic counter the host has is compared, and a row differs when
+ * the two values are further apart than the host's measured noise (the
+ * same counter over an idle interval, times tol->noise) plus a stated
+ * tolerance: tol->pct percent of the larger value, at least tol->min.
+ *
+ * Deterministic: counts a workload fixes by its rule (faults, allocations,
+ * frees, LRU moves, per-size mTHP events and gauges), not times, lock
+ * contention or the machine's free memory.
+ *
+ * Conventions in this file: @r holds @nr results; @host indexes a host one.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <foliolab/foliolab.h>
+
+static const char *const checked_events[] = {
+	"pgfault",
+	"pgalloc_normal",
+	"pgfree",
+	"pgactivate",
+	"pgdeactivate",
+	"pglazyfree",
+	"pgreuse",
+	"thp_fault_alloc",
+	"thp_fault_fallback",
+	"thp_split_pmd",
+	"thp_deferred_split_page",
+	"nr_anon_pages",
+	"nr_anon_transparent_hugepages",
+	"nr_page_table_pages",
+};
+
+static const char *const checked_mthp[] = {
+	"anon_fault_alloc", "anon_fault_fallback", "nr_anon", "split_deferred",
+	"nr_anon_partially_mapped",
+};
+
+FL_API void fl_tolerance_default(struct fl_tolerance *t)
+{
+	t->pct = 1.0;
+	t->min = 64;
+	t->noise = 3.0;
+}
+
+FL_API bool fl_counter_checked(const char *name)
+{
+	const char *item;
+	size_t i;
+
+	for (i = 0; i < sizeof(checked_events) / sizeof(checked_events[0]); i++)
+		if (!strcmp(name, checked_events[i]))
+			return true;
+	if (strncmp(name, "hugepages-", 10) || !(item = strstr(name, "kB/stats/")))
+		return false;
+	item += 9;
+	for (i = 0; i < sizeof(checked_mthp) / sizeof(checked_mthp[0]); i++)
+		if (!strcmp(item, checked_mthp[i]))
+			return true;
+	return false;
+}
+
+static const char *knob_value(const struct fl_result *r, const char *name)
+{
+	int i;
+
+	for (i = 0; i < r->knobs.nr; i++)
+		if (!strcmp(r->knobs.v[i].name, name))
+			return r->knobs.v[i].value;
+	return "";
+}
+
+FL_API bool fl_result_same_knobs(const struct fl_result *a, const struct fl_result *b,
+				 const char *prefix, const char *part)
+{
+	size_t n = strlen(prefix);
+	int i;
+
+	if (!a->knobs.nr || !b->knobs.nr)
+		return false;
+	for (i = 0; i < a->knobs.nr; i++) {
+		const char *name = a->knobs.v[i].name;
+
+		if (!strncmp(name, prefix, n) && strstr(name, part) &&
+		    strcmp(a->knobs.v[i].value, knob_value(b, name)))
+			return false;
+	}
+	return true;
+}
+
+static bool same_sizes(const struct fl_result *a, const struct fl_result *b)
+{
+	return fl_result_same_knobs(a, b, "transparent_hugepage/hugepages-", "/enabled");
+}
+
+FL_API int fl_result_model_partner(const struct fl_result *r, int nr, int host)
+{
+	int i, model = -1;
+
+	for (i = 0; i < nr; i++) {
+		if (strcmp(r[i].target, "model") || !same_sizes(&r[i], &r[host]))
+			continue;
+		if (!strcmp(knob_value(&r[i], "foliolab/lru_cache"), "order0"))
+			return i;
+		if (model < 0)
+			model = i;
+	}
+	return model;
+}
+
+static int add_row(struct fl_agreement *a, const struct fl_agree_row *row)
+{
+	if (a->nr == a->cap) {
+		int cap = a->cap ? 2 * a->cap : 32;
+		struct fl_agree_row *v = realloc(a->v, (size_t)cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		a->v = v;
+		a->cap = cap;
+	}
+	a->v[a->nr++] = *row;
+	return 0;
+}
+
+static bool seen(const struct fl_agreement *a, const char *name)
+{
+	int i;
+
+	for (i = 0; i < a->nr; i++)
+		if (!strcmp(a->v[i].name, name))
+			return true;
+	return false;
+}
+
+static int64_t abs64(int64_t v)
+{
+	return v < 0 ? -v : v;
+}
+
+/* Compare one counter; it exists in at least one of the two results. */
+static int check_one(struct fl_agreement *a, const struct fl_result *m, const struct fl_result *h,
+		     const char *name, const struct fl_tolerance *tol)
+{
+	const struct fl_counter *hc = fl_counters_find(&h->counters, name);
+	struct fl_agree_row row;
+	int64_t big, by_pct;
+
+	memset(&row, 0, sizeof(row));
+	snprintf(row.name, sizeof(row.name), "%s", name);
+	row.model = fl_counters_get(&m->counters, name);
+	row.host = hc ? hc->value : 0;
+	row.scope = hc ? hc->scope : FL_SCOPE_SYSTEM;
+	row.noise = fl_counters_get(&h->noise, name);
+	big = abs64(row.model) > abs64(row.host) ? abs64(row.model) : abs64(row.host);
+	by_pct = (int64_t)((double)big * tol->pct / 100.0 + 0.5);
+	row.allowed = (int64_t)((double)abs64(row.noise) * tol->noise + 0.5) +
+		      (by_pct > tol->min ? by_pct : tol->min);
+	row.differs = abs64(row.model - row.host) > row.allowed;
+	a->nr_differs += row.differs;
+	return add_row(a, &row);
+}
+
+FL_API int fl_agreement_check(const struct fl_result *r, int nr, int host,
+			      const struct fl_tolerance *tol, struct fl_agreement *out)
+{
+	const struct fl_result *m, *h = &r[host];
+	int i, k, ret = 0;
+
+	memset(out, 0, sizeof(*out));
+	out->host = host;
+	out->model = fl_result_model_partner(r, nr, host);
+	out->tol = *tol;
+	if (out->model < 0)
+		return -ENOENT;
+	m = &r[out->model];
+	for (k = 0; k < 2 && !ret; k++) {
+		const struct fl_counters *c = k ? &h->counters : &m->counters;
+
+		for (i = 0; i < c->nr && !ret; i++) {
+			const char *name = c->v[i].name;
+
+			if (fl_counter_checked(name) && !seen(out, name) &&
+			    (fl_counters_get(&m->counters, name) ||
+			     fl_counters_get(&h->counters, name)))
+				ret = check_one(out, m, h, name, tol);
+		}
+	}
+	if (ret)
+		fl_agreement_free(out);
+	return ret;
+}
+
+FL_API const struct fl_agree_row *fl_agreement_find(const struct fl_agreement *a, const char *name)
+{
+	int i;
+
+	for (i = 0; i < a->nr; i++)
+		if (!strcmp(a->v[i].name, name))
+			return &a->v[i];
+	return NULL;
+}
+
+FL_API void fl_agreement_free(struct fl_agreement *a)
+{
+	free(a->v);
+	a->v = NULL;
+	a->nr = a->cap = 0;
+}

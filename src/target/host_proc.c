@@ -1,0 +1,398 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * host_proc.c - the host target's processes and threads. The first process
+ * a workload creates is this process itself; every further one is a
+ * forked child that serves requests over a socket: the calls of its main
+ * thread, and "run these threads" from run_tasks(). A child is forked
+ * before the workload's threads start, dies with its parent
+ * (PR_SET_PDEATHSIG), and is known to the run's signal handlers, which
+ * kill it before the run leaves its cgroup. Threads are pthreads, thread
+ * i pinned to host CPU i where the host has one (and left to the
+ * scheduler where it has not).
+ *
+ * Conventions in this file: "ht" is the host target, "hp" a host process;
+ * a process is "local" when it is the calling process (hp->pid == getpid()).
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include "target.h"
+#include "host.h"
+#include "../platform/platform.h"
+
+enum req_op { REQ_MMAP, REQ_MUNMAP, REQ_MADVISE, REQ_WRITE, REQ_READ, REQ_RUN, REQ_EXIT };
+
+struct request {
+	int op;
+	int arg;
+	uint64_t a, b, c, d, e;
+	void (*fn)(struct fl_thread *th, void *arg);
+	void *fn_arg;
+	int nr_threads; /* REQ_RUN: thread indices follow */
+	bool want_tags; /* REQ_READ: the tags follow the reply */
+};
+
+struct reply {
+	int ret;
+	uint64_t v;
+};
+
+struct host_proc {
+	struct fl_proc base;
+	pid_t pid;
+	int sock; /* the parent's end to a child server; -1 when local */
+	struct fl_thread main;
+	struct host_maps maps; /* meaningful where local */
+};
+
+static struct host_proc *to_hp(struct fl_proc *p)
+{
+	return (struct host_proc *)p;
+}
+
+static bool is_local(const struct host_proc *hp)
+{
+	return hp->pid == getpid();
+}
+
+int fl__host_nr_cpus_online(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+	return n > 0 ? (int)n : 1;
+}
+
+struct task {
+	struct fl_thread th;
+	void (*fn)(struct fl_thread *th, void *arg);
+	void *arg;
+	pthread_t tid;
+};
+
+static void *task_main(void *p)
+{
+	struct task *tk = p;
+
+	if (tk->th.cpu < fl__host_nr_cpus_online()) {
+		cpu_set_t set;
+
+		CPU_ZERO(&set);
+		CPU_SET(tk->th.cpu, &set);
+		pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
+	}
+	tk->fn(&tk->th, tk->arg);
+	return NULL;
+}
+
+/* Run the threads of one local process; joins them all. */
+static int run_local(struct fl_proc *p, const int *idx, int n,
+		     void (*fn)(struct fl_thread *th, void *arg), void *arg)
+{
+	struct task *tk = fl_calloc((size_t)n, sizeof(*tk));
+	int i, started = 0, ret = 0;
+
+	if (!tk)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		tk[i].th.proc = p;
+		tk[i].th.index = idx[i];
+		tk[i].th.cpu = idx[i];
+		tk[i].fn = fn;
+		tk[i].arg = arg;
+		ret = -pthread_create(&tk[i].tid, NULL, task_main, &tk[i]);
+		if (ret)
+			break;
+		started++;
+	}
+	for (i = 0; i < started; i++)
+		pthread_join(tk[i].tid, NULL);
+	fl_free(tk);
+	return ret;
+}
+
+static int full_io(int fd, void *buf, size_t len, bool out)
+{
+	unsigned char *p = buf;
+
+	while (len) {
+		ssize_t n = out ? write(fd, p, len) : read(fd, p, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return -EPIPE;
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+static void serve(struct host_proc *hp, int sock)
+{
+	struct request rq;
+	struct reply rp;
+
+	while (!full_io(sock, &rq, sizeof(rq), false)) {
+		uint64_t *tags = NULL;
+		int *idx = NULL;
+
+		memset(&rp, 0, sizeof(rp));
+		switch (rq.op) {
+		case REQ_MMAP:
+			rp.ret = fl__host_mem_mmap(&hp->maps, rq.a, rq.arg, (int)rq.b, &rp.v);
+			break;
+		case REQ_MUNMAP:
+			rp.ret = fl__host_mem_munmap(&hp->maps, rq.a, rq.b);
+			break;
+		case REQ_MADVISE:
+			rp.ret = fl__host_mem_madvise(&hp->maps, rq.a, rq.b, rq.arg);
+			break;
+		case REQ_WRITE:
+			rp.ret = fl__host_mem_write(&hp->maps, rq.a, rq.b, rq.c, rq.d, rq.e);
+			break;
+		case REQ_READ:
+			if (rq.want_tags && rq.c)
+				tags = calloc((size_t)(rq.b / rq.c) + 1, sizeof(*tags));
+			rp.ret = rq.want_tags && !tags
+					 ? -ENOMEM
+					 : fl__host_mem_read(&hp->maps, rq.a, rq.b, rq.c, tags, &rp.v);
+			break;
+		case REQ_RUN:
+			idx = calloc((size_t)rq.nr_threads, sizeof(*idx));
+			if (!idx || full_io(sock, idx, (size_t)rq.nr_threads * sizeof(*idx), false))
+				_exit(1);
+			rp.ret = run_local(&hp->base, idx, rq.nr_threads, rq.fn, rq.fn_arg);
+			free(idx);
+			break;
+		case REQ_EXIT:
+		default:
+			_exit(0);
+		}
+		if (full_io(sock, &rp, sizeof(rp), true))
+			_exit(1);
+		if (rq.op == REQ_READ && rq.want_tags && !rp.ret &&
+		    full_io(sock, tags, (size_t)(rq.b / rq.c) * sizeof(*tags), true))
+			_exit(1);
+		free(tags);
+	}
+	_exit(0);
+}
+
+static int call(struct host_proc *hp, struct request *rq, struct reply *rp)
+{
+	if (full_io(hp->sock, rq, sizeof(*rq), true) || full_io(hp->sock, rp, sizeof(*rp), false))
+		return -EPIPE;
+	return rp->ret;
+}
+
+int fl__host_proc_create(struct fl_target *t, struct fl_proc **out)
+{
+	struct host_target *ht = (struct host_target *)t;
+	struct host_proc *hp = fl_calloc(1, sizeof(*hp));
+	int sv[2];
+	pid_t pid, parent = getpid();
+
+	if (!hp)
+		return -ENOMEM;
+	hp->base.target = t;
+	hp->main.proc = &hp->base;
+	hp->main.index = -1;
+	hp->main.cpu = 0;
+	hp->sock = -1;
+	fl__host_maps_init(&hp->maps);
+	if (!ht->self_in_use) {
+		ht->self_in_use = true;
+		hp->pid = getpid();
+		*out = &hp->base;
+		return 0;
+	}
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv)) {
+		fl__host_maps_destroy(&hp->maps, false);
+		fl_free(hp);
+		return -errno;
+	}
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0) {
+		close(sv[0]);
+		close(sv[1]);
+		fl__host_maps_destroy(&hp->maps, false);
+		fl_free(hp);
+		return -errno;
+	}
+	if (pid == 0) {
+		close(sv[0]);
+		fl__host_forget_in_child();
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (getppid() != parent)
+			_exit(1);
+		hp->pid = getpid();
+		serve(hp, sv[1]);
+	}
+	close(sv[1]);
+	fl__host_child_add(pid);
+	hp->pid = pid;
+	hp->sock = sv[0];
+	*out = &hp->base;
+	return 0;
+}
+
+int fl__host_proc_exit(struct fl_proc *p)
+{
+	struct host_target *ht = (struct host_target *)p->target;
+	struct host_proc *hp = to_hp(p);
+
+	if (is_local(hp)) {
+		ht->self_in_use = false;
+	} else {
+		struct request rq = { .op = REQ_EXIT };
+
+		full_io(hp->sock, &rq, sizeof(rq), true);
+		close(hp->sock);
+		waitpid(hp->pid, NULL, 0);
+		fl__host_child_forget(hp->pid);
+	}
+	fl__host_maps_destroy(&hp->maps, is_local(hp));
+	fl_free(hp);
+	return 0;
+}
+
+struct fl_thread *fl__host_proc_main(struct fl_proc *p)
+{
+	return &to_hp(p)->main;
+}
+
+int fl__host_run_tasks(struct fl_target *t, struct fl_proc **procs, int n,
+			  void (*fn)(struct fl_thread *th, void *arg), void *arg)
+{
+	int *idx, i, j, k, m, ret = 0, r;
+	struct fl_proc **done;
+
+	(void)t;
+	if (n < 1)
+		return -EINVAL;
+	idx = fl_calloc((size_t)n, sizeof(*idx));
+	done = fl_calloc((size_t)n, sizeof(*done));
+	if (!idx || !done) {
+		fl_free(idx);
+		fl_free(done);
+		return -ENOMEM;
+	}
+	/* start the children's threads first, then ours, then collect */
+	for (k = 0, m = 0; k < n; k++) {
+		struct host_proc *hp = to_hp(procs[k]);
+		struct request rq = { .op = REQ_RUN, .fn = fn, .fn_arg = arg };
+		bool seen = false;
+
+		for (j = 0; j < m && !seen; j++)
+			seen = done[j] == procs[k];
+		if (seen || is_local(hp))
+			continue;
+		done[m++] = procs[k];
+		for (i = 0, rq.nr_threads = 0; i < n; i++)
+			if (procs[i] == procs[k])
+				idx[rq.nr_threads++] = i;
+		if (full_io(hp->sock, &rq, sizeof(rq), true) ||
+		    full_io(hp->sock, idx, (size_t)rq.nr_threads * sizeof(*idx), true))
+			ret = -EPIPE;
+	}
+	for (k = 0, j = 0; k < n; k++)
+		if (is_local(to_hp(procs[k])))
+			idx[j++] = k;
+	if (j) {
+		r = run_local(procs[idx[0]], idx, j, fn, arg);
+		if (r && !ret)
+			ret = r;
+	}
+	for (k = 0; k < m; k++) {
+		struct reply rp;
+
+		if (full_io(to_hp(done[k])->sock, &rp, sizeof(rp), false))
+			r = -EPIPE;
+		else
+			r = rp.ret;
+		if (r && !ret)
+			ret = r;
+	}
+	fl_free(idx);
+	fl_free(done);
+	return ret;
+}
+
+int fl__host_mmap(struct fl_thread *th, uint64_t len, int prot, int flags, uint64_t *addr)
+{
+	struct host_proc *hp = to_hp(th->proc);
+	struct request rq = { .op = REQ_MMAP, .a = len, .arg = prot, .b = (uint64_t)flags };
+	struct reply rp;
+	int ret;
+
+	if (is_local(hp))
+		return fl__host_mem_mmap(&hp->maps, len, prot, flags, addr);
+	ret = call(hp, &rq, &rp);
+	if (!ret)
+		*addr = rp.v;
+	return ret;
+}
+
+int fl__host_munmap(struct fl_thread *th, uint64_t addr, uint64_t len)
+{
+	struct host_proc *hp = to_hp(th->proc);
+	struct request rq = { .op = REQ_MUNMAP, .a = addr, .b = len };
+	struct reply rp;
+
+	return is_local(hp) ? fl__host_mem_munmap(&hp->maps, addr, len) : call(hp, &rq, &rp);
+}
+
+int fl__host_madvise(struct fl_thread *th, uint64_t addr, uint64_t len, int advice)
+{
+	struct host_proc *hp = to_hp(th->proc);
+	struct request rq = { .op = REQ_MADVISE, .a = addr, .b = len, .arg = advice };
+	struct reply rp;
+
+	return is_local(hp) ? fl__host_mem_madvise(&hp->maps, addr, len, advice) : call(hp, &rq, &rp);
+}
+
+int fl__host_write(struct fl_thread *th, uint64_t addr, uint64_t len, uint64_t stride,
+		      uint64_t tag, uint64_t tag_step)
+{
+	struct host_proc *hp = to_hp(th->proc);
+	struct request rq = {
+		.op = REQ_WRITE, .a = addr, .b = len, .c = stride, .d = tag, .e = tag_step
+	};
+	struct reply rp;
+
+	return is_local(hp) ? fl__host_mem_write(&hp->maps, addr, len, stride, tag, tag_step)
+			    : call(hp, &rq, &rp);
+}
+
+int fl__host_read(struct fl_thread *th, uint64_t addr, uint64_t len, uint64_t stride,
+		     uint64_t *tags, uint64_t *sum)
+{
+	struct host_proc *hp = to_hp(th->proc);
+	struct request rq = {
+		.op = REQ_READ, .a = addr, .b = len, .c = stride, .want_tags = tags != NULL
+	};
+	struct reply rp;
+	int ret;
+
+	if (is_local(hp))
+		return fl__host_mem_read(&hp->maps, addr, len, stride, tags, sum);
+	if (!stride)
+		return -EINVAL;
+	ret = call(hp, &rq, &rp);
+	if (ret)
+		return ret;
+	if (tags && full_io(hp->sock, tags, (size_t)(len / stride) * sizeof(*tags), false))
+		return -EPIPE;
+	if (sum)
+		*sum = rp.v;
+	return 0;
+}

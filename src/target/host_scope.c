@@ -1,0 +1,414 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * host_scope.c - the workload's own counts on the host, apart from the
+ * rest of the machine: /proc/vmstat and the mTHP stats are system-wide, so
+ * every other process's faults and allocations land in them too.
+ *
+ * - perf events on this process, inherited by every thread and process it
+ *   makes afterwards (perf_event_open(2) with inherit): the software page
+ *   fault event, and the kmem:mm_page_alloc and kmem:mm_page_free
+ *   tracepoints, one counter per order through a tracepoint filter
+ *   ("order == N"; allocations also "&& migratetype == 1", the movable
+ *   ones, which are what anonymous faults allocate). They give pgfault,
+ *   pgalloc_normal, pgfree, thp_fault_alloc and per-size anon_fault_alloc.
+ *   The tracepoints need root and tracefs, which is mounted for the moment
+ *   it takes to read their ids when the host has not mounted it.
+ * - a memory cgroup of the run's own, where the host has the cgroup v1
+ *   memory controller: the process moves into it before the workload
+ *   starts, so its gauges (rss, rss_huge, active_anon, inactive_anon) are
+ *   the workload's: nr_anon_pages, nr_anon_transparent_hugepages,
+ *   nr_active_anon, nr_inactive_anon.
+ *
+ * Every mount and cgroup is recorded for undo first (host_rundir.c), so a
+ * signal or `foliolab host restore` puts the host back.
+ *
+ * What the scoped counts include: everything this process and its
+ * children do between begin and end: the workload, and its own start-up
+ * (thread stacks, the forked processes' copy-on-write faults). What they
+ * miss: pages freed on the process's behalf in another context (page
+ * tables freed after an RCU grace period). Counters not listed stay
+ * system-wide, and the report says so.
+ *
+ * Conventions in this file: "hsc" is the scope of the one host run.
+ */
+#include <errno.h>
+#include <linux/perf_event.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include "host.h"
+
+#define NR_ORDERS 11 /* 0..MAX_PAGE_ORDER */
+#define PMD_ORDER 9
+#define MIGRATE_MOVABLE 1
+#define TRACEFS_AT "/sys/kernel/tracing"
+#define MEMCG_V1 "/sys/fs/cgroup/memory"
+
+struct host_scope {
+	int fd_faults;
+	int fd_alloc[NR_ORDERS];
+	int fd_movable[NR_ORDERS];
+	int fd_free[NR_ORDERS];
+	bool tracepoints;
+	char memcg[HOST_PATH_MAX]; /* the run's cgroup folder; "" if none */
+	char origin[HOST_PATH_MAX]; /* cgroup.procs of the cgroup the run came from */
+	char tracefs[HOST_PATH_MAX]; /* where tracefs was mounted by the run; "" if not */
+};
+
+static int perf_open(struct perf_event_attr *a, const char *filter)
+{
+	int fd;
+
+	a->size = sizeof(*a);
+	a->disabled = 1;
+	a->inherit = 1;
+	fd = (int)syscall(SYS_perf_event_open, a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (filter && ioctl(fd, PERF_EVENT_IOC_SET_FILTER, filter)) {
+		int e = -errno;
+
+		close(fd);
+		return e;
+	}
+	return fd;
+}
+
+static int tracepoint_open(int id, const char *filter)
+{
+	struct perf_event_attr a;
+
+	memset(&a, 0, sizeof(a));
+	a.type = PERF_TYPE_TRACEPOINT;
+	a.config = (uint64_t)id;
+	return perf_open(&a, filter);
+}
+
+/* The first tracefs mount point, or "" */
+static void tracefs_find(char *buf, size_t len)
+{
+	char line[1024], dev[256], mnt[512], fs[64];
+	FILE *f = fopen("/proc/self/mounts", "r");
+
+	buf[0] = '\0';
+	if (!f)
+		return;
+	while (!buf[0] && fgets(line, sizeof(line), f))
+		if (sscanf(line, "%255s %511s %63s", dev, mnt, fs) == 3 && !strcmp(fs, "tracefs"))
+			snprintf(buf, len, "%s", mnt);
+	fclose(f);
+}
+
+int fl__host_tracefs_mount(char *at, size_t len, char *err, size_t elen)
+{
+	struct fl__host_change c = { HOST_UNDO_MOUNT, TRACEFS_AT, NULL };
+	struct stat st;
+
+	tracefs_find(at, len);
+	if (at[0])
+		return 0;
+	if (geteuid() != 0) {
+		snprintf(err, elen, "tracefs is not mounted and mounting it needs root");
+		return -EPERM;
+	}
+	if (stat(TRACEFS_AT, &st) || !S_ISDIR(st.st_mode)) {
+		snprintf(err, elen, "tracefs is not mounted and this kernel has no %s", TRACEFS_AT);
+		return -ENOENT;
+	}
+	if (fl__host_undo_record(&c, 1, err, elen))
+		return -EIO;
+	if (mount("nodev", TRACEFS_AT, "tracefs", 0, NULL)) {
+		int e = -errno;
+
+		snprintf(err, elen, "cannot mount tracefs on %s: %s", TRACEFS_AT, strerror(errno));
+		fl__host_undo(HOST_UNDO_MOUNT, TRACEFS_AT);
+		return e;
+	}
+	snprintf(at, len, "%s", TRACEFS_AT);
+	return 0;
+}
+
+int fl__host_tracefs_unmount(void)
+{
+	return fl__host_undo_pending(HOST_UNDO_MOUNT, TRACEFS_AT)
+		       ? fl__host_undo(HOST_UNDO_MOUNT, TRACEFS_AT)
+		       : 0;
+}
+
+static int tracepoint_id(const char *tracefs, const char *event)
+{
+	char path[HOST_PATH_MAX], buf[32] = "";
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/events/kmem/%s/id", tracefs, event);
+	f = fopen(path, "r");
+	if (!f)
+		return -ENOENT;
+	if (!fgets(buf, sizeof(buf), f))
+		buf[0] = '\0';
+	fclose(f);
+	return buf[0] ? atoi(buf) : -ENOENT;
+}
+
+/* The kmem tracepoints, one counter per order. Return: 0 or -errno (note set). */
+static int open_tracepoints(struct host_scope *hsc, char *note, size_t len)
+{
+	char tracefs[HOST_PATH_MAX], filter[64];
+	int alloc, freed, o, ret;
+
+	ret = fl__host_tracefs_mount(tracefs, sizeof(tracefs), note, len);
+	if (ret)
+		return ret;
+	alloc = tracepoint_id(tracefs, "mm_page_alloc");
+	freed = tracepoint_id(tracefs, "mm_page_free");
+	if (alloc < 0 || freed < 0) {
+		snprintf(note, len, "this kernel has no kmem:mm_page_alloc/free tracepoints");
+		return -ENOENT;
+	}
+	for (o = 0; o < NR_ORDERS; o++) {
+		snprintf(filter, sizeof(filter), "order == %d", o);
+		hsc->fd_alloc[o] = tracepoint_open(alloc, filter);
+		hsc->fd_free[o] = tracepoint_open(freed, filter);
+		snprintf(filter, sizeof(filter), "order == %d && migratetype == %d", o,
+			 MIGRATE_MOVABLE);
+		hsc->fd_movable[o] = o >= 2 && o <= PMD_ORDER ? tracepoint_open(alloc, filter) : -1;
+		if (hsc->fd_alloc[o] < 0 || hsc->fd_free[o] < 0 ||
+		    (o >= 2 && o <= PMD_ORDER && hsc->fd_movable[o] < 0)) {
+			snprintf(note, len, "perf_event_open of a kmem tracepoint failed: %s",
+				 strerror(-(hsc->fd_alloc[o] < 0	  ? hsc->fd_alloc[o]
+					    : hsc->fd_free[o] < 0 ? hsc->fd_free[o]
+								  : hsc->fd_movable[o])));
+			return -EIO;
+		}
+	}
+	hsc->tracepoints = true;
+	return 0;
+}
+
+/* This process's cgroup in the v1 memory hierarchy, from /proc/self/cgroup. */
+static int memcg_v1_self(char *buf, size_t len)
+{
+	char line[1024];
+	FILE *f = fopen("/proc/self/cgroup", "r");
+	int ret = -ENOENT;
+
+	if (!f)
+		return -errno;
+	while (ret && fgets(line, sizeof(line), f)) {
+		char *ctl = strchr(line, ':'), *path = ctl ? strchr(ctl + 1, ':') : NULL;
+		char *tok, *save = NULL;
+
+		if (!path)
+			continue;
+		*path++ = '\0';
+		path[strcspn(path, "\n")] = '\0';
+		for (tok = strtok_r(ctl + 1, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+			if (!strcmp(tok, "memory")) {
+				snprintf(buf, len, "%s%s", MEMCG_V1, strcmp(path, "/") ? path : "");
+				ret = 0;
+			}
+		}
+	}
+	fclose(f);
+	return ret;
+}
+
+/* Create the run's memory cgroup under this process's and move into it. */
+static int enter_memcg(struct host_scope *hsc, char *note, size_t len)
+{
+	char parent[HOST_PATH_MAX - 40], procs[HOST_PATH_MAX], pid[24];
+	struct fl__host_change c;
+
+	if (geteuid() != 0) {
+		snprintf(note, len, "a memory cgroup needs root");
+		return -EPERM;
+	}
+	if (!fl__host_is_mount(MEMCG_V1, "cgroup") || memcg_v1_self(parent, sizeof(parent))) {
+		snprintf(note, len, "the host has no cgroup v1 memory controller");
+		return -ENOENT;
+	}
+	snprintf(hsc->memcg, sizeof(hsc->memcg), "%s/foliolab-%ld", parent, (long)getpid());
+	snprintf(hsc->origin, sizeof(hsc->origin), "%s/cgroup.procs", parent);
+	c = (struct fl__host_change){ HOST_UNDO_CGROUP, hsc->memcg, hsc->origin };
+	if (fl__host_undo_record(&c, 1, note, len))
+		goto fail;
+	if (mkdir(hsc->memcg, 0755)) {
+		snprintf(note, len, "cannot create the cgroup %s: %s", hsc->memcg, strerror(errno));
+		fl__host_undo(HOST_UNDO_CGROUP, hsc->memcg);
+		goto fail;
+	}
+	snprintf(procs, sizeof(procs), "%s/cgroup.procs", hsc->memcg);
+	snprintf(pid, sizeof(pid), "%ld", (long)getpid());
+	if (fl__host_write_file(procs, pid)) {
+		snprintf(note, len, "cannot move into the cgroup %s", hsc->memcg);
+		fl__host_undo(HOST_UNDO_CGROUP, hsc->memcg);
+		goto fail;
+	}
+	return 0;
+fail:
+	hsc->memcg[0] = '\0';
+	return -EIO;
+}
+
+static void close_fds(struct host_scope *hsc)
+{
+	int o;
+
+	if (hsc->fd_faults >= 0)
+		close(hsc->fd_faults);
+	for (o = 0; o < NR_ORDERS; o++) {
+		if (hsc->fd_alloc[o] >= 0)
+			close(hsc->fd_alloc[o]);
+		if (hsc->fd_movable[o] >= 0)
+			close(hsc->fd_movable[o]);
+		if (hsc->fd_free[o] >= 0)
+			close(hsc->fd_free[o]);
+	}
+}
+
+int fl__host_scope_open(struct host_scope **out, char *note, size_t len)
+{
+	struct host_scope *hsc = calloc(1, sizeof(*hsc));
+	struct perf_event_attr a;
+	char why_tp[160] = "", why_cg[160] = "";
+	int o;
+
+	note[0] = '\0';
+	*out = NULL;
+	if (!hsc)
+		return -ENOMEM;
+	hsc->fd_faults = -1;
+	for (o = 0; o < NR_ORDERS; o++)
+		hsc->fd_alloc[o] = hsc->fd_movable[o] = hsc->fd_free[o] = -1;
+	memset(&a, 0, sizeof(a));
+	a.type = PERF_TYPE_SOFTWARE;
+	a.config = PERF_COUNT_SW_PAGE_FAULTS;
+	a.exclude_kernel = geteuid() != 0; /* what perf_event_paranoid allows a user */
+	hsc->fd_faults = perf_open(&a, NULL);
+	if (hsc->fd_faults < 0) {
+		snprintf(note, len, "no workload counts: perf_event_open: %s",
+			 strerror(-hsc->fd_faults));
+		free(hsc);
+		return 0;
+	}
+	if (geteuid() != 0)
+		snprintf(why_tp, sizeof(why_tp), "the kmem tracepoints need root");
+	else if (open_tracepoints(hsc, why_tp, sizeof(why_tp)))
+		hsc->tracepoints = false;
+	enter_memcg(hsc, why_cg, sizeof(why_cg));
+	if (why_tp[0] || why_cg[0])
+		snprintf(note, len, "%s%s%s", why_tp, why_tp[0] && why_cg[0] ? "; " : "", why_cg);
+	*out = hsc;
+	return 0;
+}
+
+void fl__host_scope_enable(struct host_scope *hsc, bool on)
+{
+	unsigned long req = on ? PERF_EVENT_IOC_ENABLE : PERF_EVENT_IOC_DISABLE;
+	int o;
+
+	ioctl(hsc->fd_faults, req, 0);
+	for (o = 0; hsc->tracepoints && o < NR_ORDERS; o++) {
+		ioctl(hsc->fd_alloc[o], req, 0);
+		ioctl(hsc->fd_free[o], req, 0);
+		if (hsc->fd_movable[o] >= 0)
+			ioctl(hsc->fd_movable[o], req, 0);
+	}
+}
+
+static int64_t count(int fd)
+{
+	uint64_t v = 0;
+
+	if (fd < 0 || read(fd, &v, sizeof(v)) != (ssize_t)sizeof(v))
+		return 0;
+	return (int64_t)v;
+}
+
+/* Replace the system-wide @name with the workload's @v, keeping the former as "system:" */
+static int overlay(struct fl_counters *out, const char *name, int64_t v)
+{
+	char sys[FL_NAME_MAX];
+	const struct fl_counter *c = fl_counters_find(out, name);
+	int ret = 0;
+
+	if (c) {
+		snprintf(sys, sizeof(sys), "system:%s", name);
+		ret = fl_counters_set_scoped(out, sys, c->value, FL_SCOPE_SYSTEM);
+	}
+	return ret | fl_counters_set_scoped(out, name, v, FL_SCOPE_WORKLOAD);
+}
+
+static int read_memcg(struct host_scope *hsc, struct fl_counters *out)
+{
+	static const struct {
+		const char *stat, *name;
+		int64_t unit;
+	} map[] = {
+		{ "rss", "nr_anon_pages", 4096 },
+		{ "rss_huge", "nr_anon_transparent_hugepages", 2 << 20 },
+		{ "active_anon", "nr_active_anon", 4096 },
+		{ "inactive_anon", "nr_inactive_anon", 4096 },
+	};
+	char path[HOST_PATH_MAX + 16], line[256], key[64];
+	long long v;
+	size_t i;
+	int ret = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/memory.stat", hsc->memcg);
+	f = fopen(path, "r");
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%63s %lld", key, &v) != 2)
+			continue;
+		for (i = 0; i < sizeof(map) / sizeof(map[0]); i++)
+			if (!strcmp(key, map[i].stat))
+				ret |= overlay(out, map[i].name, v / map[i].unit);
+	}
+	fclose(f);
+	return ret;
+}
+
+int fl__host_scope_read(struct host_scope *hsc, struct fl_counters *out)
+{
+	char name[FL_NAME_MAX];
+	int64_t alloc = 0, freed = 0;
+	int o, ret;
+
+	ret = overlay(out, "pgfault", count(hsc->fd_faults));
+	if (hsc->tracepoints) {
+		for (o = 0; o < NR_ORDERS; o++) {
+			alloc += count(hsc->fd_alloc[o]) << o;
+			freed += count(hsc->fd_free[o]) << o;
+		}
+		/* the tracepoints see every zone; this host's allocations are all Normal */
+		ret |= overlay(out, "pgalloc_normal", alloc);
+		ret |= overlay(out, "pgfree", freed);
+		for (o = 2; o <= PMD_ORDER; o++) {
+			snprintf(name, sizeof(name), "hugepages-%dkB/stats/anon_fault_alloc",
+				 4 << o);
+			ret |= overlay(out, name, count(hsc->fd_movable[o]));
+		}
+		ret |= overlay(out, "thp_fault_alloc", count(hsc->fd_movable[PMD_ORDER]));
+	}
+	if (hsc->memcg[0])
+		ret |= read_memcg(hsc, out);
+	return ret ? -ENOMEM : 0;
+}
+
+void fl__host_scope_close(struct host_scope *hsc)
+{
+	if (!hsc)
+		return;
+	close_fds(hsc);
+	if (hsc->memcg[0])
+		fl__host_undo(HOST_UNDO_CGROUP, hsc->memcg);
+	free(hsc);
+}
