@@ -4,7 +4,8 @@
 #   make SAN=address,undefined ASan+UBSan (FL_DEBUG=3)        build/asan
 #   make SAN=thread            TSan (FL_DEBUG=2)              build/tsan
 #   make WERROR=1              warnings are errors (CI)
-# Targets: all (default), run, check, check-stress, bench, format, format-check, clean
+# Targets: all (default), run, check, check-stress, conformance, bench, format, format-check,
+# clean
 
 CC ?= cc
 SAN ?=
@@ -57,7 +58,7 @@ STRESS_TESTS := $(filter $(B)/tests/stress/%,$(TESTS)) $(B)/tests/unit/test-atom
 BENCHES := $(BENCH_SRCS:bench/%.c=$(B)/bench/%)
 SCRIPT_TESTS := $(wildcard tests/cli/*.sh)
 
-.PHONY: all run check check-stress bench format format-check clean
+.PHONY: all run check check-stress conformance bench format format-check clean
 all: $(PROG) foliolab
 
 # ./foliolab is the release program (or whatever variant was built last)
@@ -99,6 +100,11 @@ check: $(TESTS) $(PROG) $(BENCHES)
 
 check-stress: $(STRESS_TESTS)
 	$(PROVE) $(STRESS_TESTS)
+
+# The model against the host kernel, scenario by scenario (root and the
+# mTHP sysfs knobs; skipped with the reason elsewhere). make check runs it too.
+conformance: $(PROG)
+	FOLIOLAB=$(abspath $(PROG)) $(PROVE) tests/cli/test-conformance.sh
 
 # Wall-clock medians (noisy on a shared machine), then, where valgrind is
 # installed, the instructions per fault+zap, which do not depend on noise.

@@ -225,7 +225,7 @@ FL_API int fl_host_knobs(struct fl_knobs *out);
 
 /* the agreement gate: model against host */
 struct fl_tolerance {
-	double pct;    /* of the larger value, in percent (default 1) */
+	double pct;    /* of the larger value, in percent (default 0.5) */
 	int64_t min;   /* at least this much (default 64) */
 	double noise;  /* plus this many times the host's idle noise (default 3) */
 };

@@ -518,6 +518,30 @@ static void copy_host_thp(struct fl_config *c)
 	}
 }
 
+/*
+ * A host booted with pvm_no_zero_page=1 takes a page on every read fault:
+ * in a compare with it, the model columns do the same (foliolab/no_zero_page),
+ * unless the command line set that knob itself.
+ */
+static void copy_host_cmdline(struct fl_config *c)
+{
+	static struct fl_knobs host;
+	static bool read;
+	int i;
+
+	if (!read) {
+		fl_host_knobs(&host);
+		read = true;
+	}
+	for (i = 0; i < c->knobs.nr; i++)
+		if (!strcmp(c->knobs.v[i].name, "foliolab/no_zero_page"))
+			return;
+	for (i = 0; i < host.nr; i++)
+		if (!strcmp(host.v[i].name, "cmdline/pvm_no_zero_page") &&
+		    strcmp(host.v[i].value, "0"))
+			fl_config_set_knob(c, "foliolab/no_zero_page", "on");
+}
+
 static void add_label(char *label, const char *part)
 {
 	size_t n = strlen(label);
@@ -578,6 +602,8 @@ int cli_configs(const struct cli_opts *o, struct fl_config *cfgs, char labels[][
 					fl_config_set_knob(c, o->base.knobs.v[k].name,
 							   o->base.knobs.v[k].value);
 				}
+				if (!host && o->nr_targets > 1)
+					copy_host_cmdline(c);
 				if (o->nr_mthp)
 					add_label(labels[n], o->mthp[i]);
 				if (o->nr_targets > 1)

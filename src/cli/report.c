@@ -101,6 +101,12 @@ void report_settings(FILE *f, const struct fl_result *r, const char *indent)
 	}
 	fprintf(f, "%s\n", others ? " (others never)" : "");
 	if (!strcmp(r->target, "host")) {
+		if (strcmp(report_knob(r, "cmdline/pvm_no_zero_page"), "?") &&
+		    strcmp(report_knob(r, "cmdline/pvm_no_zero_page"), "0"))
+			fprintf(f,
+				"%sbooted with pvm_no_zero_page=%s: read faults take a page of "
+				"their own, not the zero page\n",
+				indent, report_knob(r, "cmdline/pvm_no_zero_page"));
 		fprintf(f, "%sLRU cache: the host kernel's own rule%s; knobs %s\n", indent,
 			report_host_is_order0(r) ? " (6.x: like the model's order0)" : "",
 			any_set(r) ? "set by this run (restored after it)"
@@ -110,6 +116,11 @@ void report_settings(FILE *f, const struct fl_result *r, const char *indent)
 	lru_rule(r, rule, sizeof(rule));
 	fprintf(f, "%sLRU cache: %s; lru_add_free_dead=%s\n", indent, rule,
 		report_knob(r, "foliolab/lru_add_free_dead"));
+	if (!strcmp(report_knob(r, "foliolab/no_zero_page"), "on"))
+		fprintf(f,
+			"%sno_zero_page=on: read faults take a page of their own (as a host booted "
+			"with pvm_no_zero_page=1)\n",
+			indent);
 }
 
 static void report_header(FILE *f, const struct fl_result *r)

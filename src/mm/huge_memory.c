@@ -238,7 +238,8 @@ int do_huge_pmd_anonymous_page(struct vm_fault *vmf)
 
 	if (!thp_vma_suitable_order(vma, haddr, PMD_ORDER))
 		return VM_FAULT_FALLBACK;
-	if (!(vmf->flags & FAULT_FLAG_WRITE) && READ_ONCE(fl__thp.use_zero_page))
+	if (!(vmf->flags & FAULT_FLAG_WRITE) && READ_ONCE(fl__thp.use_zero_page) &&
+	    !READ_ONCE(fl__no_zero_page))
 		return VM_FAULT_FALLBACK; /* the huge zero folio is not modelled yet */
 	folio = folio_alloc(GFP_TRANSHUGE | __GFP_ZERO, PMD_ORDER);
 	if (!folio) {

@@ -34,6 +34,12 @@ enum {
 
 /* page_alloc.c */
 extern unsigned long fl__fail_page_alloc_orders;
+/*
+ * memory.c: read faults take a page of their own, as write faults do,
+ * instead of the shared zero page (4 KiB or huge): the behaviour of a host
+ * booted with pvm_no_zero_page=1 (a test aid of our hosts' kernels)
+ */
+extern bool fl__no_zero_page;
 /* memory.c: test hook, every Nth store writes a wrong tag (0: off) */
 extern unsigned long fl__corrupt_tag_every;
 uint64_t fl__corrupt_tag(uint64_t tag);

@@ -334,7 +334,7 @@ static __always_inline int do_anonymous_page(struct vm_fault *vmf, pteval_t pmdv
 	if (!entry_is_table(pmdv))
 		return 0; /* a huge PMD raced in: retry */
 	/* reads map the shared zero page; use_zero_page is the huge zero folio's knob */
-	if (!(vmf->flags & FAULT_FLAG_WRITE))
+	if (!(vmf->flags & FAULT_FLAG_WRITE) && !READ_ONCE(fl__no_zero_page))
 		return do_anonymous_zero_page(vmf);
 
 	folio = alloc_anon_folio(vmf, entry_table(pmdv));
@@ -606,6 +606,7 @@ static __always_inline int do_user_fault(struct mm_struct *mm, unsigned long add
 }
 
 unsigned long fl__corrupt_tag_every;
+bool fl__no_zero_page;
 
 /* The test hook: every Nth store (counted per thread) flips a bit of its tag. */
 uint64_t fl__corrupt_tag(uint64_t tag)

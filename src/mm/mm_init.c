@@ -8,7 +8,7 @@
  * "transparent_hugepage/hugepages-16kB/enabled", ... The model's own
  * policies live under "foliolab/": lru_cache (order0, max16, pages31),
  * lru_cache_folio_pages, lru_cache_batch_pages, lru_cache_batch_slots,
- * lru_add_free_dead, and the test hooks fail_page_alloc_orders and
+ * lru_add_free_dead, no_zero_page, and the test hooks fail_page_alloc_orders and
  * corrupt_tag_every (every Nth store by "hardware" writes a wrong tag, so
  * a test can see the workloads' read-back check fail).
  *
@@ -38,6 +38,7 @@ static void knobs_default(void)
 	fl__thp_knobs_default();
 	fl__lru_cache_policy = policies[2].p;
 	fl__lru_add_free_dead = false;
+	fl__no_zero_page = false;
 	fl__fail_page_alloc_orders = 0;
 	fl__corrupt_tag_every = 0;
 }
@@ -178,6 +179,14 @@ int fl__mm_knob_set(const char *name, const char *value, char *err, size_t len)
 		fl__lru_add_free_dead = value[1] == 'n';
 		return 0;
 	}
+	if (!strcmp(name, "foliolab/no_zero_page")) {
+		if (strcmp(value, "on") && strcmp(value, "off")) {
+			snprintf(err, len, "foliolab/no_zero_page: '%s' is not on or off", value);
+			return -EINVAL;
+		}
+		fl__no_zero_page = value[1] == 'n';
+		return 0;
+	}
 	if (!strcmp(name, "foliolab/fail_page_alloc_orders"))
 		return set_fail_orders(value, err, len);
 	if (!strcmp(name, "foliolab/corrupt_tag_every")) {
@@ -237,6 +246,7 @@ int fl__mm_knobs_read(struct fl_knobs *out)
 	ret |= fl_knobs_set(out, "foliolab/lru_cache_batch_slots", val);
 	ret |= fl_knobs_set(out, "foliolab/lru_add_free_dead",
 			    fl__lru_add_free_dead ? "on" : "off");
+	ret |= fl_knobs_set(out, "foliolab/no_zero_page", fl__no_zero_page ? "on" : "off");
 	return ret;
 }
 

@@ -44,7 +44,7 @@ static const char *const checked_mthp[] = {
 
 FL_API void fl_tolerance_default(struct fl_tolerance *t)
 {
-	t->pct = 1.0;
+	t->pct = 0.5;
 	t->min = 64;
 	t->noise = 3.0;
 }

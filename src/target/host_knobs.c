@@ -226,6 +226,27 @@ static void add_knob(struct fl_knobs *out, const char *rel)
 	fl_knobs_set(out, name, val);
 }
 
+/*
+ * Boot options of the host's kernel that change what the model counts, as
+ * read-only knobs "cmdline/<option>": pvm_no_zero_page=1 (a test aid of
+ * our hosts' kernels: a read fault takes a page of its own, as
+ * foliolab/no_zero_page=on makes the model do).
+ */
+static void add_cmdline_knobs(struct fl_knobs *out)
+{
+	char line[4096], *tok, *save = NULL;
+	FILE *f = fopen("/proc/cmdline", "r");
+
+	if (!f)
+		return;
+	if (!fgets(line, sizeof(line), f))
+		line[0] = '\0';
+	fclose(f);
+	for (tok = strtok_r(line, " \n", &save); tok; tok = strtok_r(NULL, " \n", &save))
+		if (!strncmp(tok, "pvm_no_zero_page=", 17))
+			fl_knobs_set(out, "cmdline/pvm_no_zero_page", tok + 17);
+}
+
 int fl__host_knobs_read(struct fl_knobs *out)
 {
 	static const char *const top[] = { "enabled", "defrag", "use_zero_page", "shrink_underused",
@@ -257,6 +278,7 @@ int fl__host_knobs_read(struct fl_knobs *out)
 		snprintf(rel, sizeof(rel), "khugepaged/%s", khp[i]);
 		add_knob(out, rel);
 	}
+	add_cmdline_knobs(out);
 	return 0;
 }
 

@@ -1,11 +1,12 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
 # test-host.sh - the host target on the real kernel: counters agree with
-# the rule (and with the model) within the host's measured noise, the lock
-# table comes from perf lock, processes fork, and every THP knob is back to
-# its old value after a run, after SIGTERM, and after SIGKILL followed by
-# `foliolab host restore`. Needs root and the THP sysfs folder; skips
-# (exit 77) without them.
+# the rule (and with the model) within the host's measured noise, the
+# workload's own counts stay right while another process churns memory,
+# the lock table comes from perf lock, processes fork, and every THP knob,
+# mount and cgroup is as before after a run, after SIGTERM, and after
+# SIGKILL followed by `foliolab host restore`. Needs root and the THP
+# sysfs folder; skips (exit 77) without them.
 FL=${FOLIOLAB:-./foliolab}
 THP=/sys/kernel/mm/transparent_hugepage
 T=$(mktemp -d)
@@ -22,7 +23,8 @@ if [ ! -w "$THP/hugepages-16kB/enabled" ]; then
 fi
 
 # whatever happens, leave the machine as we found it
-trap '"$FL" host restore >/dev/null 2>&1; rm -rf "$T"' EXIT
+churn=
+trap '[ -n "$churn" ] && kill $churn 2>/dev/null; "$FL" host restore >/dev/null 2>&1; rm -rf "$T"' EXIT
 
 ok() { n=$((n + 1)); echo "ok $n - $1"; }
 nok() { n=$((n + 1)); echo "not ok $n - $1"; fail=1; }
@@ -44,20 +46,36 @@ d = json.load(open(sys.argv[1]))
 print(d["results"][int(sys.argv[2])][sys.argv[4]].get(sys.argv[3], 0))' "$1" "$2" "$3" "${4:-counters}"
 }
 
+# what a run may change besides knobs: tracefs/debugfs mounts, foliolab cgroups
+state() {
+	knobs
+	grep -E ' (tracefs|debugfs) ' /proc/mounts | awk '{print "mount " $2 " " $3}'
+	find /sys/fs/cgroup -maxdepth 6 -type d -name 'foliolab-*' 2>/dev/null | sed 's/^/cgroup /'
+}
+
 knobs_same() {
-	knobs >"$T/after"
+	state >"$T/after"
 	if cmp -s "$T/before" "$T/after"; then
-		ok "$1: every knob has its old value"
+		ok "$1: every knob, mount and cgroup as before"
 	else
-		nok "$1: knobs changed"; diff "$T/before" "$T/after" | sed 's/^/# /'
+		nok "$1: the host changed"; diff "$T/before" "$T/after" | sed 's/^/# /'
 	fi
 }
 
 # within LO HI VALUE
 within() { [ "$3" -ge "$1" ] && [ "$3" -le "$2" ]; }
 
-echo "1..17"
-knobs >"$T/before"
+# wait_running PID: until the run has changed everything it changes (its
+# knobs, and its cgroup once the workload starts), at most 20 s
+wait_running() {
+	i=0
+	while ! grep -q '^cgroup' "/run/foliolab/$1/restore" 2>/dev/null && [ $i -lt 200 ]; do
+		sleep 0.1; i=$((i + 1))
+	done
+}
+
+echo "1..20"
+state >"$T/before"
 
 # 1-3: a host run of the seed's microbenchmark: the per-size counters follow
 # the rule (threads x loops x 16 MiB / 16 KiB), give or take the noise the
@@ -133,14 +151,43 @@ for c in hugepages-16kB/stats/anon_fault_alloc pgfault; do
 		nok "$c: host $h vs model $m (noise $hn, tolerance $tol)"
 	fi
 done
+# spinlock contentions this kernel reports to lock:contention_begin during
+# a 2-thread 16K run, which contends on the lruvec lock (thousands on the
+# 6.18 kernels measured in the reference); tracefs mounted for the count
+# and unmounted after, if it was not mounted before
+spin_contention() {
+	mounted=false
+	if ! grep -q ' tracefs ' /proc/mounts; then
+		mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null && mounted=true
+	fi
+	perf stat -x, -e lock:contention_begin -a -- "$FL" run lru-microbench --target=host \
+		--threads 2 --loops 50 --mthp 16K=always 2>&1 >/dev/null |
+		awk -F, '/contention_begin/ {print $1 + 0}'
+	$mounted && umount /sys/kernel/tracing
+}
 if ! command -v perf >/dev/null 2>&1; then
 	skip "host lock table from perf lock" "perf is not installed"
 elif grep -q "lruvec->lru_lock @ folio_batch_move_lru contended" "$T/out" &&
 	grep -q '"site": "folio_batch_move_lru", "kind": "spinlock", "acquired": null' "$T/cmp.json" &&
 	[ -z "$(find "${HOME:-/root}/.debug" -newer "$T/stamp" 2>/dev/null)" ]; then
 	ok "host lock table from perf lock, keyed by kernel caller; no build-id cache written"
+elif grep -q '"locks_note": ""' "$T/cmp.json" && [ "$(spin_contention)" -lt 100 ]; then
+	skip "host lock table from perf lock" \
+		"this kernel reports (almost) no spinlock contention to lock:contention_begin"
 else
 	nok "no folio_batch_move_lru row from perf lock"; sed 's/^/# /' "$T/err"
+fi
+
+# the gate: with no tolerance at all the host's own start-up faults make
+# pgfault differ, --check turns that into exit 1 and one line
+"$FL" compare lru-microbench --threads 1 --loops 2 --target=model,host --lru-cache order0 \
+	--check --tolerance 0 --tolerance-min 0 >"$T/out" 2>"$T/err"
+rc=$?
+if [ $rc -eq 1 ] && grep -q "pgfault .* DIFFERS" "$T/out" &&
+	grep -q "differ.* from the model's (--check)" "$T/err" && [ "$(wc -l <"$T/err")" -eq 1 ]; then
+	ok "compare --check: a row beyond the tolerance reads DIFFERS and exits 1"
+else
+	nok "compare --check (exit $rc)"; sed 's/^/# /' "$T/err"
 fi
 
 # 9: processes are forked children; the writes of every task count
@@ -154,7 +201,46 @@ else
 	nok "page-fault1 processes (exit $rc, pages $pages)"; sed 's/^/# /' "$T/err"
 fi
 
-# 10: --no-knobs changes nothing and records what the host has
+# 10-11: another process faults memory all through the run, and the knob
+# gives it 64K folios too: the workload's own counts (perf events on the
+# run's processes) still follow the rule, give or take its own start-up
+# (thread stacks: a few folios per thread), while the system-wide ones
+# count the other process as well
+python3 -c '
+import mmap, time
+m = mmap.mmap(-1, 32 << 20, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS)
+while True:
+    for off in range(0, len(m), 4096):
+        m[off] = 1
+    m.madvise(mmap.MADV_DONTNEED)
+' &
+churn=$!
+sleep 0.3
+"$FL" run lru-microbench --target=host --threads 2 --loops 13 --size 8M --mthp 64K=always \
+	--json "$T/churn.json" >"$T/out" 2>"$T/err"
+rc=$?
+kill $churn; wait $churn 2>/dev/null; churn=
+rule=$((2 * 13 * 8 * 1024 / 64))
+got=$(jnum "$T/churn.json" 0 hugepages-64kB/stats/anon_fault_alloc)
+sys=$(jnum "$T/churn.json" 0 system:hugepages-64kB/stats/anon_fault_alloc)
+scope=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["results"][0]["scope"].get("hugepages-64kB/stats/anon_fault_alloc"))' "$T/churn.json")
+if [ $rc -eq 0 ] && [ "$scope" = workload ] && within $rule $((rule + 16)) "$got" &&
+	[ "$sys" -gt $((got + 100)) ]; then
+	ok "64K anon_fault_alloc of the workload $got = $rule + start-up, system-wide $sys"
+else
+	nok "64K anon_fault_alloc $got (scope $scope, system-wide $sys), wanted $rule..$((rule + 16))"
+	sed 's/^/# /' "$T/err"
+fi
+got=$(jnum "$T/churn.json" 0 pgfault)
+sys=$(jnum "$T/churn.json" 0 system:pgfault)
+tol=$((64 + runtime))
+if within $rule $((rule + tol)) "$got" && [ "$sys" -gt $((got + 1000)) ]; then
+	ok "pgfault of the workload $got = $rule + start-up, system-wide $sys"
+else
+	nok "pgfault $got (system-wide $sys), wanted $rule..$((rule + tol))"
+fi
+
+# 12: --no-knobs changes nothing and records what the host has
 "$FL" run lru-microbench --target=host --threads 1 --loops 2 --no-knobs --json "$T/nk.json" \
 	>"$T/out" 2>"$T/err"
 v=$(python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["results"][0]; print(r["knobs"]["transparent_hugepage/hugepages-16kB/enabled"], len(r["knobs_set"]))' "$T/nk.json" 2>/dev/null)
@@ -164,14 +250,12 @@ else
 	nok "--no-knobs recorded '$v'"; sed 's/^/# /' "$T/err"
 fi
 
-# 11-12: SIGTERM in the middle of a run: the handler puts every knob back
-"$FL" run lru-microbench --target=host --threads 1 --loops 1000000 --mthp 16K=always \
+# 13-14: SIGTERM in the middle of a run, lock recording and all: the
+# handler puts every knob back, unmounts and leaves its cgroup
+"$FL" run lru-microbench --target=host --threads 1 --loops 1000000 --mthp 16K=always --locks \
 	>/dev/null 2>&1 &
 pid=$!
-i=0
-while ! grep -q '\[always\]' $THP/hugepages-16kB/enabled && [ $i -lt 100 ]; do
-	sleep 0.1; i=$((i + 1))
-done
+wait_running $pid
 kill -TERM $pid
 wait $pid 2>/dev/null
 if [ ! -e "/run/foliolab/$pid" ]; then
@@ -181,21 +265,20 @@ else
 fi
 knobs_same "after SIGTERM"
 
-# 13-17: SIGKILL cannot be caught: the restore file stays, a new run
-# refuses to start, and `foliolab host restore` puts everything back
-"$FL" run lru-microbench --target=host --threads 1 --loops 1000000 --mthp 16K=always \
+# 15-19: SIGKILL cannot be caught: the restore file stays, a new run
+# refuses to start, and `foliolab host restore` puts everything back:
+# knobs, the tracefs mount perf lock needed, the run's cgroup
+"$FL" run lru-microbench --target=host --threads 1 --loops 1000000 --mthp 16K=always --locks \
 	--knob transparent_hugepage/khugepaged/scan_sleep_millisecs=500 >/dev/null 2>&1 &
 pid=$!
-i=0
-while ! grep -q '\[always\]' $THP/hugepages-16kB/enabled && [ $i -lt 100 ]; do
-	sleep 0.1; i=$((i + 1))
-done
+wait_running $pid
 kill -KILL $pid
 wait $pid 2>/dev/null
-if [ -s "/run/foliolab/$pid/restore" ] && grep -q '\[always\]' $THP/hugepages-16kB/enabled; then
-	ok "SIGKILL leaves the knob changed and its restore file"
+if [ -s "/run/foliolab/$pid/restore" ] && grep -q '\[always\]' $THP/hugepages-16kB/enabled &&
+	grep -q "^cgroup" "/run/foliolab/$pid/restore"; then
+	ok "SIGKILL leaves the knob changed, the cgroup, and the restore file"
 else
-	nok "no restore file after SIGKILL"
+	nok "no restore file after SIGKILL"; sed 's/^/# /' "/run/foliolab/$pid/restore"
 fi
 "$FL" run lru-microbench --target=host --threads 1 --loops 1 --mthp 64K=always >"$T/out" 2>"$T/err"
 rc=$?
@@ -206,7 +289,8 @@ else
 fi
 "$FL" host restore >"$T/out" 2>"$T/err"
 rc=$?
-if [ $rc -eq 0 ] && grep -q "restored $THP/hugepages-16kB/enabled = never" "$T/out"; then
+if [ $rc -eq 0 ] && grep -q "restored $THP/hugepages-16kB/enabled = never" "$T/out" &&
+	grep -q "removed the cgroup .*/foliolab-$pid" "$T/out"; then
 	ok "foliolab host restore reports what it put back"
 else
 	nok "foliolab host restore (exit $rc)"; sed 's/^/# /' "$T/out" "$T/err"
@@ -220,7 +304,7 @@ if command -v setpriv >/dev/null 2>&1; then
 		>"$T/out" 2>"$T/err"
 	rc=$?
 	if [ $rc -eq 2 ] && grep -q "needs root" "$T/err" && [ "$(wc -l <"$T/err")" -eq 1 ] &&
-		knobs | cmp -s "$T/before" -; then
+		state | cmp -s "$T/before" -; then
 		ok "without root: one line, exit 2, no knob changed"
 	else
 		nok "without root (exit $rc)"; sed 's/^/# /' "$T/err"

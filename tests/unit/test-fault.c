@@ -239,6 +239,31 @@ static bool test_zero_page_without_use_zero_page(void)
 	return down();
 }
 
+/*
+ * foliolab/no_zero_page=on (a host booted with pvm_no_zero_page=1): a read
+ * fault allocates as a write fault does, at the mTHP size the knobs allow
+ * and a THP where the PMD order is allowed, whatever use_zero_page says.
+ */
+static bool test_no_zero_page_reads_allocate(void)
+{
+	unsigned long a;
+
+	ASSERT_TRUE(up());
+	ASSERT_TRUE(knob("foliolab/no_zero_page", "on"));
+	ASSERT_TRUE(knob(THP "hugepages-64kB/enabled", "always"));
+	a = map(2 * SZ_2M);
+	ASSERT_EQ(peek(mm, a + 5 * PAGE_SIZE), 0);
+	ASSERT_EQ(mapped_order(mm, a + 5 * PAGE_SIZE), 4);
+	ASSERT_EQ(mthp(64, "anon_fault_alloc"), 1);
+	ASSERT_EQ(counter("nr_anon_pages"), 16);
+	ASSERT_TRUE(knob(THP "hugepages-2048kB/enabled", "always"));
+	ASSERT_TRUE(knob(THP "use_zero_page", "1"));
+	ASSERT_EQ(peek(mm, a + SZ_2M), 0);
+	ASSERT_EQ(counter("thp_fault_alloc"), 1);
+	ASSERT_EQ(do_munmap(mm, a, 2 * SZ_2M), 0);
+	return down();
+}
+
 /* Access outside a VMA or against its protection is SIGSEGV: -EFAULT. */
 static bool test_bad_access(void)
 {
@@ -359,6 +384,7 @@ TEST_MAIN(TEST(test_defaults_give_base_pages), TEST(test_knob_combinations),
 	  TEST(test_alignment_inside_vma), TEST(test_populated_pte_lowers_order),
 	  TEST(test_allocation_fallback), TEST(test_pmd_needs_whole_aligned_range),
 	  TEST(test_read_maps_zero_page_then_write_copies),
-	  TEST(test_zero_page_without_use_zero_page), TEST(test_bad_access),
+	  TEST(test_zero_page_without_use_zero_page), TEST(test_no_zero_page_reads_allocate),
+	  TEST(test_bad_access),
 	  TEST(test_lockless_vma_lookup), TEST(test_new_mapping_merges),
 	  TEST(test_merge_needs_compatible_anon_vmas))
