@@ -105,6 +105,13 @@ struct fl_config {
 	bool progress;	   /* progress line on stderr for runs over 2 s */
 	bool locks;	   /* host: record lock contention with perf lock */
 	bool no_knobs;	   /* host: change no knob; run with what the host has */
+	/*
+	 * model: keep the LOCK prefix of the model's atomics when one thread
+	 * runs it (by default it drops it, as an SMP kernel booted on one CPU
+	 * does); the code path a 2-thread run takes, for instruction counts
+	 */
+	bool locked_atomics;
+	bool pin_cpus;	   /* model: pin CPU i's thread to host CPU i */
 	const char *label; /* optional name of this configuration in a compare */
 };
 
@@ -118,6 +125,8 @@ struct fl_result {
 	uint64_t mem_bytes;
 	int nodes;
 	int cpus;
+	bool locked_atomics;	 /* the options the run was made with (struct fl_config) */
+	bool pin_cpus;
 	char kernel_release[64]; /* uname -r of the host, or the model's base */
 	char cpu_model[96];
 	double wall_s;

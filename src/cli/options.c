@@ -310,6 +310,14 @@ int cli_parse(int argc, char **argv, struct cli_opts *o, char *err, size_t len)
 			o->base.locks = true;
 			continue;
 		}
+		if (!strcmp(arg, "--locked-atomics")) {
+			o->base.locked_atomics = true;
+			continue;
+		}
+		if (!strcmp(arg, "--pin-cpus")) {
+			o->base.pin_cpus = true;
+			continue;
+		}
 		if (!strcmp(arg, "--check")) {
 			if (!compare) {
 				snprintf(err, len,
@@ -468,10 +476,11 @@ int cli_parse(int argc, char **argv, struct cli_opts *o, char *err, size_t len)
 		return -EINVAL;
 	}
 	if (o->nr_targets == 1 && !strcmp(o->targets[0], "host") &&
-	    (o->base.mem_bytes || o->base.nodes || o->base.cpus)) {
+	    (o->base.mem_bytes || o->base.nodes || o->base.cpus || o->base.locked_atomics ||
+	     o->base.pin_cpus)) {
 		snprintf(err, len,
-			 "--mem, --nodes and --cpus size the model; the host target runs on the "
-			 "host's own memory and CPUs");
+			 "--mem, --nodes, --cpus, --locked-atomics and --pin-cpus set up the model; "
+			 "the host target runs on the host's own memory and CPUs");
 		return -EINVAL;
 	}
 	if ((o->base.no_knobs || o->base.locks) &&
@@ -589,6 +598,8 @@ int cli_configs(const struct cli_opts *o, struct fl_config *cfgs, char labels[][
 					c->mem_bytes = 0;
 					c->nodes = 0;
 					c->cpus = 0;
+					c->locked_atomics = false;
+					c->pin_cpus = false;
 				}
 				if (!host && o->nr_lru_cache)
 					fl_config_set_knob(c, "foliolab/lru_cache",

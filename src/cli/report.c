@@ -116,6 +116,11 @@ void report_settings(FILE *f, const struct fl_result *r, const char *indent)
 	lru_rule(r, rule, sizeof(rule));
 	fprintf(f, "%sLRU cache: %s; lru_add_free_dead=%s\n", indent, rule,
 		report_knob(r, "foliolab/lru_add_free_dead"));
+	if (r->locked_atomics || r->pin_cpus)
+		fprintf(f, "%soptions:%s%s\n", indent,
+			r->locked_atomics ? " --locked-atomics (the LOCK prefix with one thread too)"
+					  : "",
+			r->pin_cpus ? " --pin-cpus (CPU i's thread on host CPU i)" : "");
 	if (!strcmp(report_knob(r, "foliolab/no_zero_page"), "on"))
 		fprintf(f,
 			"%sno_zero_page=on: read faults take a page of their own (as a host booted "

@@ -8,7 +8,8 @@
  * "transparent_hugepage/hugepages-16kB/enabled", ... The model's own
  * policies live under "foliolab/": lru_cache (order0, max16, pages31),
  * lru_cache_folio_pages, lru_cache_batch_pages, lru_cache_batch_slots,
- * lru_add_free_dead, no_zero_page, and the test hooks fail_page_alloc_orders and
+ * lru_add_free_dead, no_zero_page, and the test hooks fail_page_alloc_orders,
+ * fail_alloc_after (the Nth allocation of host memory fails) and
  * corrupt_tag_every (every Nth store by "hardware" writes a wrong tag, so
  * a test can see the workloads' read-back check fail).
  *
@@ -41,6 +42,7 @@ static void knobs_default(void)
 	fl__no_zero_page = false;
 	fl__fail_page_alloc_orders = 0;
 	fl__corrupt_tag_every = 0;
+	fl__fail_alloc_after(0);
 }
 
 int fl__mm_boot(const struct fl_mm_config *cfg, char *err, size_t len)
@@ -189,6 +191,17 @@ int fl__mm_knob_set(const char *name, const char *value, char *err, size_t len)
 	}
 	if (!strcmp(name, "foliolab/fail_page_alloc_orders"))
 		return set_fail_orders(value, err, len);
+	if (!strcmp(name, "foliolab/fail_alloc_after")) {
+		if (parse_uint(value, 0, 1000000000, &v)) {
+			snprintf(err, len,
+				 "foliolab/fail_alloc_after: '%s' is not 0 (off) or a number of "
+				 "allocations 1..1000000000",
+				 value);
+			return -EINVAL;
+		}
+		fl__fail_alloc_after((long)v);
+		return 0;
+	}
 	if (!strcmp(name, "foliolab/corrupt_tag_every")) {
 		if (parse_uint(value, 0, 1000000000, &v)) {
 			snprintf(err, len,

@@ -568,7 +568,7 @@ void free_unref_folios(struct folio_batch *folios)
 		WRITE_ONCE(folio->private, (unsigned long)order);
 		folios->folios[j++] = folio;
 	}
-	folios->nr = (unsigned char)j;
+	WRITE_ONCE(folios->nr, (unsigned char)j); /* racy readers: folio_batch_count() */
 	for (i = 0; i < folios->nr; i++) {
 		struct folio *folio = folios->folios[i];
 		unsigned int order = (unsigned int)READ_ONCE(folio->private);

@@ -2,9 +2,9 @@
 /*
  * alloc.c - the one allocation wrapper of the core, with fault injection.
  *
- * The core never aborts on OOM: every caller handles NULL. Setting
- * FL_FAIL_ALLOC=N in the environment makes the
- * Nth allocation from then on return NULL, so tests can walk error paths.
+ * The core never aborts on OOM: every caller handles NULL. After
+ * fl__fail_alloc_after(N) the Nth allocation from then on returns NULL, so
+ * tests can walk error paths (the model's knob foliolab/fail_alloc_after).
  *
  * Conventions in this file: fail_countdown 0 means injection is off.
  */
@@ -12,19 +12,16 @@
 #include <sys/mman.h>
 #include "platform.h"
 
-static long fail_countdown = -1; /* -1: environment not read yet */
+static long fail_countdown;
+
+void fl__fail_alloc_after(long n)
+{
+	__atomic_store_n(&fail_countdown, n > 0 ? n : 0, __ATOMIC_RELAXED);
+}
 
 static bool should_fail(void)
 {
-	long v = __atomic_load_n(&fail_countdown, __ATOMIC_RELAXED);
-
-	if (unlikely(v < 0)) {
-		const char *s = getenv("FL_FAIL_ALLOC");
-
-		v = s ? atol(s) : 0;
-		__atomic_store_n(&fail_countdown, v, __ATOMIC_RELAXED);
-	}
-	if (likely(v == 0))
+	if (likely(__atomic_load_n(&fail_countdown, __ATOMIC_RELAXED) == 0))
 		return false;
 	/* only the allocation that moves the countdown 1 -> 0 fails */
 	return __atomic_sub_fetch(&fail_countdown, 1, __ATOMIC_RELAXED) == 0;

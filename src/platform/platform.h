@@ -151,6 +151,8 @@ uint64_t fl_clock_ns(void);
 void fl_cpu_times(double *user_s, double *sys_s);
 
 /* alloc.c: every allocation of the core goes through here */
+/* the @n-th allocation from now returns NULL (0: none fails) */
+void fl__fail_alloc_after(long n);
 void *fl_malloc(size_t size);
 void *fl_calloc(size_t n, size_t size);
 void *fl_aligned_alloc(size_t align, size_t size);

@@ -221,7 +221,7 @@ static int memcg_v1_self(char *buf, size_t len)
 /* Create the run's memory cgroup under this process's and move into it. */
 static int enter_memcg(struct host_scope *hsc, char *note, size_t len)
 {
-	char parent[HOST_PATH_MAX - 40], procs[HOST_PATH_MAX], pid[24];
+	char parent[HOST_PATH_MAX - 40], procs[HOST_PATH_MAX + 16], pid[24];
 	struct fl__host_change c;
 
 	if (geteuid() != 0) {
@@ -238,14 +238,15 @@ static int enter_memcg(struct host_scope *hsc, char *note, size_t len)
 	if (fl__host_undo_record(&c, 1, note, len))
 		goto fail;
 	if (mkdir(hsc->memcg, 0755)) {
-		snprintf(note, len, "cannot create the cgroup %s: %s", hsc->memcg, strerror(errno));
+		snprintf(note, len, "cannot create the cgroup %.100s: %s", hsc->memcg,
+			 strerror(errno));
 		fl__host_undo(HOST_UNDO_CGROUP, hsc->memcg);
 		goto fail;
 	}
 	snprintf(procs, sizeof(procs), "%s/cgroup.procs", hsc->memcg);
 	snprintf(pid, sizeof(pid), "%ld", (long)getpid());
 	if (fl__host_write_file(procs, pid)) {
-		snprintf(note, len, "cannot move into the cgroup %s", hsc->memcg);
+		snprintf(note, len, "cannot move into the cgroup %.100s", hsc->memcg);
 		fl__host_undo(HOST_UNDO_CGROUP, hsc->memcg);
 		goto fail;
 	}

@@ -21,6 +21,7 @@
 
 struct model_target {
 	struct fl_target base;
+	struct fl_target_config cfg;
 	int next_proc_id;
 	uint64_t mem_bytes;
 	struct shared_block *shared; /* shared_alloc() blocks, freed at close */
@@ -78,6 +79,7 @@ static int model_open(const struct fl_target_config *cfg, struct fl_target **out
 	if (ret)
 		goto err_platform;
 	mt->base.ops = &fl__model_target_ops;
+	mt->cfg = *cfg;
 	mt->base.nr_cpus = mc.nr_cpus;
 	mt->mem_bytes = (uint64_t)mc.nr_pages * PAGE_SIZE;
 	model_open_now = true;
@@ -279,12 +281,12 @@ static void thread_trampoline(void *p)
 static int model_run_tasks(struct fl_target *t, struct fl_proc **procs, int n,
 			   void (*fn)(struct fl_thread *th, void *arg), void *arg)
 {
+	struct model_target *mt = (struct model_target *)t;
 	int host = fl__host_nr_cpus();
 	struct fl_thread_handle **h;
 	struct thread_start *ts;
 	int i, started = 0, ret = 0;
-	const char *smp = getenv("FL_SMP"); /* set, not empty and not 0: keep the prefix */
-	bool up = n == 1 && !(smp && *smp && strcmp(smp, "0"));
+	bool up = n == 1 && !mt->cfg.locked_atomics;
 
 	if (n < 1 || n > t->nr_cpus)
 		return -EINVAL;
@@ -306,7 +308,7 @@ static int model_run_tasks(struct fl_target *t, struct fl_proc **procs, int n,
 		ts[i].fn = fn;
 		ts[i].arg = arg;
 		h[i] = fl__thread_start(thread_trampoline, &ts[i], i,
-					getenv("FL_PIN") && t->nr_cpus <= host ? i : -1, &ret);
+					mt->cfg.pin_cpus && t->nr_cpus <= host ? i : -1, &ret);
 		if (!h[i])
 			break;
 		started++;

@@ -52,8 +52,10 @@ struct fl_target_config {
 	uint64_t mem_bytes;
 	int nodes;
 	int cpus;
-	bool locks;    /* host: record lock contention (perf lock) */
-	bool no_knobs; /* host: change no knob, run with what the host has */
+	bool locks;	     /* host: record lock contention (perf lock) */
+	bool no_knobs;	     /* host: change no knob, run with what the host has */
+	bool locked_atomics; /* model: the LOCK prefix with one thread too */
+	bool pin_cpus;	     /* model: CPU i's thread on host CPU i */
 };
 
 struct fl_target_ops {

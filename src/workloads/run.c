@@ -223,6 +223,12 @@ static int make_plan(const struct fl_config *cfg, struct plan *pl, char *err, si
 			 "host's own memory and CPUs");
 		return -EINVAL;
 	}
+	if (pl->ops == &fl__host_target_ops && (cfg->locked_atomics || cfg->pin_cpus)) {
+		snprintf(err, len,
+			 "--locked-atomics and --pin-cpus set up the model's CPUs; the host target "
+			 "runs on the host's");
+		return -EINVAL;
+	}
 	if (pl->ops != &fl__host_target_ops && (cfg->no_knobs || cfg->locks)) {
 		snprintf(err, len,
 			 "--no-knobs and --locks are for --target=host; the model always counts "
@@ -231,6 +237,8 @@ static int make_plan(const struct fl_config *cfg, struct plan *pl, char *err, si
 	}
 	pl->tcfg.locks = cfg->locks;
 	pl->tcfg.no_knobs = cfg->no_knobs;
+	pl->tcfg.locked_atomics = cfg->locked_atomics;
+	pl->tcfg.pin_cpus = cfg->pin_cpus;
 	if (check_param_names(cfg, &pl->wl->info, err, len))
 		return -EINVAL;
 	if (pl->wl->params_size > PARAMS_MAX || pl->wl->parse(cfg, pl->params, err, len))
@@ -443,6 +451,8 @@ FL_API int fl_run(const struct fl_config *cfg, struct fl_result *res, char *err,
 	res->mem_bytes = pl.tcfg.mem_bytes;
 	res->nodes = pl.tcfg.nodes;
 	res->cpus = pl.tcfg.cpus;
+	res->locked_atomics = cfg->locked_atomics;
+	res->pin_cpus = cfg->pin_cpus;
 	if (t->ops->begin) {
 		ret = t->ops->begin(t, err, errlen);
 		if (ret)

@@ -1,9 +1,10 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
 # test-bench.sh - `make bench` still runs: a short run of bench/bench-lru
-# (3 loops) prints every figure once, with numbers, a verdict that agrees
-# with its exit status, and a host line that is either measured or says why
-# not. What the figures are is the bench's business, not this test's.
+# (3 loops, a smoke test the bench does not judge) prints every figure
+# once, with numbers, and a host line that is either measured or says why
+# not; and the bench's verdict follows its targets on given figures
+# (bench-lru --judge): each target missed is a MISS line and status 1.
 # Needs the bench program ($BENCH_LRU, set by make check); skips without it.
 B=${BENCH_LRU:-}
 T=$(mktemp -d)
@@ -20,7 +21,7 @@ ok() { n=$((n + 1)); echo "ok $n - $1"; }
 nok() { n=$((n + 1)); echo "not ok $n - $1"; fail=1; }
 check() { if eval "$2"; then ok "$1"; else nok "$1"; fi; }
 
-echo "1..25"
+echo "1..31"
 
 # bad arguments: one line on stderr, status 2, nothing on stdout
 for a in 0 x 5a 100001; do
@@ -33,16 +34,18 @@ done
 
 "$B" 3 >"$T/out" 2>"$T/err"
 rc=$?
-check "a short run ends with status 0 or 1 (got $rc)" '[ $rc -eq 0 ] || [ $rc -eq 1 ]'
+check "a short run is not judged: status 0 and says so (got $rc)" \
+	'[ $rc -eq 0 ] && grep -q "^targets not judged: a run of 3 loops is a smoke test" "$T/out" &&
+	 ! grep -q "^targets met$" "$T/out" && ! grep -q "^MISS: " "$T/out"'
 
 # every figure line, once each
 for p in "machine: " "uncontended spinlock lock+unlock: " \
 	"lru-microbench 4K, 1 thread x 3 loops x 16M: median " \
-	"lru-microbench 4K, 1 thread, FL_SMP=1 " "lru-microbench 4K, 2 threads: median " \
+	"lru-microbench 4K, 1 thread, --locked-atomics " "lru-microbench 4K, 2 threads: median " \
 	"lru-microbench 4K, 2 threads, --nodes 2 " "CPU time per fault+zap " \
 	"lru-microbench 4K, 2 threads, --vma private " "page-fault1 4K, --mode processes: " \
 	"hypervisor steal, " "extra CPU per fault+zap with 2 threads " \
-	"the per-VMA lock's own cost "; do
+	"the per-VMA lock's own cost " "the seed's program, 2 threads over 1 "; do
 	check "one line starting '$p'" '[ "$(grep -c -F -- "$p" "$T/out")" -eq 1 ]'
 done
 
@@ -60,29 +63,41 @@ budget=$(sed -n 's/^the per-VMA lock.*1.6x allows a fault+zap +\([0-9]*\) ns$/\1
 check "the budget is a quarter of the locked CPU time ($budget of ${locked:-?} ns)" \
 	'[ -n "$locked" ] && [ -n "$budget" ] &&
 	 awk -v l="$locked" -v b="$budget" "BEGIN { d = l / 4 - b; exit !(d > -1 && d < 1) }"'
-check "a 2-thread MISS line, if any, ends with the floor and the budget" \
-	'! grep -q "^MISS: 2-thread" "$T/out" ||
-	 grep "^MISS: 2-thread" "$T/out" | grep -q -E "; the per-VMA lock.s two atomics alone add [-+][0-9]+ ns here, 1.6x allows \+$budget$"'
+check "the seed's program: the model's scaling, not judged" \
+	'grep -q -E "^the seed.s program, 2 threads over 1 \(a shared VMA and lruvec, not judged\): model [0-9.]+x" "$T/out"'
 
-# the verdict agrees with the status
-if [ $rc -eq 0 ]; then
-	check "status 0: 'targets met' and no MISS line" \
-		'grep -q "^targets met$" "$T/out" && ! grep -q "^MISS: " "$T/out"'
-else
-	check "status 1: a MISS line and no 'targets met'" \
-		'grep -q "^MISS: " "$T/out" && ! grep -q "^targets met$" "$T/out"'
-fi
+# the verdict on given figures: lock ns, 1-thread rate, --vma private
+# --nodes 2 scaling, 2-process scaling
+"$B" --judge 20 11e6 1.7 1.8 >"$T/j" 2>&1
+rc=$?
+check "figures that meet every target: status 0, 'targets met', no MISS" \
+	'[ $rc -eq 0 ] && grep -q "^targets met$" "$T/j" && ! grep -q "^MISS" "$T/j"'
+for c in "50 11e6 1.7 1.8|MISS: lock+unlock 50.0 ns >= 50 ns" \
+	"20 9.9e6 1.7 1.8|MISS: 1-thread median 9.90 M/s < 10 M/s" \
+	"20 11e6 1.59 1.8|MISS: 2 threads with a VMA each on 2 nodes 1.59x < 1.6x" \
+	"20 11e6 1.7 1.5|MISS: 2 processes on 2 nodes 1.50x < 1.6x"; do
+	# shellcheck disable=SC2086
+	"$B" --judge ${c%%|*} >"$T/j" 2>&1
+	rc=$?
+	check "${c#*|}: status 1, that MISS line alone, no 'targets met'" \
+		'[ $rc -eq 1 ] && [ "$(grep -c "^MISS" "$T/j")" -eq 1 ] &&
+		 grep -q -F -x "${c#*|}" "$T/j" && ! grep -q "^targets met$" "$T/j"'
+done
+"$B" --judge 20 x 1.7 1.8 >"$T/j" 2>"$T/e"
+rc=$?
+check "--judge with a non-number: status 2, one line" '[ $rc -eq 2 ] && [ "$(wc -l <"$T/e")" -eq 1 ]'
 
 # the host kernel: measured with its figures, or a reason why not
 if grep -q "^host kernel, the same program: not measured (.\{4,\})$" "$T/out"; then
 	check "host not measured: the extra-CPU line has no host figure" \
 		'! grep "^extra CPU" "$T/out" | grep -q "host kernel"'
-	check "host not measured: a 2-thread MISS line has no host figure" \
-		'! grep "^MISS: 2-thread" "$T/out" | grep -q "host kernel"'
+	check "host not measured: the seed's program line has no host figure" \
+		'! grep "^the seed.s program" "$T/out" | grep -q "host kernel"'
 else
 	check "host measured: rates, CPU times and a ratio for 1 loop, 9 rounds" \
 		'grep -q -E "^host kernel [^ ]+, the same program \(4K, 1 loops, 9 rounds\): 1 thread [0-9.]+ M faults\+zaps/s \([0-9]+ ns CPU\), 2 threads [0-9.]+ M/s \([0-9]+ ns CPU\); 2 threads over 1 = [0-9.]+x$" "$T/out"'
-	check "host measured: the extra-CPU line gives the host's" \
-		'grep "^extra CPU" "$T/out" | grep -q -E "host kernel [-+][0-9]+ ns$"'
+	check "host measured: the extra-CPU and seed's program lines give the host's" \
+		'grep "^extra CPU" "$T/out" | grep -q -E "host kernel [-+][0-9]+ ns$" &&
+		 grep "^the seed.s program" "$T/out" | grep -q -E "host kernel [0-9.]+x"'
 fi
 [ $fail -eq 0 ]

@@ -34,7 +34,7 @@ bad() {
 	fi
 }
 
-echo "1..43"
+echo "1..56"
 bad "no command" "no command; accepted: list, run, compare, host, help"
 bad "unknown command" "accepted: list, run, compare" frob
 bad "run without workload" "accepted: lru-microbench, page-fault1" run
@@ -66,7 +66,7 @@ bad "bad target" "'moon' is not one of model, host" run lru-microbench --target 
 bad "two targets in run" "use compare" run lru-microbench --target model,host
 bad "target twice" "at most once" compare lru-microbench --target host,host
 bad "model policy on host" "model policies" run lru-microbench --target host --lru-cache pages31
-bad "model size on host" "size the model" run lru-microbench --target host --mem 4G
+bad "model size on host" "set up the model" run lru-microbench --target host --mem 4G
 bad "locks on model" "--locks: for --target=host" run lru-microbench --locks
 bad "no-knobs with mthp" "drop --mthp" run lru-microbench --target host --no-knobs --mthp 16K=always
 bad "host knob the kernel lacks" "has no" run lru-microbench --target host --knob transparent_hugepage/hugepages-4kB/enabled=always
@@ -75,14 +75,36 @@ bad "compare without list" "compare needs a list" compare lru-microbench --threa
 bad "json dir missing" "cannot write in" run lru-microbench --threads 1 --loops 1 --json /nonexistent/dir/out.json
 bad "bad page-fault1 mode" "--mode forks: accepted threads, processes" run page-fault1 --mode forks
 bad "bad lru-microbench vma" "--vma split: accepted shared, private" run lru-microbench --vma split
+bad "bad access" "--access poke: accepted write, read" run lru-microbench --access poke
+bad "bad advice" "--advice pageout: accepted dontneed, free, cold" run lru-microbench --advice pageout
+bad "empty policy in a list" "an empty element in the list" compare lru-microbench --lru-cache=pages31,,order0
+bad "list ending in a comma" "an empty element in the list" compare lru-microbench --lru-cache=pages31,
+bad "empty size in a list" "an empty element in the list" compare lru-microbench --mthp 4K,,16K
+bad "empty target" "an empty element in the list" compare lru-microbench --target=model,
+bad "--check in run" "--check is for compare" run lru-microbench --check
+bad "--check without the host" "give --target=model,host" compare lru-microbench --lru-cache=order0,pages31 --check
+bad "bad tolerance" "--tolerance 200: accepted a percentage 0..100" compare lru-microbench --target=model,host --tolerance 200
+bad "bad tolerance-min" "--tolerance-min -1: accepted a whole number" compare lru-microbench --target=model,host --tolerance-min -1
+bad "model options on the host" "set up the model" run lru-microbench --target host --locked-atomics
+bad "--version with arguments" "--version takes no arguments" --version now
 
-# a good run: report on stdout, valid JSON with the record's parts
-"$FL" compare lru-microbench --threads 2 --loops 3 --mthp 16K=always \
-	--lru-cache=order0,pages31 --json "$T/out.json" >"$T/stdout" 2>"$T/stderr"
+if "$FL" --version >"$T/stdout" 2>"$T/stderr" && grep -q "^foliolab [0-9]\+\.[0-9]\+\.[0-9]\+ (" "$T/stdout" &&
+	[ ! -s "$T/stderr" ]; then
+	ok "--version prints the release"
+else
+	nok "--version"
+fi
+
+# a good run: report on stdout, valid JSON with the record's parts; every
+# fault of 2 threads x 3 loops x 16 MiB takes one 16 KiB folio
+threads=2 loops=3 size_mb=16
+folios=$((threads * loops * size_mb * 1024 / 16))
+"$FL" compare lru-microbench --threads $threads --loops $loops --size ${size_mb}M \
+	--mthp 16K=always --lru-cache=order0,pages31 --json "$T/out.json" >"$T/stdout" 2>"$T/stderr"
 rc=$?
 if [ "$rc" -eq 0 ] && grep -q "folio_batch_move_lru acquired" "$T/stdout" &&
 	grep -q '"workload": "lru-microbench"' "$T/out.json" &&
-	grep -q '"hugepages-16kB/stats/anon_fault_alloc": 6144' "$T/out.json" &&
+	[ "$(grep -c -E "\"hugepages-16kB/stats/anon_fault_alloc\": $folios([,}]|\$)" "$T/out.json")" -eq 2 ] &&
 	grep -Eq '"steal_pct": ([0-9]+\.[0-9]+|null), "machine_busy_ticks": [0-9]+, "machine_steal_ticks": [0-9]+}' "$T/out.json" &&
 	! ls "$T"/out.json.tmp.* >/dev/null 2>&1 &&
 	{ ! command -v python3 >/dev/null || python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert len(d["results"])==2' "$T/out.json"; }; then

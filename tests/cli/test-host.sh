@@ -224,11 +224,14 @@ rule=$((2 * 13 * 8 * 1024 / 64))
 got=$(jnum "$T/churn.json" 0 hugepages-64kB/stats/anon_fault_alloc)
 sys=$(jnum "$T/churn.json" 0 system:hugepages-64kB/stats/anon_fault_alloc)
 scope=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["results"][0]["scope"].get("hugepages-64kB/stats/anon_fault_alloc"))' "$T/churn.json")
-if [ $rc -eq 0 ] && [ "$scope" = workload ] && within $rule $((rule + 16)) "$got" &&
+# (an AddressSanitizer build's runtime maps memory of its own too, and gets
+# 64K folios for it: measured 35 more)
+tol=$((16 + runtime / 32))
+if [ $rc -eq 0 ] && [ "$scope" = workload ] && within $rule $((rule + tol)) "$got" &&
 	[ "$sys" -gt $((got + 100)) ]; then
 	ok "64K anon_fault_alloc of the workload $got = $rule + start-up, system-wide $sys"
 else
-	nok "64K anon_fault_alloc $got (scope $scope, system-wide $sys), wanted $rule..$((rule + 16))"
+	nok "64K anon_fault_alloc $got (scope $scope, system-wide $sys), wanted $rule..$((rule + tol))"
 	sed 's/^/# /' "$T/err"
 fi
 got=$(jnum "$T/churn.json" 0 pgfault)

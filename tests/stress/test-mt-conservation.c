@@ -5,7 +5,8 @@
  * the public API on one and two nodes with several folio sizes, and a
  * mixed mm-level churn (mmap, write, DONTNEED, FREE, COLD, munmap, one mm
  * shared by all threads) whose LRU counts are checked at a quiescent
- * point before teardown.
+ * point before teardown and whose stores are read back, and threads that
+ * store, load and zap the same pages at once.
  *
  * Usage: test-mt-conservation [CASE] [--seed N]
  *
@@ -92,6 +93,19 @@ static void *churn_main(void *p)
 			case 1:
 				for (k = 0; k < n && c->ok; k += PAGE_SIZE)
 					c->ok = touch(c->mm, v + off + k, v + off + k) == 0;
+				/*
+				 * every thread stores a page's own address: a page
+				 * reads that, or 0 if another thread's zap came
+				 * between, never another page's address
+				 */
+				for (k = 0; k < n && c->ok; k += PAGE_SIZE) {
+					uint64_t t = peek(c->mm, v + off + k);
+
+					c->ok = t == v + off + k || t == 0;
+					if (!c->ok)
+						printf("# page %#lx read back %#llx\n", v + off + k,
+						       (unsigned long long)t);
+				}
 				break;
 			case 2:
 				c->ok = do_madvise(c->mm, v + off, n, MADV_DONTNEED) == 0;
@@ -165,6 +179,79 @@ static bool test_mixed_churn_shared_mm(void)
 	return mm_down();
 }
 
+struct same_page {
+	struct mm_struct *mm;
+	unsigned long base;
+	int cpu;
+	unsigned long rng;
+	int rounds;
+	bool ok;
+};
+
+/*
+ * Every thread on the same 8 pages at once: stores of the page's address,
+ * loads that must give it back (or 0 after another thread's zap), and
+ * DONTNEED, FREE and COLD on them, so accesses, faults and zaps of one
+ * page meet on different CPUs all the time.
+ */
+static void *same_page_main(void *p)
+{
+	static const int advice[] = { MADV_DONTNEED, MADV_FREE, MADV_COLD };
+	struct same_page *c = p;
+	int r;
+
+	c->ok = fl_cpu_bind(c->cpu) == 0;
+	for (r = 0; r < c->rounds && c->ok; r++) {
+		unsigned long a;
+
+		c->rng = c->rng * 6364136223846793005ul + 1442695040888963407ul;
+		a = c->base + ((c->rng >> 33) % 8) * PAGE_SIZE;
+		if ((c->rng >> 40) % 3) {
+			uint64_t t;
+
+			c->ok = touch(c->mm, a, a) == 0;
+			t = peek(c->mm, a);
+			c->ok = c->ok && (t == a || t == 0);
+		} else {
+			c->ok = do_madvise(c->mm, c->base, 8 * PAGE_SIZE,
+					   advice[(c->rng >> 45) % 3]) == 0;
+		}
+	}
+	fl_cpu_unbind();
+	return NULL;
+}
+
+static bool test_same_pages_concurrently(void)
+{
+	enum { N = 3 };
+	struct same_page c[N];
+	pthread_t tid[N];
+	unsigned long base = 0;
+	struct mm_struct *m;
+	int i;
+
+	ASSERT_TRUE(mm_up(256, 1, N + 1));
+	ASSERT_TRUE(knob("transparent_hugepage/hugepages-16kB/enabled", "always"));
+	m = mm_alloc(1);
+	ASSERT_TRUE(m != NULL);
+	ASSERT_EQ(do_mmap(m, 2ul << 20, VM_READ | VM_WRITE, &base), 0);
+	for (i = 0; i < N; i++) {
+		c[i] = (struct same_page){ .mm = m,
+					   .base = base,
+					   .cpu = i + 1,
+					   .rng = seed * 131 + (unsigned long)i,
+					   .rounds = 20000 };
+		ASSERT_EQ(pthread_create(&tid[i], NULL, same_page_main, &c[i]), 0);
+	}
+	for (i = 0; i < N; i++) {
+		pthread_join(tid[i], NULL);
+		ASSERT_TRUE(c[i].ok);
+	}
+	ASSERT_EQ(do_munmap(m, base, 2ul << 20), 0);
+	mmput(m);
+	return mm_down();
+}
+
 /*
  * page-fault1's processes each have an mm that only their own CPU runs, so
  * no zap's TLB flush has another CPU of its mm to wait for, however the
@@ -194,6 +281,7 @@ int main(int argc, char **argv)
 		TEST(test_workloads_conserve_frames),
 		TEST(test_mixed_churn_shared_mm),
 		TEST(test_processes_flush_alone),
+		TEST(test_same_pages_concurrently),
 	};
 	char *args[2] = { argv[0], NULL };
 	int i, n = 1;
@@ -205,5 +293,5 @@ int main(int argc, char **argv)
 			args[n++ - 1 + 1] = argv[i];
 	}
 	printf("# seed %lu\n", seed);
-	return fl_test_main(n, args, tests, 3);
+	return fl_test_main(n, args, tests, (int)ARRAY_SIZE(tests));
 }

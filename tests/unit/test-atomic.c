@@ -4,8 +4,8 @@
  * the LOCK prefix (src/platform/atomic.h): each returns what GCC's builtin
  * returns and leaves what it leaves, in both modes and at the edges
  * (wrap-around, a failed compare-exchange); the model target drops the
- * prefix only while exactly one task runs, never with two or under
- * FL_SMP=1; and a workload counts the same either way.
+ * prefix only while exactly one task runs, never with two or with
+ * --locked-atomics; and a workload counts the same either way.
  *
  * Conventions in this file: "up" is the unlocked mode (fl__uniproc set),
  * "smp" the locked one.
@@ -97,18 +97,16 @@ static bool test_model_drops_lock_prefix_for_one_task(void)
 	char err[256];
 	bool ok;
 
-	unsetenv("FL_SMP");
 	ASSERT_EQ(fl__model_target_ops.open(&cfg, &t, err, sizeof(err)), 0);
 	ASSERT_EQ(t->ops->proc_create(t, &p), 0);
 	ok = run_and_see(t, p, 1, 1) && run_and_see(t, p, 2, 0);
-	setenv("FL_SMP", "1", 1);
-	ok = ok && run_and_see(t, p, 1, 0);
-	/* empty or 0 is not a request for the prefix */
-	setenv("FL_SMP", "", 1);
-	ok = ok && run_and_see(t, p, 1, 1);
-	setenv("FL_SMP", "0", 1);
-	ok = ok && run_and_see(t, p, 1, 1);
-	unsetenv("FL_SMP");
+	ASSERT_EQ(t->ops->proc_exit(p), 0);
+	ASSERT_EQ(t->ops->close(t), 0);
+	/* --locked-atomics: the prefix stays with one task too */
+	cfg.locked_atomics = true;
+	ASSERT_EQ(fl__model_target_ops.open(&cfg, &t, err, sizeof(err)), 0);
+	ASSERT_EQ(t->ops->proc_create(t, &p), 0);
+	ok = ok && run_and_see(t, p, 1, 0) && run_and_see(t, p, 2, 0);
 	ASSERT_EQ(t->ops->proc_exit(p), 0);
 	ASSERT_EQ(t->ops->close(t), 0);
 	return ok;
@@ -119,18 +117,15 @@ static bool run_microbench(struct fl_result *res, bool smp)
 	struct fl_config cfg;
 	char err[256];
 
-	if (smp)
-		setenv("FL_SMP", "1", 1);
-	else
-		unsetenv("FL_SMP");
 	fl_config_init(&cfg, "lru-microbench");
+	cfg.locked_atomics = smp;
 	fl_config_set_param(&cfg, "threads", "1");
 	fl_config_set_param(&cfg, "loops", "3");
 	fl_config_set_param(&cfg, "size", "4M");
 	fl_config_set_knob(&cfg, "transparent_hugepage/hugepages-16kB/enabled", "always");
 	ASSERT_EQ(fl_run(&cfg, res, err, sizeof(err)), 0);
-	unsetenv("FL_SMP");
 	ASSERT_EQ(res->status, 0);
+	ASSERT_EQ(res->locked_atomics, smp); /* recorded */
 	return true;
 }
 

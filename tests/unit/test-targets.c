@@ -84,12 +84,10 @@ static bool exercise(const struct fl_target_ops *ops, const struct fl_target_con
 
 	ASSERT_EQ(ops->open(cfg, &t, err, sizeof(err)), 0);
 	ASSERT_EQ(t->ops->knobs(t, &k), 0);
-	if (!pmd_thp_on_madvise(&k)) {
-		printf("# %s: MADV_HUGEPAGE gets no PMD folio under this host's knobs; "
-		       "checking tags only\n",
+	if (!pmd_thp_on_madvise(&k))
+		printf("# %s: MADV_HUGEPAGE gets no PMD folio under this host's knobs: "
+		       "AnonHugePages must not rise by a block\n",
 		       ops->name);
-		exact = false;
-	}
 	ASSERT_EQ(t->ops->proc_create(t, &p), 0);
 	th = t->ops->proc_main(p);
 	ASSERT_TRUE(th != NULL);
@@ -106,14 +104,15 @@ static bool exercise(const struct fl_target_ops *ops, const struct fl_target_con
 	ASSERT_EQ(fl_read(th, addr + MAP_LEN + (64ull << 20), 4096, 4096, NULL, &sum), -EFAULT);
 	ASSERT_EQ(fl_munmap(th, addr, MAP_LEN), 0);
 	after = meminfo(t, "AnonHugePages");
-	if (pmd_thp_on_madvise(&k)) {
-		if (exact) {
-			ASSERT_EQ(during - before, (int64_t)(BLOCK / 1024));
-			ASSERT_EQ(after, before);
-		} else {
-			ASSERT_GE(during - before, (int64_t)(BLOCK / 1024));
-			ASSERT_LT(after, during);
-		}
+	if (!pmd_thp_on_madvise(&k)) {
+		/* no PMD folio for us; other processes' THPs may come and go */
+		ASSERT_TRUE(exact ? during == before : during - before < (int64_t)(BLOCK / 1024));
+	} else if (exact) {
+		ASSERT_EQ(during - before, (int64_t)(BLOCK / 1024));
+		ASSERT_EQ(after, before);
+	} else {
+		ASSERT_GE(during - before, (int64_t)(BLOCK / 1024));
+		ASSERT_LT(after, during);
 	}
 	ASSERT_GT(meminfo(t, "MemTotal"), 0);
 	ASSERT_EQ(t->ops->proc_exit(p), 0);
@@ -208,8 +207,13 @@ static bool test_host_cpuinfo(void)
 {
 	char name[128], part[128] = "x", none[8] = "x";
 
+#if defined(__x86_64__) || defined(__i386__)
+	/* x86's /proc/cpuinfo names the model on every CPU's record */
+	ASSERT_EQ(fl__host_cpuinfo("model name", name, sizeof(name)), 0);
+#else
 	if (fl__host_cpuinfo("model name", name, sizeof(name)))
-		return true; /* an architecture without the line: nothing to check */
+		snprintf(name, sizeof(name), "(none)");
+#endif
 	ASSERT_TRUE(name[0] != '\0' && name[0] != ' ' && name[0] != '\t');
 	ASSERT_TRUE(!strchr(name, '\n'));
 	ASSERT_EQ(fl__host_cpuinfo("model nam", part, sizeof(part)), -ENOENT);
@@ -255,19 +259,22 @@ static bool test_run_ticks(void)
 {
 	struct fl_config cfg;
 	struct fl_result res;
-	char err[256];
+	char err[256], loops[16];
 	double pct;
+	int n;
 
-	fl_config_init(&cfg, "lru-microbench");
-	fl_config_set_param(&cfg, "threads", "1");
-	fl_config_set_param(&cfg, "loops", "1000");
-	ASSERT_EQ(fl_run(&cfg, &res, err, sizeof(err)), 0);
-	ASSERT_EQ(res.status, 0);
-	if (res.user_s + res.sys_s < 0.1) {
-		printf("# the run took only %.3f s of CPU; nothing to check\n",
-		       res.user_s + res.sys_s);
+	/* as many loops as a tenth of a second of CPU takes on this machine */
+	for (n = 500;; n *= 4) {
+		fl_config_init(&cfg, "lru-microbench");
+		fl_config_set_param(&cfg, "threads", "1");
+		snprintf(loops, sizeof(loops), "%d", n);
+		fl_config_set_param(&cfg, "loops", loops);
+		ASSERT_EQ(fl_run(&cfg, &res, err, sizeof(err)), 0);
+		ASSERT_EQ(res.status, 0);
+		if (res.user_s + res.sys_s >= 0.1)
+			break;
 		fl_result_free(&res);
-		return true;
+		ASSERT_LT(n, 500 * 64); /* a machine this fast would be news */
 	}
 	ASSERT_TRUE(res.steal_pct >= 0);
 	ASSERT_GT(res.machine_busy_ticks, 0ull);
