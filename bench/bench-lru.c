@@ -598,7 +598,8 @@ int main(int argc, char **argv)
 	printf("machine speed, a fixed loop over 512 KiB around each 1-thread run: median %.2f ns "
 	       "per element, from %.2f to %.2f (%.2fx)\n",
 	       median(mach, REPS), mfast, mslow, mslow / mfast);
-	printf("lru-microbench 4K, 1 thread, --locked-atomics (locked atomics, the code 2 threads run): "
+	printf("lru-microbench 4K, 1 thread, --locked-atomics (locked atomics, the code 2 threads "
+	       "run): "
 	       "median %.2f M faults+zaps/s (%.1f ns)\n",
 	       rate(LOCKED) / 1e6, 1e9 / rate(LOCKED));
 	printf("lru-microbench 4K, 2 threads: median %.2f M faults+zaps/s; "
@@ -678,9 +679,8 @@ int main(int argc, char **argv)
 		       loops, JUDGED_LOOPS);
 		return 0;
 	}
-	j = (struct judged){ .lock_ns = lk,
-			     .one_rate = rate(ONE),
-			     .pv2 = ratio(PV2, LOCKED),
-			     .p2 = ratio(P2, P1) };
+	j = (struct judged){
+		.lock_ns = lk, .one_rate = rate(ONE), .pv2 = ratio(PV2, LOCKED), .p2 = ratio(P2, P1)
+	};
 	return judge(&j);
 }

@@ -102,9 +102,9 @@ struct fl_config {
 	struct fl_knobs knobs; /* applied in order before the run */
 	struct fl_param params[FL_MAX_PARAMS];
 	int nr_params;
-	bool progress;	   /* progress line on stderr for runs over 2 s */
-	bool locks;	   /* host: record lock contention with perf lock */
-	bool no_knobs;	   /* host: change no knob; run with what the host has */
+	bool progress; /* progress line on stderr for runs over 2 s */
+	bool locks;    /* host: record lock contention with perf lock */
+	bool no_knobs; /* host: change no knob; run with what the host has */
 	/*
 	 * model: keep the LOCK prefix of the model's atomics when one thread
 	 * runs it (by default it drops it, as an SMP kernel booted on one CPU
@@ -125,7 +125,7 @@ struct fl_result {
 	uint64_t mem_bytes;
 	int nodes;
 	int cpus;
-	bool locked_atomics;	 /* the options the run was made with (struct fl_config) */
+	bool locked_atomics; /* the options the run was made with (struct fl_config) */
 	bool pin_cpus;
 	char kernel_release[64]; /* uname -r of the host, or the model's base */
 	char cpu_model[96];
@@ -234,9 +234,9 @@ FL_API int fl_host_knobs(struct fl_knobs *out);
 
 /* the agreement gate: model against host */
 struct fl_tolerance {
-	double pct;    /* of the larger value, in percent (default 0.5) */
-	int64_t min;   /* at least this much (default 64) */
-	double noise;  /* plus this many times the host's idle noise (default 3) */
+	double pct;   /* of the larger value, in percent (default 0.5) */
+	int64_t min;  /* at least this much (default 64) */
+	double noise; /* plus this many times the host's idle noise (default 3) */
 };
 
 struct fl_agree_row {

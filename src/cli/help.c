@@ -17,10 +17,13 @@ void help_main(FILE *f)
 	      "  list                     the workloads and their options\n"
 	      "  run WORKLOAD [options]   run one configuration and report it\n"
 	      "  compare WORKLOAD [opts]  run several configurations side by side\n"
-	      "  host restore             put back host knobs a killed host run left changed\n"
+	      "  host restore             undo what a killed host run left changed (knobs,\n"
+	      "                           the tracefs mount, its memory cgroup)\n"
 	      "  help [run|compare|list|host]  this text, or a command's\n"
 	      "\n"
-	      "Each command takes --help. Exit status: 0 ok, 1 a run failed, 2 bad input.\n",
+	      "Each command takes --help; --version prints the version.\n"
+	      "Exit status: 0 ok, 1 a run failed (or, with compare --check, a counter\n"
+	      "differed from the host's), 2 bad input.\n",
 	      f);
 }
 
@@ -36,12 +39,12 @@ void help_host(FILE *f)
 {
 	fputs("usage: foliolab host restore\n"
 	      "\n"
-	      "A host run records the old value of every knob it changes in a restore\n"
-	      "file before the first change, and puts the values back when it ends,\n"
-	      "fails or gets SIGINT, SIGTERM or a crash signal. Only SIGKILL leaves the\n"
-	      "file behind: `foliolab host restore` applies every such file (in\n"
-	      "$FOLIOLAB_RUNDIR, else /run/foliolab for root) and removes it. Runs still\n"
-	      "going are left alone.\n",
+	      "A host run records every change it is about to make (a knob's old value,\n"
+	      "a tracefs mount, the memory cgroup it runs in) in a restore file before\n"
+	      "making it, and undoes them when it ends, fails or gets SIGINT, SIGTERM\n"
+	      "or a crash signal. Only SIGKILL leaves the file behind: `foliolab host\n"
+	      "restore` undoes every such file (in $FOLIOLAB_RUNDIR, else /run/foliolab\n"
+	      "for root) and removes it. Runs still going are left alone.\n",
 	      f);
 }
 
@@ -62,7 +65,13 @@ void help_run(FILE *f, bool compare)
 		      "same sizes (a policy ratio) and the first with the same policy (a\n"
 		      "size ratio); a host column also against the model column of its\n"
 		      "sizes (order0 where there is one: the rule of kernels before the\n"
-		      "seeds). Host columns come with an idle column: the background noise.\n",
+		      "seeds). Host columns come with an idle column: the background noise.\n"
+		      "With model and host, a check column marks each counter the gate holds:\n"
+		      "ok, DIFFERS (further apart than noise x 3 + the tolerance) or sys\n"
+		      "(system-wide on the host: not held).\n"
+		      "  --check                    exit 1 when a row DIFFERS\n"
+		      "  --tolerance PCT            percent of the larger value allowed (0.5)\n"
+		      "  --tolerance-min N          but at least N (64)\n",
 		      f);
 	else
 		fputs("usage: foliolab run WORKLOAD [options]\n"
@@ -78,10 +87,14 @@ void help_run(FILE *f, bool compare)
 	      "  --cpus N                   model CPUs (default: one per workload thread)\n"
 	      "  --target model|host        the model (default) or the host kernel: real\n"
 	      "                             system calls, /proc/vmstat, sysfs knobs\n"
+	      "  --locked-atomics           keep the LOCK prefix with one task (as a\n"
+	      "                             multi-CPU machine runs it; default: dropped)\n"
+	      "  --pin-cpus                 pin each model CPU's thread to a host CPU\n"
 	      "host target:\n"
 	      "  --locks                    record lock contention with perf lock (root)\n"
 	      "  --no-knobs                 change no host knob; run with the host's settings\n"
-	      "  (--mem, --nodes, --cpus and the LRU-cache policies are the model's)\n"
+	      "  (--mem, --nodes, --cpus, --locked-atomics, --pin-cpus and the LRU-cache\n"
+	      "  policies are the model's)\n"
 	      "THP and mTHP (sysfs names and defaults of the host kernel):\n"
 	      "  --thp-enabled always|madvise|never     transparent_hugepage/enabled (madvise)\n"
 	      "  --mthp 16K=always,64K=never            hugepages-<N>kB/enabled, per size\n"
@@ -101,6 +114,7 @@ void help_run(FILE *f, bool compare)
 	      "                             without putting them on the LRU (7.x; off = 6.18)\n"
 	      "output:\n"
 	      "  --json FILE                the result record(s) as JSON\n"
-	      "workload options: see `foliolab list`, e.g. --threads 2 --loops 100 --size 16M\n",
+	      "workload options: see `foliolab list`, e.g. --threads 2 --loops 100 --size 16M\n"
+	      "  --access read|write --advice dontneed|free|cold (lru-microbench)\n",
 	      f);
 }

@@ -182,8 +182,9 @@ int main(int argc, char **argv)
 	const char *cmd;
 
 	if (argc < 2)
-		return usage_error("no command; accepted: list, run, compare, host, help, --version "
-				   "(see foliolab --help)");
+		return usage_error(
+			"no command; accepted: list, run, compare, host, help, --version "
+			"(see foliolab --help)");
 	cmd = argv[1];
 	if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h")) {
 		help_main(stdout);

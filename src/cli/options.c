@@ -370,7 +370,8 @@ int cli_parse(int argc, char **argv, struct cli_opts *o, char *err, size_t len)
 
 			if (!*val || (*end && strcmp(end, "%")) || !(pct >= 0 && pct <= 100)) {
 				snprintf(err, len,
-					 "--tolerance %s: accepted a percentage 0..100, such as 1 or "
+					 "--tolerance %s: accepted a percentage 0..100, such as 1 "
+					 "or "
 					 "2.5%%",
 					 val);
 				return -EINVAL;
@@ -478,9 +479,10 @@ int cli_parse(int argc, char **argv, struct cli_opts *o, char *err, size_t len)
 	if (o->nr_targets == 1 && !strcmp(o->targets[0], "host") &&
 	    (o->base.mem_bytes || o->base.nodes || o->base.cpus || o->base.locked_atomics ||
 	     o->base.pin_cpus)) {
-		snprintf(err, len,
-			 "--mem, --nodes, --cpus, --locked-atomics and --pin-cpus set up the model; "
-			 "the host target runs on the host's own memory and CPUs");
+		snprintf(
+			err, len,
+			"--mem, --nodes, --cpus, --locked-atomics and --pin-cpus set up the model; "
+			"the host target runs on the host's own memory and CPUs");
 		return -EINVAL;
 	}
 	if ((o->base.no_knobs || o->base.locks) &&

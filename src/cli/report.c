@@ -84,7 +84,8 @@ void report_settings(FILE *f, const struct fl_result *r, const char *indent)
 	int i, others = 0;
 
 	fprintf(f, "%sTHP: enabled=%s defrag=%s use_zero_page=%s; per size:", indent,
-		report_knob(r, "transparent_hugepage/enabled"), report_knob(r, "transparent_hugepage/defrag"),
+		report_knob(r, "transparent_hugepage/enabled"),
+		report_knob(r, "transparent_hugepage/defrag"),
 		report_knob(r, "transparent_hugepage/use_zero_page"));
 	for (i = 0; i < r->knobs.nr; i++) {
 		const char *n = r->knobs.v[i].name;
@@ -118,8 +119,9 @@ void report_settings(FILE *f, const struct fl_result *r, const char *indent)
 		report_knob(r, "foliolab/lru_add_free_dead"));
 	if (r->locked_atomics || r->pin_cpus)
 		fprintf(f, "%soptions:%s%s\n", indent,
-			r->locked_atomics ? " --locked-atomics (the LOCK prefix with one thread too)"
-					  : "",
+			r->locked_atomics
+				? " --locked-atomics (the LOCK prefix with one thread too)"
+				: "",
 			r->pin_cpus ? " --pin-cpus (CPU i's thread on host CPU i)" : "");
 	if (!strcmp(report_knob(r, "foliolab/no_zero_page"), "on"))
 		fprintf(f,
@@ -235,6 +237,46 @@ static void report_mthp(FILE *f, const struct fl_result *r)
 	}
 }
 
+/* The counters that changed; on the host with where each value comes from. */
+static void report_counters(FILE *f, const struct fl_result *r)
+{
+	static const char *const scopes[] = { "", "workload", "system" };
+	char sys[FL_NAME_MAX + 8];
+	int i, shown = 0;
+
+	if (!r->noise.nr) {
+		fprintf(f, "\ncounters that changed (/proc/vmstat names):\n");
+	} else {
+		fprintf(f, "\ncounters that changed (/proc/vmstat names): \"workload\" counts the "
+			   "run's own processes, \"system\" the\n  whole machine (other processes "
+			   "too); idle = the same counter over an idle interval (noise)\n");
+		if (r->scope_note[0])
+			fprintf(f, "  (system-wide because %s)\n", r->scope_note);
+	}
+	for (i = 0; i < r->counters.nr; i++) {
+		const struct fl_counter *c = &r->counters.v[i];
+		const struct fl_counter *s;
+
+		if (!c->value || !strncmp(c->name, MTHP_PREFIX, strlen(MTHP_PREFIX)) ||
+		    !strncmp(c->name, "fl_", 3) || !strncmp(c->name, "system:", 7))
+			continue;
+		shown++;
+		if (!r->noise.nr) {
+			fprintf(f, "  %-32s %14lld\n", c->name, (long long)c->value);
+			continue;
+		}
+		fprintf(f, "  %-32s %14lld  %-8s  idle %lld", c->name, (long long)c->value,
+			scopes[c->scope], (long long)fl_counters_get(&r->noise, c->name));
+		snprintf(sys, sizeof(sys), "system:%s", c->name);
+		s = fl_counters_find(&r->counters, sys);
+		if (s)
+			fprintf(f, "  (system-wide %lld)", (long long)s->value);
+		fputc('\n', f);
+	}
+	if (!shown)
+		fprintf(f, "  (none)\n");
+}
+
 void report_run(FILE *f, const struct fl_result *r)
 {
 	int i, shown = 0;
@@ -249,23 +291,10 @@ void report_run(FILE *f, const struct fl_result *r)
 			r->metrics[i].value, r->metrics[i].unit[0] ? " " : "", r->metrics[i].unit);
 	if (r->nr_metrics)
 		fputc('\n', f);
-	fprintf(f, "\ncounters that changed (/proc/vmstat names)%s:\n",
-		r->noise.nr ? "; idle = the same counter over an idle interval (noise)" : "");
-	for (i = 0; i < r->counters.nr; i++) {
-		const struct fl_counter *c = &r->counters.v[i];
-
-		if (!c->value || !strncmp(c->name, MTHP_PREFIX, strlen(MTHP_PREFIX)) ||
-		    !strncmp(c->name, "fl_", 3))
-			continue;
-		if (r->noise.nr)
-			fprintf(f, "  %-32s %14lld   idle %lld\n", c->name, (long long)c->value,
-				(long long)fl_counters_get(&r->noise, c->name));
-		else
-			fprintf(f, "  %-32s %14lld\n", c->name, (long long)c->value);
-		shown++;
-	}
-	if (!shown)
-		fprintf(f, "  (none)\n");
+	fprintf(f, "  data check: %lld page tags read back, %lld wrong\n",
+		(long long)fl_counters_get(&r->counters, "fl_tag_checked"),
+		(long long)fl_counters_get(&r->counters, "fl_tag_mismatch"));
+	report_counters(f, r);
 	report_mthp(f, r);
 	if (r->noise.nr)
 		report_noise_note(f, r, 1);
@@ -279,7 +308,7 @@ void report_run(FILE *f, const struct fl_result *r)
 	for (i = 0, shown = 0; i < r->counters.nr; i++) {
 		const struct fl_counter *c = &r->counters.v[i];
 
-		if (!c->value || strncmp(c->name, "fl_", 3))
+		if (!c->value || strncmp(c->name, "fl_", 3) || !strncmp(c->name, "fl_tag_", 7))
 			continue;
 		fprintf(f, "  %-32s %14lld\n", c->name, (long long)c->value);
 		shown++;
@@ -310,8 +339,8 @@ void report_noise_note(FILE *f, const struct fl_result *r, int nr)
 		if (!r[j].noise.nr)
 			continue;
 		fprintf(f,
-			"\nhost noise [%s]: counters are system-wide; over an idle %.2f s right "
-			"after the run, scaled to its %.2f s:",
+			"\nhost noise [%s]: the same counters over an idle %.2f s right after the "
+			"run, scaled to its %.2f s:",
 			r[j].label[0] ? r[j].label : r[j].target, r[j].noise_s, r[j].wall_s);
 		for (k = 0; k < sizeof(shown) / sizeof(shown[0]); k++)
 			fprintf(f, "%s %s %lld", k ? "," : "", shown[k],
@@ -319,4 +348,3 @@ void report_noise_note(FILE *f, const struct fl_result *r, int nr)
 		fputc('\n', f);
 	}
 }
-

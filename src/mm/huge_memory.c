@@ -337,7 +337,7 @@ void __split_huge_pmd(struct vm_area_struct *vma, struct pgtable *pmdt, int idx,
 	prot = v & (_PAGE_PRESENT | _PAGE_RW | _PAGE_ACCESSED | _PAGE_DIRTY);
 	for (i = 0; i < PTRS_PER_TABLE; i++)
 		fl_atomic_store(&pgtable->e[i], pfn_pte(pfn + (unsigned long)i, prot),
-				 __ATOMIC_RELAXED);
+				__ATOMIC_RELAXED);
 	folio_ref_add(folio, HPAGE_PMD_NR - 1);
 	folio_add_anon_rmap_ptes(folio, (struct page *)folio, HPAGE_PMD_NR, vma);
 	folio_remove_rmap_pmd(folio, (struct page *)folio, vma);

@@ -272,10 +272,6 @@ pteval_t *fl__pte_lookup(struct mm_struct *mm, unsigned long addr, struct pgtabl
 pteval_t fl__pmd_entry(struct mm_struct *mm, unsigned long addr);
 int handle_mm_fault(struct vm_area_struct *vma, unsigned long address, unsigned int flags,
 		    uint64_t *tag, bool *done);
-struct pgtable *fl__pgtable_alloc(struct mm_struct *mm, int level);
-void fl__pgtable_free(struct mm_struct *mm, struct pgtable *t);
-void fl__pgtable_pool_init(struct mm_struct *mm);
-void fl__pgtable_pool_destroy(struct mm_struct *mm);
 struct zap_details {
 	bool reclaim_pt;
 };
@@ -287,6 +283,12 @@ int fl__mm_access(struct mm_struct *mm, unsigned long addr, bool write, uint64_t
 int fl__mm_access_range(struct mm_struct *mm, unsigned long addr, unsigned long len,
 			unsigned long stride, bool write, uint64_t tag, uint64_t step,
 			uint64_t *tags, uint64_t *sum);
+
+/* pgalloc.c */
+struct pgtable *fl__pgtable_alloc(struct mm_struct *mm, int level);
+void fl__pgtable_free(struct mm_struct *mm, struct pgtable *t);
+void fl__pgtable_pool_init(struct mm_struct *mm);
+void fl__pgtable_pool_destroy(struct mm_struct *mm);
 
 /* mmu_gather.c */
 #define MMU_GATHER_BUNDLE 8

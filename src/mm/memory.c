@@ -24,19 +24,8 @@
  * table and @idx an index in it; entries are read with acquire and written
  * with release, so a walker that sees a table sees it initialised.
  */
-#include <string.h>
 #include "internal.h"
 #include "pgtable.h"
-
-static const struct fl_lock_class pte_ptl_class = { .name = "pte->ptl",
-						    .rank = FL_RANK_PTE_PTL,
-						    .kind = FL_LOCK_SPIN };
-static const struct fl_lock_class pmd_ptl_class = { .name = "pmd->ptl",
-						    .rank = FL_RANK_PMD_PTL,
-						    .kind = FL_LOCK_SPIN };
-static const struct fl_lock_class pgtable_pool_class = { .name = "mm->pgtable_pool_lock",
-							 .rank = FL_RANK_PGTABLE_POOL,
-							 .kind = FL_LOCK_SPIN };
 
 static inline pteval_t vma_pte_prot(const struct vm_area_struct *vma)
 {
@@ -45,87 +34,6 @@ static inline pteval_t vma_pte_prot(const struct vm_area_struct *vma)
 	if (vma->vm_flags & VM_WRITE)
 		prot |= _PAGE_RW | _PAGE_DIRTY;
 	return prot;
-}
-
-/* ---- page-table pages ---- */
-
-/**
- * fl__pgtable_alloc() - a zeroed table for @level, backed by a frame from
- * the page allocator (counted in nr_page_table_pages).
- * Return: the table or NULL.
- */
-struct pgtable *fl__pgtable_alloc(struct mm_struct *mm, int level)
-{
-	struct page *desc = alloc_pages(GFP_KERNEL, 0);
-	struct pgtable *t;
-
-	if (!desc)
-		return NULL;
-	fl_raw_spin_lock(&mm->pool_lock);
-	t = mm->pgtable_pool;
-	if (t)
-		mm->pgtable_pool = t->next_free;
-	fl_raw_spin_unlock(&mm->pool_lock);
-	if (!t) {
-		t = fl_aligned_alloc(PAGE_SIZE, sizeof(*t));
-		if (!t) {
-			__free_pages(desc, 0);
-			return NULL;
-		}
-		t->deposit = NULL;
-		fl_spin_lock_init(&t->ptl, &pte_ptl_class);
-	}
-	memset(t->e, 0, sizeof(t->e));
-	t->ptl.cls = level == 1 ? &pmd_ptl_class : &pte_ptl_class;
-	t->desc = desc;
-	t->level = level;
-	t->next_free = NULL;
-	if (level == 1 && !t->deposit) {
-		t->deposit = fl_calloc(PTRS_PER_TABLE, sizeof(*t->deposit));
-		if (!t->deposit) {
-			fl__pgtable_free(mm, t);
-			return NULL;
-		}
-	}
-	fl_set_bit(PG_table, &desc->flags);
-	desc->private = (unsigned long)t;
-	mod_node_page_state(NODE_DATA(page_to_nid(desc)), NR_PAGETABLE, 1);
-	return t;
-}
-
-/* Give the frame back; keep the host memory in the mm's pool. */
-void fl__pgtable_free(struct mm_struct *mm, struct pgtable *t)
-{
-	struct page *desc = t->desc;
-
-	if (desc) {
-		mod_node_page_state(NODE_DATA(page_to_nid(desc)), NR_PAGETABLE, -1);
-		fl_clear_bit(PG_table, &desc->flags);
-		desc->private = 0;
-		__free_pages(desc, 0);
-		t->desc = NULL;
-	}
-	fl_raw_spin_lock(&mm->pool_lock);
-	t->next_free = mm->pgtable_pool;
-	mm->pgtable_pool = t;
-	fl_raw_spin_unlock(&mm->pool_lock);
-}
-
-void fl__pgtable_pool_destroy(struct mm_struct *mm)
-{
-	while (mm->pgtable_pool) {
-		struct pgtable *t = mm->pgtable_pool;
-
-		mm->pgtable_pool = t->next_free;
-		fl_free(t->deposit);
-		fl_free(t);
-	}
-}
-
-void fl__pgtable_pool_init(struct mm_struct *mm)
-{
-	fl_spin_lock_init(&mm->pool_lock, &pgtable_pool_class);
-	mm->pgtable_pool = NULL;
 }
 
 /*
@@ -616,28 +524,35 @@ uint64_t fl__corrupt_tag(uint64_t tag)
 	return ++stores % READ_ONCE(fl__corrupt_tag_every) ? tag : tag ^ 1;
 }
 
-/* One load or store: translate as hardware would, fault when it cannot. */
+/*
+ * One load or store: translate as hardware would, fault when it cannot.
+ * @fault_first: the caller just found the translation missing; start with
+ * the fault.
+ */
 static __always_inline int mm_access_one(struct mm_struct *mm, unsigned long addr, bool write,
-					 uint64_t *tag)
+					 uint64_t *tag, bool fault_first)
 {
 	int tries;
 
 	for (tries = 0; tries < 64; tries++) {
-		struct hw_access_seq *s = hw_access_begin(mm);
-		long pfn = hw_translate(mm, addr, write);
 		bool done = false;
 		int ret;
 
-		if (pfn >= 0) {
-			hw_access_hook(1);
-			if (write)
-				page_tag_set((unsigned long)pfn, tag_to_store(*tag));
-			else
-				*tag = page_tag((unsigned long)pfn);
+		if (!fault_first || tries) {
+			struct hw_access_seq *s = hw_access_begin(mm);
+			long pfn = hw_translate(mm, addr, write);
+
+			if (pfn >= 0) {
+				hw_access_hook(1);
+				if (write)
+					page_tag_set((unsigned long)pfn, tag_to_store(*tag));
+				else
+					*tag = page_tag((unsigned long)pfn);
+				hw_access_end(s);
+				return 0;
+			}
 			hw_access_end(s);
-			return 0;
 		}
-		hw_access_end(s);
 		ret = do_user_fault(mm, addr, write, tag, &done);
 		if (ret & VM_FAULT_OOM)
 			return -ENOMEM;
@@ -656,38 +571,125 @@ static __always_inline int mm_access_one(struct mm_struct *mm, unsigned long add
  */
 int fl__mm_access(struct mm_struct *mm, unsigned long addr, bool write, uint64_t *tag)
 {
-	return mm_access_one(mm, addr, write, tag);
+	return mm_access_one(mm, addr, write, tag, false);
+}
+
+/* Where a run of accesses is: the next tag to store, or the loads so far. */
+struct access_run {
+	bool write;
+	uint64_t tag, step; /* stores: the next tag, and what each next page adds */
+	uint64_t *tags;	    /* loads: each page's tag, if not NULL */
+	uint64_t sum;	    /* loads: their sum */
+	unsigned long i;    /* pages done */
+};
+
+static __always_inline void run_access(struct access_run *r, unsigned long pfn)
+{
+	if (r->write) {
+		page_tag_set(pfn, tag_to_store(r->tag));
+		r->tag += r->step;
+	} else {
+		uint64_t t = page_tag(pfn);
+
+		r->sum += t;
+		if (r->tags)
+			r->tags[r->i] = t;
+	}
+	r->i++;
+}
+
+/*
+ * The accesses at @addr, @addr + @stride, ... up to @n of them, that one
+ * PTE table (or one huge PMD) translates without a fault, under one access
+ * bracket: what a TLB does for a run of pages, with the same guarantee a
+ * single access has (a zap's flush waits for the bracket to end before it
+ * frees a page or table the run may still use). Stops at the first page
+ * that needs a fault or lies past the table.
+ * Return: how many were done.
+ */
+static __always_inline unsigned long hw_access_run(struct mm_struct *mm, unsigned long addr,
+						   unsigned long n, unsigned long stride,
+						   struct access_run *r)
+{
+	pteval_t v, pmdv, need = _PAGE_ACCESSED | (r->write ? _PAGE_DIRTY : 0), *slot;
+	unsigned long done = 0, end = ALIGN_DOWN(addr, PMD_SIZE) + PMD_SIZE, pfn;
+	struct hw_access_seq *seq = hw_access_begin(mm);
+	struct pgtable *pmdt = walk_pmd_table(mm, addr);
+
+	if (!pmdt)
+		goto out;
+	pmdv = entry_load(&pmdt->e[pmd_index(addr)]);
+	hw_access_hook(0);
+	if (!pmd_huge_present(pmdv) && !entry_is_table(pmdv))
+		goto out;
+	for (; done < n && addr < end; done++, addr += stride) {
+		if (pmd_huge_present(pmdv)) {
+			slot = &pmdt->e[pmd_index(addr)];
+			v = pmdv;
+			pfn = pte_pfn(v) + (unsigned long)pte_index(addr);
+		} else {
+			slot = &entry_table(pmdv)->e[pte_index(addr)];
+			v = entry_load(slot);
+			if (!(v & _PAGE_PRESENT))
+				break;
+			pfn = pte_pfn(v);
+		}
+		if (r->write && !(v & _PAGE_RW))
+			break;
+		if ((v & need) != need) {
+			hw_access_hook(2);
+			/* the entry changed: the single access walks it again */
+			if (!fl_atomic_cmpxchg(slot, &v, v | need, false, __ATOMIC_RELAXED,
+					       __ATOMIC_RELAXED))
+				break;
+			if (slot == &pmdt->e[pmd_index(addr)])
+				pmdv = v | need;
+		}
+		hw_access_hook(1);
+		run_access(r, pfn);
+	}
+out:
+	hw_access_end(seq);
+	return done;
 }
 
 /**
  * fl__mm_access_range() - loads or stores at @addr + i * @stride for
  * i < @len / @stride: a store writes @tag + i * @step; a load adds the tag
- * to *@sum and, if @tags is set, keeps it in @tags[i].
+ * to *@sum and, if @tags is set, keeps it in @tags[i]. Pages that translate
+ * go in runs (hw_access_run()); one that does not takes a fault, as a
+ * single access.
  * Return: 0 or the first error, as fl__mm_access().
  */
 int fl__mm_access_range(struct mm_struct *mm, unsigned long addr, unsigned long len,
 			unsigned long stride, bool write, uint64_t tag, uint64_t step,
 			uint64_t *tags, uint64_t *sum)
 {
-	unsigned long off, i = 0;
-	uint64_t s = 0;
+	struct access_run r = { .write = write, .tag = tag, .step = step, .tags = tags };
+	unsigned long n = len / stride;
 
-	for (off = 0; off < len; off += stride, i++) {
-		uint64_t t = tag;
-		int ret = mm_access_one(mm, addr + off, write, &t);
+	while (r.i < n) {
+		uint64_t t;
+		int ret;
 
+		hw_access_run(mm, addr + r.i * stride, n - r.i, stride, &r);
+		if (r.i == n)
+			break;
+		t = r.tag;
+		ret = mm_access_one(mm, addr + r.i * stride, write, &t, true);
 		if (ret)
 			return ret;
 		if (write) {
-			tag += step;
+			r.tag += step;
 		} else {
-			s += t;
+			r.sum += t;
 			if (tags)
-				tags[i] = t;
+				tags[r.i] = t;
 		}
+		r.i++;
 	}
 	if (sum)
-		*sum = s;
+		*sum = r.sum;
 	return 0;
 }
 

@@ -38,8 +38,8 @@ static const char *const checked_events[] = {
 };
 
 static const char *const checked_mthp[] = {
-	"anon_fault_alloc", "anon_fault_fallback", "nr_anon", "split_deferred",
-	"nr_anon_partially_mapped",
+	"anon_fault_alloc", "anon_fault_fallback",	"nr_anon",
+	"split_deferred",   "nr_anon_partially_mapped",
 };
 
 FL_API void fl_tolerance_default(struct fl_tolerance *t)

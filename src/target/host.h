@@ -36,7 +36,7 @@
 /* host_rundir.c: the run folder and everything a run changes, with its undo */
 enum { HOST_UNDO_KNOB, HOST_UNDO_MOUNT, HOST_UNDO_CGROUP };
 struct fl__host_change {
-	int kind;	 /* HOST_UNDO_* */
+	int kind;	  /* HOST_UNDO_* */
 	const char *path; /* the knob file, mount point or cgroup folder */
 	const char *old;  /* knob: its old value; cgroup: the cgroup.procs to go back to */
 };
@@ -199,8 +199,8 @@ int fl__host_run_tasks(struct fl_target *t, struct fl_proc **procs, int n,
 int fl__host_mmap(struct fl_thread *th, uint64_t len, int prot, int flags, uint64_t *addr);
 int fl__host_munmap(struct fl_thread *th, uint64_t addr, uint64_t len);
 int fl__host_madvise(struct fl_thread *th, uint64_t addr, uint64_t len, int advice);
-int fl__host_write(struct fl_thread *th, uint64_t addr, uint64_t len, uint64_t stride,
-		   uint64_t tag, uint64_t tag_step);
+int fl__host_write(struct fl_thread *th, uint64_t addr, uint64_t len, uint64_t stride, uint64_t tag,
+		   uint64_t tag_step);
 int fl__host_read(struct fl_thread *th, uint64_t addr, uint64_t len, uint64_t stride,
 		  uint64_t *tags, uint64_t *sum);
 

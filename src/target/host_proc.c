@@ -161,9 +161,9 @@ static void serve(struct host_proc *hp, int sock)
 		case REQ_READ:
 			if (rq.want_tags && rq.c)
 				tags = calloc((size_t)(rq.b / rq.c) + 1, sizeof(*tags));
-			rp.ret = rq.want_tags && !tags
-					 ? -ENOMEM
-					 : fl__host_mem_read(&hp->maps, rq.a, rq.b, rq.c, tags, &rp.v);
+			rp.ret = rq.want_tags && !tags ? -ENOMEM
+						       : fl__host_mem_read(&hp->maps, rq.a, rq.b,
+									   rq.c, tags, &rp.v);
 			break;
 		case REQ_RUN:
 			idx = calloc((size_t)rq.nr_threads, sizeof(*idx));
@@ -271,7 +271,7 @@ struct fl_thread *fl__host_proc_main(struct fl_proc *p)
 }
 
 int fl__host_run_tasks(struct fl_target *t, struct fl_proc **procs, int n,
-			  void (*fn)(struct fl_thread *th, void *arg), void *arg)
+		       void (*fn)(struct fl_thread *th, void *arg), void *arg)
 {
 	int *idx, i, j, k, m, ret = 0, r;
 	struct fl_proc **done;
@@ -357,11 +357,12 @@ int fl__host_madvise(struct fl_thread *th, uint64_t addr, uint64_t len, int advi
 	struct request rq = { .op = REQ_MADVISE, .a = addr, .b = len, .arg = advice };
 	struct reply rp;
 
-	return is_local(hp) ? fl__host_mem_madvise(&hp->maps, addr, len, advice) : call(hp, &rq, &rp);
+	return is_local(hp) ? fl__host_mem_madvise(&hp->maps, addr, len, advice)
+			    : call(hp, &rq, &rp);
 }
 
-int fl__host_write(struct fl_thread *th, uint64_t addr, uint64_t len, uint64_t stride,
-		      uint64_t tag, uint64_t tag_step)
+int fl__host_write(struct fl_thread *th, uint64_t addr, uint64_t len, uint64_t stride, uint64_t tag,
+		   uint64_t tag_step)
 {
 	struct host_proc *hp = to_hp(th->proc);
 	struct request rq = {
@@ -374,7 +375,7 @@ int fl__host_write(struct fl_thread *th, uint64_t addr, uint64_t len, uint64_t s
 }
 
 int fl__host_read(struct fl_thread *th, uint64_t addr, uint64_t len, uint64_t stride,
-		     uint64_t *tags, uint64_t *sum)
+		  uint64_t *tags, uint64_t *sum)
 {
 	struct host_proc *hp = to_hp(th->proc);
 	struct request rq = {

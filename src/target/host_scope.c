@@ -55,8 +55,8 @@ struct host_scope {
 	int fd_movable[NR_ORDERS];
 	int fd_free[NR_ORDERS];
 	bool tracepoints;
-	char memcg[HOST_PATH_MAX]; /* the run's cgroup folder; "" if none */
-	char origin[HOST_PATH_MAX]; /* cgroup.procs of the cgroup the run came from */
+	char memcg[HOST_PATH_MAX];   /* the run's cgroup folder; "" if none */
+	char origin[HOST_PATH_MAX];  /* cgroup.procs of the cgroup the run came from */
 	char tracefs[HOST_PATH_MAX]; /* where tracefs was mounted by the run; "" if not */
 };
 
@@ -180,7 +180,7 @@ static int open_tracepoints(struct host_scope *hsc, char *note, size_t len)
 		if (hsc->fd_alloc[o] < 0 || hsc->fd_free[o] < 0 ||
 		    (o >= 2 && o <= PMD_ORDER && hsc->fd_movable[o] < 0)) {
 			snprintf(note, len, "perf_event_open of a kmem tracepoint failed: %s",
-				 strerror(-(hsc->fd_alloc[o] < 0	  ? hsc->fd_alloc[o]
+				 strerror(-(hsc->fd_alloc[o] < 0  ? hsc->fd_alloc[o]
 					    : hsc->fd_free[o] < 0 ? hsc->fd_free[o]
 								  : hsc->fd_movable[o])));
 			return -EIO;

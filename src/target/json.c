@@ -162,7 +162,8 @@ static void put_agreement(FILE *f, const struct fl_result *r, int nr, int host,
 
 		fputs(i ? ",\n          {" : "\n          {", f);
 		put_kv_str(f, "name", w->name, false);
-		fprintf(f, ", \"model\": %lld, \"host\": %lld, \"noise\": %lld, \"allowed\": %lld, ",
+		fprintf(f,
+			", \"model\": %lld, \"host\": %lld, \"noise\": %lld, \"allowed\": %lld, ",
 			(long long)w->model, (long long)w->host, (long long)w->noise,
 			(long long)w->allowed);
 		put_kv_str(f, "scope", scopes[w->scope], false);

@@ -17,7 +17,8 @@
 
 FL_API const char *fl_version(void)
 {
-	return FOLIOLAB_VERSION " (model of the Linux 6.18 large-folio mm, with the seeds' policies)";
+	return FOLIOLAB_VERSION
+		" (model of the Linux 6.18 large-folio mm, with the seeds' policies)";
 }
 
 const struct fl_target_ops *fl__target_find(const char *name)
@@ -62,8 +63,7 @@ static int grow(void **v, int *cap, int nr, size_t elem)
 	return 0;
 }
 
-FL_API int fl_counters_set_scoped(struct fl_counters *c, const char *name, int64_t value,
-				  int scope)
+FL_API int fl_counters_set_scoped(struct fl_counters *c, const char *name, int64_t value, int scope)
 {
 	struct fl_counter *e = (struct fl_counter *)fl_counters_find(c, name);
 

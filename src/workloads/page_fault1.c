@@ -86,7 +86,8 @@ static void pf1_thread(struct fl_thread *th, void *arg)
 	long cycle;
 
 	for (cycle = 0; !p->iterations || cycle < p->iterations; cycle++) {
-		uint64_t addr, off, tag = ((uint64_t)(th->index + 1) << 52) | ((uint64_t)cycle << 26);
+		uint64_t addr, off,
+			tag = ((uint64_t)(th->index + 1) << 52) | ((uint64_t)cycle << 26);
 		bool stop = false;
 		int ret;
 

@@ -495,9 +495,10 @@ FL_API int fl_run(const struct fl_config *cfg, struct fl_result *res, char *err,
 			 strerror(-ret));
 	} else if (ctx.tags_wrong) {
 		res->status = 1;
-		snprintf(res->error, sizeof(res->error),
-			 "data check: %llu of %llu pages read back a tag that was not written there",
-			 (unsigned long long)ctx.tags_wrong, (unsigned long long)ctx.tags_checked);
+		snprintf(
+			res->error, sizeof(res->error),
+			"data check: %llu of %llu pages read back a tag that was not written there",
+			(unsigned long long)ctx.tags_wrong, (unsigned long long)ctx.tags_checked);
 	}
 	if (t->ops->quiesce(t, err, errlen) && !res->status) {
 		res->status = 1;

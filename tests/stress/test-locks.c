@@ -173,8 +173,8 @@ static bool test_twenty_threads_make_progress(void)
 	return true;
 }
 
-static int readers_in;	/* atomic */
-static int max_readers; /* atomic */
+static int readers_in;	 /* atomic */
+static int max_readers;	 /* atomic */
 static int readers_stop; /* atomic */
 
 static void *reader(void *arg)

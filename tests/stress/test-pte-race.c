@@ -31,9 +31,9 @@ static unsigned long seed = 1;
 static double seconds = 2.0;
 
 static unsigned long base;
-static int stop;	    /* atomic: the madvise loop is done */
-static int bad_tag;	    /* atomic: the walker read back a tag neither its nor zero */
-static uint64_t accesses;   /* the walker's */
+static int stop;	  /* atomic: the madvise loop is done */
+static int bad_tag;	  /* atomic: the walker read back a tag neither its nor zero */
+static uint64_t accesses; /* the walker's */
 
 static uint64_t tag_for(unsigned long round, int page)
 {
@@ -120,7 +120,8 @@ static bool test_access_vs_madvise_loop(void)
 
 		rng = rng * 6364136223846793005ul + 1442695040888963407ul;
 		k = (int)((rng >> 33) % 3);
-		if (do_madvise(mm, base, NR_PAGES * PAGE_SIZE, advice[k]) || !entries_valid(names[k]))
+		if (do_madvise(mm, base, NR_PAGES * PAGE_SIZE, advice[k]) ||
+		    !entries_valid(names[k]))
 			break;
 		calls++;
 	}

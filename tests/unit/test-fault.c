@@ -380,11 +380,68 @@ static bool test_merge_needs_compatible_anon_vmas(void)
 	return down();
 }
 
+/*
+ * Range accesses go in runs of pages that translate and fault one page at a
+ * time where they do not: whatever the folio size, page i of a store of tag
+ * T with step S holds T + i * S, and a load reads back exactly that; pages
+ * the range skipped (stride) or never touched read 0 (the zero page).
+ */
+static bool range_round_trip(const char *mthp_knob, bool madv_huge)
+{
+	enum { N = 700 };
+	static uint64_t got[2 * N];
+	unsigned long a = map(4 * SZ_2M), start, i;
+	uint64_t sum = 0, want_sum = 0;
+
+	ASSERT_TRUE(a != 0);
+	if (mthp_knob)
+		ASSERT_TRUE(knob(mthp_knob, "always"));
+	if (madv_huge)
+		ASSERT_EQ(do_madvise(mm, a, 4 * SZ_2M, MADV_HUGEPAGE), 0);
+	/* every other page, from an odd page across the 2 MiB boundary */
+	start = a + SZ_2M - 301 * PAGE_SIZE;
+	ASSERT_EQ(fl__mm_access_range(mm, start, 2ul * N * PAGE_SIZE, 2 * PAGE_SIZE, true, 1000, 3,
+				      NULL, NULL),
+		  0);
+	ASSERT_EQ(fl__mm_access_range(mm, start, 2ul * N * PAGE_SIZE, PAGE_SIZE, false, 0, 0, got,
+				      &sum),
+		  0);
+	for (i = 0; i < 2 * N; i++) {
+		uint64_t want = i % 2 ? 0 : 1000 + (i / 2) * 3;
+
+		ASSERT_EQ(got[i], want);
+		want_sum += want;
+	}
+	ASSERT_EQ(sum, want_sum);
+	/* the same pages again, now all mapped, one run per table */
+	ASSERT_EQ(fl__mm_access_range(mm, start, (unsigned long)N * PAGE_SIZE, PAGE_SIZE, true, 7,
+				      1, NULL, NULL),
+		  0);
+	ASSERT_EQ(fl__mm_access_range(mm, start, (unsigned long)N * PAGE_SIZE, PAGE_SIZE, false, 0,
+				      0, got, NULL),
+		  0);
+	for (i = 0; i < N; i++)
+		ASSERT_EQ(got[i], 7 + i);
+	ASSERT_EQ(do_munmap(mm, a, 4 * SZ_2M), 0);
+	if (mthp_knob)
+		ASSERT_TRUE(knob(mthp_knob, "never"));
+	return true;
+}
+
+static bool test_range_access_round_trip(void)
+{
+	ASSERT_TRUE(up());
+	ASSERT_TRUE(range_round_trip(NULL, false));
+	ASSERT_TRUE(range_round_trip(THP "hugepages-16kB/enabled", false));
+	ASSERT_TRUE(range_round_trip(THP "hugepages-64kB/enabled", false));
+	ASSERT_TRUE(range_round_trip(NULL, true)); /* PMD folios */
+	return down();
+}
+
 TEST_MAIN(TEST(test_defaults_give_base_pages), TEST(test_knob_combinations),
 	  TEST(test_alignment_inside_vma), TEST(test_populated_pte_lowers_order),
 	  TEST(test_allocation_fallback), TEST(test_pmd_needs_whole_aligned_range),
 	  TEST(test_read_maps_zero_page_then_write_copies),
 	  TEST(test_zero_page_without_use_zero_page), TEST(test_no_zero_page_reads_allocate),
-	  TEST(test_bad_access),
-	  TEST(test_lockless_vma_lookup), TEST(test_new_mapping_merges),
-	  TEST(test_merge_needs_compatible_anon_vmas))
+	  TEST(test_bad_access), TEST(test_range_access_round_trip), TEST(test_lockless_vma_lookup),
+	  TEST(test_new_mapping_merges), TEST(test_merge_needs_compatible_anon_vmas))

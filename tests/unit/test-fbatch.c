@@ -283,7 +283,7 @@ static bool test_dead_folios(void)
 	return mm_down();
 }
 
-TEST_MAIN(TEST(test_order0_policy), TEST(test_max16_policy),
-	  TEST(test_pages31_edges), TEST(test_custom_thresholds), TEST(test_batch_slots),
+TEST_MAIN(TEST(test_order0_policy), TEST(test_max16_policy), TEST(test_pages31_edges),
+	  TEST(test_custom_thresholds), TEST(test_batch_slots),
 	  TEST(test_cache_disabled_flushes_every_add), TEST(test_flush_puts_folios_on_lru),
 	  TEST(test_dead_folios))
