@@ -30,14 +30,6 @@ ok() { n=$((n + 1)); echo "ok $n - $1"; }
 nok() { n=$((n + 1)); echo "not ok $n - $1"; fail=1; }
 skip() { n=$((n + 1)); echo "ok $n - $1 # SKIP $2"; }
 
-# every knob value (not the counters), one "path=value" line each
-knobs() {
-	find "$THP" -type f ! -path '*/stats/*' ! -name full_scans ! -name pages_collapsed \
-		! -name hpage_pmd_size | sort | while read -r f; do
-		printf '%s=%s\n' "$f" "$(cat "$f")"
-	done
-}
-
 # jnum FILE RESULT_INDEX NAME: a counter of one result of a JSON record
 jnum() {
 	python3 -c '
@@ -46,11 +38,9 @@ d = json.load(open(sys.argv[1]))
 print(d["results"][int(sys.argv[2])][sys.argv[4]].get(sys.argv[3], 0))' "$1" "$2" "$3" "${4:-counters}"
 }
 
-# what a run may change besides knobs: tracefs/debugfs mounts, foliolab cgroups
+# every knob, mount and foliolab cgroup (tests/host-state)
 state() {
-	knobs
-	grep -E ' (tracefs|debugfs) ' /proc/mounts | awk '{print "mount " $2 " " $3}'
-	find /sys/fs/cgroup -maxdepth 6 -type d -name 'foliolab-*' 2>/dev/null | sed 's/^/cgroup /'
+	"$(dirname "$0")/../host-state"
 }
 
 knobs_same() {
