@@ -7,6 +7,7 @@
 # docs/fidelity.md), and both sides must read every tag back right.
 # Needs root and the mTHP sysfs knobs; skips (exit 77) without them.
 # `make conformance` runs it alone; `make check` runs it too.
+# CONFORMANCE_KEEP=DIR keeps each scenario's JSON record there.
 FL=${FOLIOLAB:-./foliolab}
 HERE=$(dirname "$0")
 SCEN=${SCENARIOS:-$HERE/../conformance/scenarios}
@@ -42,6 +43,8 @@ grep -v '^\(#\|$\)' "$SCEN" | while read -r name rest; do
 	"$FL" compare $args --lru-cache order0 --target=model,host --check \
 		--json "$T/$name.json" >"$T/$name.out" 2>"$T/$name.err"
 	rc=$?
+	[ -n "${CONFORMANCE_KEEP:-}" ] && mkdir -p "$CONFORMANCE_KEEP" &&
+		cp "$T/$name.json" "$CONFORMANCE_KEEP/"
 	verdict=$(python3 - "$T/$name.json" "$known" <<'PY'
 import json, sys
 try:
