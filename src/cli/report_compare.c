@@ -386,9 +386,11 @@ static void check_legend(FILE *f, const struct cmp *c, const struct fl_result *r
 	fprintf(f,
 		"\n  check[...]: the host's value against the model column it is paired with, "
 		"for the counters a\n  workload's rule fixes; DIFFERS when they are further "
-		"apart than %g x the host's idle noise\n  + %g%% of the larger (at least %lld). "
-		"sys: the host's value is system-wide (every process\n  on the machine adds to "
-		"it); the others count the run's own processes only. %d row%s differ%s.\n",
+		"apart than %g x the host's idle noise\n  + %g%% of the larger (at least %lld; "
+		"faults and allocations the host has fewer of\n  get no such floor: its own "
+		"start-up only adds to them). sys: the host's value is\n  system-wide (every "
+		"process on the machine adds to it); the others count the run's own\n  "
+		"processes only. %d row%s differ%s.\n",
 		t->noise, t->pct, (long long)t->min, differs, differs == 1 ? "" : "s",
 		differs == 1 ? "s" : "");
 	for (i = 0; i < c->nr_checks; i++)

@@ -581,6 +581,7 @@ struct access_run {
 	uint64_t *tags;	    /* loads: each page's tag, if not NULL */
 	uint64_t sum;	    /* loads: their sum */
 	unsigned long i;    /* pages done */
+	bool table_end;	    /* the last run stopped at the end of its table */
 };
 
 static __always_inline void run_access(struct access_run *r, unsigned long pfn)
@@ -604,7 +605,8 @@ static __always_inline void run_access(struct access_run *r, unsigned long pfn)
  * bracket: what a TLB does for a run of pages, with the same guarantee a
  * single access has (a zap's flush waits for the bracket to end before it
  * frees a page or table the run may still use). Stops at the first page
- * that needs a fault or lies past the table.
+ * that needs a fault, or at the end of the table (@r->table_end: the next
+ * table may translate as well, and no fault is due).
  * Return: how many were done.
  */
 static __always_inline unsigned long hw_access_run(struct mm_struct *mm, unsigned long addr,
@@ -649,6 +651,7 @@ static __always_inline unsigned long hw_access_run(struct mm_struct *mm, unsigne
 		run_access(r, pfn);
 	}
 out:
+	r->table_end = addr >= end;
 	hw_access_end(seq);
 	return done;
 }
@@ -675,6 +678,8 @@ int fl__mm_access_range(struct mm_struct *mm, unsigned long addr, unsigned long 
 		hw_access_run(mm, addr + r.i * stride, n - r.i, stride, &r);
 		if (r.i == n)
 			break;
+		if (r.table_end)
+			continue; /* the next table may translate too */
 		t = r.tag;
 		ret = mm_access_one(mm, addr + r.i * stride, write, &t, true);
 		if (ret)

@@ -8,6 +8,12 @@
  * same counter over an idle interval, times tol->noise) plus a stated
  * tolerance: tol->pct percent of the larger value, at least tol->min.
  *
+ * The floor tol->min is there for what the host's workload does besides
+ * the workload: a thread's stack, the C library's own memory, a forked
+ * process's copy-on-write. That only ever adds faults and allocations, so
+ * for those counters (the_host_adds[]) the floor applies upward only: a
+ * host below the model by more than noise and percentage differs.
+ *
  * Deterministic: counts a workload fixes by its rule (faults, allocations,
  * frees, LRU moves, per-size mTHP events and gauges), not times, lock
  * contention or the machine's free memory.
@@ -41,6 +47,26 @@ static const char *const checked_mthp[] = {
 	"anon_fault_alloc", "anon_fault_fallback",	"nr_anon",
 	"split_deferred",   "nr_anon_partially_mapped",
 };
+
+/* events the host's start-up adds to and nothing takes from */
+static const char *const the_host_adds[] = {
+	"pgfault",
+	"pgalloc_normal",
+	"thp_fault_alloc",
+};
+
+static bool host_only_adds(const char *name)
+{
+	const char *item = strstr(name, "kB/stats/");
+	size_t i;
+
+	if (!strncmp(name, "hugepages-", 10) && item && !strcmp(item + 9, "anon_fault_alloc"))
+		return true;
+	for (i = 0; i < sizeof(the_host_adds) / sizeof(the_host_adds[0]); i++)
+		if (!strcmp(name, the_host_adds[i]))
+			return true;
+	return false;
+}
 
 FL_API void fl_tolerance_default(struct fl_tolerance *t)
 {
@@ -150,7 +176,7 @@ static int check_one(struct fl_agreement *a, const struct fl_result *m, const st
 {
 	const struct fl_counter *hc = fl_counters_find(&h->counters, name);
 	struct fl_agree_row row;
-	int64_t big, by_pct;
+	int64_t big, by_pct, floor;
 
 	memset(&row, 0, sizeof(row));
 	snprintf(row.name, sizeof(row.name), "%s", name);
@@ -160,8 +186,9 @@ static int check_one(struct fl_agreement *a, const struct fl_result *m, const st
 	row.noise = fl_counters_get(&h->noise, name);
 	big = abs64(row.model) > abs64(row.host) ? abs64(row.model) : abs64(row.host);
 	by_pct = (int64_t)((double)big * tol->pct / 100.0 + 0.5);
+	floor = row.host < row.model && host_only_adds(name) ? 0 : tol->min;
 	row.allowed = (int64_t)((double)abs64(row.noise) * tol->noise + 0.5) +
-		      (by_pct > tol->min ? by_pct : tol->min);
+		      (by_pct > floor ? by_pct : floor);
 	row.differs = abs64(row.model - row.host) > row.allowed;
 	a->nr_differs += row.differs;
 	return add_row(a, &row);

@@ -93,7 +93,8 @@ static bool test_differs_exactly_beyond_the_tolerance(void)
 	/* not deterministic: never a row */
 	fl_counters_set(&r[0].counters, "nr_free_pages", 0);
 	fl_counters_set_scoped(&r[1].counters, "nr_free_pages", 99999, FL_SCOPE_SYSTEM);
-	/* only the model has it: the host's value counts as 0 */
+	/* only the model has it: the host's value counts as 0, and the host's
+	 * start-up cannot explain a host below the model: no floor */
 	fl_counters_set(&r[0].counters, "hugepages-16kB/stats/anon_fault_alloc", 9);
 	ASSERT_EQ(fl_agreement_check(r, 2, 1, &tol, &a), 0);
 	ASSERT_EQ(a.model, 0);
@@ -110,13 +111,55 @@ static bool test_differs_exactly_beyond_the_tolerance(void)
 	ASSERT_EQ(w->allowed, 10);
 	ASSERT_EQ(w->scope, FL_SCOPE_SYSTEM);
 	w = fl_agreement_find(&a, "hugepages-16kB/stats/anon_fault_alloc");
-	ASSERT_TRUE(w && !w->differs && w->host == 0);
+	ASSERT_TRUE(w && w->differs && w->host == 0);
+	ASSERT_EQ(w->allowed, 0);
 	ASSERT_TRUE(fl_agreement_find(&a, "nr_free_pages") == NULL);
-	ASSERT_EQ(a.nr_differs, 2);
+	ASSERT_EQ(a.nr_differs, 3);
 	fl_agreement_free(&a);
 	/* no model column with the host's sizes: nothing to hold it against */
 	r[0].knobs.v[0].value[0] = 'n';
 	ASSERT_EQ(fl_agreement_check(r, 2, 1, &tol, &a), -ENOENT);
+	free_all(r, 2);
+	return true;
+}
+
+/*
+ * The floor covers what the host's process does besides the workload,
+ * which only adds faults and allocations: below the model, those counters
+ * get the percentage and the noise but no floor; others keep it both ways.
+ */
+static bool test_floor_only_upward_for_startup_events(void)
+{
+	struct fl_tolerance tol = { .pct = 0.5, .min = 64, .noise = 3.0 };
+	struct fl_result r[2];
+	struct fl_agreement a;
+	const struct fl_agree_row *w;
+
+	result(&r[0], "model", "model", "always", "order0");
+	result(&r[1], "host", "host", "always", NULL);
+	/* 26 below: 0.5% of 284 rounds to 1, noise 2 adds 6: allowed 7 */
+	fl_counters_set(&r[0].counters, "pgfault", 284);
+	fl_counters_set_scoped(&r[1].counters, "pgfault", 258, FL_SCOPE_WORKLOAD);
+	fl_counters_set(&r[1].noise, "pgfault", 2);
+	/* 26 above: the floor holds, allowed 64 + 6 */
+	fl_counters_set(&r[0].counters, "pgalloc_normal", 258);
+	fl_counters_set_scoped(&r[1].counters, "pgalloc_normal", 284, FL_SCOPE_WORKLOAD);
+	fl_counters_set(&r[1].noise, "pgalloc_normal", 2);
+	/* frees may come later on the host: the floor both ways */
+	fl_counters_set(&r[0].counters, "pgfree", 284);
+	fl_counters_set_scoped(&r[1].counters, "pgfree", 258, FL_SCOPE_WORKLOAD);
+	ASSERT_EQ(fl_agreement_check(r, 2, 1, &tol, &a), 0);
+	w = fl_agreement_find(&a, "pgfault");
+	ASSERT_TRUE(w && w->differs);
+	ASSERT_EQ(w->allowed, 7);
+	w = fl_agreement_find(&a, "pgalloc_normal");
+	ASSERT_TRUE(w && !w->differs);
+	ASSERT_EQ(w->allowed, 70);
+	w = fl_agreement_find(&a, "pgfree");
+	ASSERT_TRUE(w && !w->differs);
+	ASSERT_EQ(w->allowed, 64);
+	ASSERT_EQ(a.nr_differs, 1);
+	fl_agreement_free(&a);
 	free_all(r, 2);
 	return true;
 }
@@ -151,4 +194,5 @@ static bool test_json_has_the_agreement(void)
 }
 
 TEST_MAIN(TEST(test_partner_same_sizes_order0_preferred), TEST(test_checked_counters),
-	  TEST(test_differs_exactly_beyond_the_tolerance), TEST(test_json_has_the_agreement))
+	  TEST(test_differs_exactly_beyond_the_tolerance),
+	  TEST(test_floor_only_upward_for_startup_events), TEST(test_json_has_the_agreement))

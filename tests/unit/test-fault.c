@@ -392,6 +392,7 @@ static bool range_round_trip(const char *mthp_knob, bool madv_huge)
 	static uint64_t got[2 * N];
 	unsigned long a = map(4 * SZ_2M), start, i;
 	uint64_t sum = 0, want_sum = 0;
+	int64_t faults;
 
 	ASSERT_TRUE(a != 0);
 	if (mthp_knob)
@@ -413,10 +414,22 @@ static bool range_round_trip(const char *mthp_knob, bool madv_huge)
 		want_sum += want;
 	}
 	ASSERT_EQ(sum, want_sum);
-	/* the same pages again, now all mapped, one run per table */
+	/*
+	 * The first N pages again: with base pages the odd ones map the zero
+	 * page and take a write fault each (large folios mapped them with
+	 * their even neighbours); then once more, all mapped and writable: no
+	 * fault at all, table boundaries included.
+	 */
+	faults = counter("pgfault");
 	ASSERT_EQ(fl__mm_access_range(mm, start, (unsigned long)N * PAGE_SIZE, PAGE_SIZE, true, 7,
 				      1, NULL, NULL),
 		  0);
+	ASSERT_EQ(counter("pgfault") - faults, mthp_knob || madv_huge ? 0 : N / 2);
+	faults = counter("pgfault");
+	ASSERT_EQ(fl__mm_access_range(mm, start, (unsigned long)N * PAGE_SIZE, PAGE_SIZE, true, 7,
+				      1, NULL, NULL),
+		  0);
+	ASSERT_EQ(counter("pgfault"), faults);
 	ASSERT_EQ(fl__mm_access_range(mm, start, (unsigned long)N * PAGE_SIZE, PAGE_SIZE, false, 0,
 				      0, got, NULL),
 		  0);
