@@ -562,8 +562,8 @@ static int judge(const struct judged *j)
 		fail = 1;
 	}
 	if (j->pv2 < target) {
-		printf("MISS: 2 threads with a VMA each on 2 nodes %.2fx < %.2fx%s\n", j->pv2, target,
-		       why);
+		printf("MISS: 2 threads with a VMA each on 2 nodes %.2fx < %.2fx%s\n", j->pv2,
+		       target, why);
 		fail = 1;
 	}
 	if (j->p2 < target) {
@@ -760,7 +760,10 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	j = (struct judged){
-		.lock_ns = lk, .one_rate = rate(ONE), .pv2 = ratio(PV2, LOCKED), .p2 = ratio(P2, P1),
+		.lock_ns = lk,
+		.one_rate = rate(ONE),
+		.pv2 = ratio(PV2, LOCKED),
+		.p2 = ratio(P2, P1),
 		.machine2 = machine2,
 	};
 	return judge(&j);

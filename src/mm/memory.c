@@ -584,19 +584,24 @@ struct access_run {
 	bool table_end;	    /* the last run stopped at the end of its table */
 };
 
-static __always_inline void run_access(struct access_run *r, unsigned long pfn)
+/* One more page done: a store moves to the next tag, a load keeps @loaded. */
+static __always_inline void run_advance(struct access_run *r, uint64_t loaded)
 {
 	if (r->write) {
-		page_tag_set(pfn, tag_to_store(r->tag));
 		r->tag += r->step;
 	} else {
-		uint64_t t = page_tag(pfn);
-
-		r->sum += t;
+		r->sum += loaded;
 		if (r->tags)
-			r->tags[r->i] = t;
+			r->tags[r->i] = loaded;
 	}
 	r->i++;
+}
+
+static __always_inline void run_access(struct access_run *r, unsigned long pfn)
+{
+	if (r->write)
+		page_tag_set(pfn, tag_to_store(r->tag));
+	run_advance(r, r->write ? 0 : page_tag(pfn));
 }
 
 /*
@@ -684,14 +689,7 @@ int fl__mm_access_range(struct mm_struct *mm, unsigned long addr, unsigned long 
 		ret = mm_access_one(mm, addr + r.i * stride, write, &t, true);
 		if (ret)
 			return ret;
-		if (write) {
-			r.tag += step;
-		} else {
-			r.sum += t;
-			if (tags)
-				tags[r.i] = t;
-		}
-		r.i++;
+		run_advance(&r, t);
 	}
 	if (sum)
 		*sum = r.sum;
