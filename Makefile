@@ -43,7 +43,7 @@ CFLAGS := -std=gnu11 $(OPT) -g -fno-omit-frame-pointer -fvisibility=hidden -pthr
 LDFLAGS := -pthread $(filter -fsanitize=%,$(OPT))
 LDLIBS := -lm
 
-LIB_SRCS := $(wildcard src/platform/*.c src/mm/*.c src/target/*.c src/workloads/*.c)
+LIB_SRCS := $(wildcard src/platform/*.c src/lib/*.c src/mm/*.c src/target/*.c src/workloads/*.c)
 CLI_SRCS := $(wildcard src/cli/*.c)
 TEST_SRCS := $(wildcard tests/unit/*.c tests/whitebox/*.c tests/stress/*.c)
 BENCH_SRCS := $(wildcard bench/*.c)
