@@ -23,6 +23,7 @@
 #include <string.h>
 #include "internal.h"
 #include "pgtable.h"
+#include "fs.h"
 
 struct fl_thp_knobs fl__thp;
 
@@ -36,10 +37,19 @@ void fl__thp_knobs_default(void)
 	fl__thp.use_zero_page = true;
 	fl__thp.shrink_underused = true;
 	fl__thp.defrag = THP_DEFRAG_MADVISE;
+	fl__thp.shmem_huge = 0; /* SHMEM_HUGE_NEVER */
+	fl__thp.shmem_orders_inherit = 1ul << PMD_ORDER;
 }
 
-/* "hugepages-16kB" -> order 2; -1 if it is not an anon mTHP size */
-static int size_dir_order(const char *s, size_t len)
+/* shmem_enabled words, in sysfs order, and their SHMEM_HUGE_* values */
+static const struct {
+	const char *name;
+	int value;
+} shmem_huge_names[] = { { "always", 1 }, { "within_size", 2 }, { "advise", 3 },
+			 { "never", 0 },  { "deny", -1 },	{ "force", -2 } };
+
+/* "hugepages-16kB" -> order 2; -1 if it is not a size of at least @min_order */
+static int size_dir_order_from(const char *s, size_t len, int min_order)
 {
 	unsigned long kb;
 	char *end;
@@ -50,10 +60,53 @@ static int size_dir_order(const char *s, size_t len)
 	kb = strtoul(s + 10, &end, 10);
 	if ((size_t)(end - s) + 2 != len || strncmp(end, "kB", 2) != 0)
 		return -1;
-	for (order = 2; order <= PMD_ORDER; order++)
+	for (order = min_order; order <= PMD_ORDER; order++)
 		if ((PAGE_SIZE << order) / 1024 == kb)
 			return order;
 	return -1;
+}
+
+/* anon mTHP sizes start at 16kB (order 2); shmem's at 8kB */
+static int size_dir_order(const char *s, size_t len)
+{
+	return size_dir_order_from(s, len, 2);
+}
+
+static int set_shmem_order_policy(int order, const char *value)
+{
+	static const char *const words[] = { "always", "inherit", "within_size", "advise",
+					     "never" };
+	unsigned long *masks[] = { &fl__thp.shmem_orders_always, &fl__thp.shmem_orders_inherit,
+				   &fl__thp.shmem_orders_within_size, &fl__thp.shmem_orders_madvise,
+				   NULL };
+	unsigned long bit = 1ul << order;
+	int i, k = -1;
+
+	for (i = 0; i < 5; i++)
+		if (!strcmp(value, words[i]))
+			k = i;
+	if (k < 0)
+		return -EINVAL;
+	for (i = 0; i < 4; i++)
+		*masks[i] &= ~bit;
+	if (masks[k])
+		*masks[k] |= bit;
+	return 0;
+}
+
+static const char *shmem_order_policy(int order)
+{
+	unsigned long bit = 1ul << order;
+
+	if (fl__thp.shmem_orders_always & bit)
+		return "always";
+	if (fl__thp.shmem_orders_inherit & bit)
+		return "inherit";
+	if (fl__thp.shmem_orders_within_size & bit)
+		return "within_size";
+	if (fl__thp.shmem_orders_madvise & bit)
+		return "advise";
+	return "never";
 }
 
 static int set_order_policy(int order, const char *value)
@@ -132,6 +185,48 @@ int fl__thp_knob_set(const char *name, const char *value, char *err, size_t len)
 		}
 		return 0;
 	}
+	if (!strcmp(name, "shmem_enabled")) {
+		for (i = 0; i < 6; i++) {
+			if (!strcmp(value, shmem_huge_names[i].name)) {
+				/* as the kernel: force only while inherit is PMD-sized alone */
+				if (shmem_huge_names[i].value == -2 &&
+				    fl__thp.shmem_orders_inherit != 1ul << PMD_ORDER) {
+					snprintf(err, len,
+						 "transparent_hugepage/shmem_enabled: force needs "
+						 "hugepages-2048kB/shmem_enabled inherit and no "
+						 "other "
+						 "size inherit");
+					return -EINVAL;
+				}
+				fl__thp.shmem_huge = shmem_huge_names[i].value;
+				return 0;
+			}
+		}
+		snprintf(err, len,
+			 "transparent_hugepage/shmem_enabled: '%s' is not one of always, "
+			 "within_size, advise, never, deny, force",
+			 value);
+		return -EINVAL;
+	}
+	if (slash && !strcmp(slash, "/shmem_enabled")) {
+		int order = size_dir_order_from(name, (size_t)(slash - name), 1);
+
+		if (order < 0) {
+			snprintf(err, len,
+				 "transparent_hugepage/%s: no such size; shmem sizes are "
+				 "hugepages-8kB .. hugepages-2048kB",
+				 name);
+			return -ENOENT;
+		}
+		if (set_shmem_order_policy(order, value)) {
+			snprintf(err, len,
+				 "transparent_hugepage/%s: '%s' is not one of always, inherit, "
+				 "within_size, advise, never",
+				 name, value);
+			return -EINVAL;
+		}
+		return 0;
+	}
 	if (slash && !strcmp(slash, "/enabled")) {
 		int order = size_dir_order(name, (size_t)(slash - name));
 
@@ -185,6 +280,16 @@ int fl__thp_knob_get(const char *name, char *buf, size_t len)
 		snprintf(buf, len, "%d", fl__thp.use_zero_page);
 	else if (!strcmp(name, "shrink_underused"))
 		snprintf(buf, len, "%d", fl__thp.shrink_underused);
+	else if (!strcmp(name, "shmem_enabled")) {
+		int i;
+
+		for (i = 0; i < 6; i++)
+			if (shmem_huge_names[i].value == fl__thp.shmem_huge)
+				snprintf(buf, len, "%s", shmem_huge_names[i].name);
+	} else if (slash && !strcmp(slash, "/shmem_enabled") &&
+		   size_dir_order_from(name, (size_t)(slash - name), 1) >= 0)
+		snprintf(buf, len, "%s",
+			 shmem_order_policy(size_dir_order_from(name, (size_t)(slash - name), 1)));
 	else if (slash && !strcmp(slash, "/enabled") &&
 		 size_dir_order(name, (size_t)(slash - name)) >= 0)
 		snprintf(buf, len, "%s",
@@ -381,4 +486,490 @@ void folio_unqueue_deferred_split(struct folio *folio)
 		return;
 	if (fl_test_and_clear_bit(PG_partially_mapped, &folio->_flags_1))
 		mod_mthp_stat((int)folio_order(folio), MTHP_STAT_NR_ANON_PARTIALLY_MAPPED, -1);
+}
+
+/* ---- splitting a large folio (mm/huge_memory.c's __folio_split) ---- */
+
+bool fl__split_walk_reverse;
+
+/*
+ * The flags a new folio takes from the folio it was split from; the rest of
+ * the page's own flags that survive (PG_anon_exclusive) stay.
+ */
+#define SPLIT_COPY_FLAGS                                                                           \
+	((1ul << PG_referenced) | (1ul << PG_swapbacked) | (1ul << PG_swapcache) |                 \
+	 (1ul << PG_mlocked) | (1ul << PG_uptodate) | (1ul << PG_active) |                         \
+	 (1ul << PG_workingset) | (1ul << PG_locked) | (1ul << PG_unevictable) |                   \
+	 (1ul << PG_dirty) | (1ul << PG_dropbehind) | (1ul << PG_young) | (1ul << PG_idle) |       \
+	 (1ul << PG_anon) | NODES_MASK)
+
+/* Make @page the head of a folio of @order (its tails point to it). */
+static void split_prep_compound(struct page *page, unsigned int order)
+{
+	struct folio *folio = (struct folio *)page;
+	unsigned long i, nr = 1ul << order;
+
+	for (i = 1; i < nr; i++) {
+		struct page *p = page + i;
+
+		WRITE_ONCE(p->flags, READ_ONCE(p->flags) & (1ul << PG_anon_exclusive));
+		p->mapping = NULL;
+		p->index = 0;
+		p->_tail_pad = 0;
+		fl_atomic_store(&p->compound_head, (unsigned long)page | 1, __ATOMIC_RELEASE);
+	}
+	WRITE_ONCE(page->flags, page->flags | (1ul << PG_head));
+	folio->_flags_1 = order;
+	folio->_large_mapcount = 0;
+	folio->_entire_mapcount = 0;
+	folio->_folio_nr_pages = (unsigned int)nr;
+	folio->_pincount = 0;
+	if (order >= 2) {
+		folio->_flags_2 = 0;
+		INIT_LIST_HEAD(&folio->_deferred_list);
+	}
+}
+
+/*
+ * __split_folio_to_order() - make the frozen, unmapped @folio of
+ * @old_order into 2^(old_order - new_order) folios of @new_order: each new
+ * head past the first takes the original's flags, mapping and index + i;
+ * the first keeps the original's descriptor with the new order.
+ */
+static void __split_folio_to_order(struct folio *folio, unsigned int old_order,
+				   unsigned int new_order)
+{
+	unsigned long nr = 1ul << old_order, new_nr = 1ul << new_order, i;
+	unsigned long flags = READ_ONCE(folio->flags) & SPLIT_COPY_FLAGS;
+	void *mapping = folio->mapping;
+	pgoff_t index = folio->index;
+	unsigned long memcg = folio->memcg_data;
+	struct page *head = (struct page *)folio;
+
+	for (i = new_nr; i < nr; i += new_nr) {
+		struct page *new_head = head + i;
+
+		WRITE_ONCE(new_head->flags,
+			   (READ_ONCE(new_head->flags) & (1ul << PG_anon_exclusive)) | flags);
+		new_head->mapping = mapping;
+		new_head->index = index + i;
+		WRITE_ONCE(new_head->private, 0ul);
+		new_head->_mapcount = 0;
+		new_head->_refcount = 0; /* frozen until the unfreeze loop */
+		new_head->memcg_data = memcg;
+		new_head->_tail_pad = 0;
+		/* release: the descriptor is complete before it stops being a tail */
+		fl_atomic_store(&new_head->compound_head, 0ul, __ATOMIC_RELEASE);
+		if (new_order)
+			split_prep_compound(new_head, new_order);
+	}
+	if (new_order) {
+		folio->_flags_1 = new_order;
+		folio->_folio_nr_pages = (unsigned int)new_nr;
+	} else {
+		WRITE_ONCE(folio->flags, folio->flags & ~(1ul << PG_head));
+	}
+	count_fl_stat(FL_LIVE_FOLIOS, (long)(nr / new_nr) - 1);
+}
+
+/*
+ * __split_unmapped_folio() - split the frozen @folio down to @new_order:
+ * at once (uniform), or one order at a time, each time the half holding
+ * @split_at (non-uniform), with the page cache's multi-index entry split
+ * alike (xas_split, or xas_try_split per order, which may fail with
+ * -ENOMEM and leave the folio split part of the way).
+ * Context: xa_lock held for a file folio; the lruvec lock held.
+ */
+static int __split_unmapped_folio(struct folio *folio, unsigned int new_order,
+				  struct page *split_at, struct xa_state *xas,
+				  struct address_space *mapping, bool uniform)
+{
+	bool is_anon = folio_test_anon(folio);
+	int order = (int)folio_order(folio);
+	int split_order, start = uniform ? (int)new_order : order - 1;
+
+	for (split_order = start; split_order >= (int)new_order; split_order--) {
+		unsigned int old_order = folio_order(folio);
+
+		if (is_anon && split_order == 1)
+			continue;
+		if (mapping) {
+			if (uniform) {
+				xas_split(xas, folio, old_order);
+			} else {
+				xas_set_order(xas, folio->index, (unsigned int)split_order);
+				xas_try_split(xas, folio, old_order);
+				if (xas_error(xas))
+					return xas_error(xas);
+			}
+		}
+		__split_folio_to_order(folio, old_order, (unsigned int)split_order);
+		if (is_anon) {
+			mod_mthp_stat((int)old_order, MTHP_STAT_NR_ANON, -1);
+			mod_mthp_stat(split_order, MTHP_STAT_NR_ANON,
+				      1l << (old_order - (unsigned int)split_order));
+		}
+		folio = page_folio(split_at);
+	}
+	return 0;
+}
+
+/*
+ * lru_add_split_folio() - put @new_folio, a piece of the frozen @folio, on
+ * the LRU right before it (the lists' page counts do not change: the same
+ * pages change owner), or on the caller's @list with a reference.
+ */
+static void lru_add_split_folio(struct folio *folio, struct folio *new_folio,
+				struct list_head *list)
+{
+	VM_BUG_ON(folio_test_lru(new_folio));
+	if (list) {
+		folio_get(new_folio);
+		list_add_tail(&new_folio->lru, list);
+		return;
+	}
+	VM_BUG_ON(!folio_test_lru(folio));
+	if (folio_test_unevictable(folio))
+		new_folio->mlock_count = 0;
+	else
+		list_add_tail(&new_folio->lru, &folio->lru);
+	folio_set_lru(new_folio);
+}
+
+/**
+ * can_split_folio() - the folio's references are its mappings', its
+ * caches' and the caller's @caller_pins, and nothing else's: a reference
+ * held anywhere else (a per-CPU LRU batch, a GUP pin) would outlive the
+ * split. *@pextra_pins gets the caches' count.
+ */
+bool can_split_folio(struct folio *folio, int caller_pins, int *pextra_pins)
+{
+	int extra_pins;
+
+	if (folio_test_anon(folio))
+		extra_pins = folio_test_swapcache(folio) ? (int)folio_nr_pages(folio) : 0;
+	else
+		extra_pins = (int)folio_nr_pages(folio);
+	if (pextra_pins)
+		*pextra_pins = extra_pins;
+	return folio_mapcount(folio) == folio_ref_count(folio) - extra_pins - caller_pins;
+}
+
+static bool non_uniform_split_supported(struct folio *folio, unsigned int new_order)
+{
+	if (folio_test_anon(folio))
+		return new_order != 1; /* an order-1 anon folio has no deferred list */
+	if (new_order && !((struct address_space *)folio->mapping)->large_folios)
+		return false;
+	return !folio_test_swapcache(folio);
+}
+
+static bool uniform_split_supported(struct folio *folio, unsigned int new_order)
+{
+	if (folio_test_anon(folio))
+		return new_order != 1;
+	if (new_order && !((struct address_space *)folio->mapping)->large_folios)
+		return false;
+	return !(new_order && folio_test_swapcache(folio));
+}
+
+/*
+ * Publish the after-split folios: unfreeze each piece after the first,
+ * put it on the LRU, and store it in the page cache (or drop it when it
+ * lies beyond @end). Forward: one __xa_store() walk from the root per
+ * piece, as 6.18. Reverse (seed 002): from the last piece back, stepping
+ * with xas_prev_canonical() over one walk, so the pieces reach the LRU in
+ * ascending order from its tail.
+ * Return: the pages dropped beyond @end (shmem uncharges them).
+ */
+static long split_publish(struct folio *folio, struct folio *end_folio, struct xa_state *xas,
+			  struct address_space *mapping, pgoff_t end, struct list_head *list)
+{
+	bool reverse = READ_ONCE(fl__split_walk_reverse);
+	struct folio *new_folio, *stop = reverse ? folio : end_folio;
+	long dropped = 0;
+
+	new_folio = reverse ? folio_prev(end_folio) : folio_next(folio);
+	if (reverse && mapping && new_folio != folio) {
+		xas_set(xas, new_folio->index);
+		xas_load(xas);
+	}
+	while (new_folio != stop) {
+		struct folio *next = reverse ? folio_prev(new_folio) : folio_next(new_folio);
+		long nr = (long)folio_nr_pages(new_folio);
+
+		folio_ref_unfreeze(new_folio, folio_expected_ref_count(new_folio) + 1);
+		lru_add_split_folio(folio, new_folio, list);
+		count_fl_stat(FL_SPLIT_WALK, 1);
+		if (!mapping) {
+			new_folio = next;
+			continue;
+		}
+		if (new_folio->index < end) {
+			if (reverse) {
+				VM_BUG_ON(xas->xa_index != new_folio->index);
+				xas->xa_sibs = 0;
+				xas_store(xas, new_folio);
+				xas_prev_canonical(xas);
+			} else {
+				XA_STATE(one, &mapping->i_pages, new_folio->index);
+
+				xas_store(&one, new_folio);
+				fl__xas_account(&one);
+			}
+		} else {
+			/* beyond EOF: out of the cache, and its cache references go */
+			if (folio_test_swapbacked(new_folio))
+				dropped += nr;
+			__filemap_remove_folio(new_folio);
+			folio_put_refs(new_folio, (int)nr);
+			if (reverse) {
+				xas_set(xas, next->index);
+				xas_load(xas);
+			}
+		}
+		new_folio = next;
+	}
+	return dropped;
+}
+
+/*
+ * __folio_split() - split the locked @folio to @new_order, uniformly or
+ * (non-uniform) keeping @split_at's piece at @new_order and the rest as
+ * large as possible; the piece holding @lock_at stays locked and keeps the
+ * caller's reference, every other piece is unlocked and loses it. The
+ * checks come in 6.18's order with its error codes; the first four
+ * (pages outside the folio, an order not below the folio's, a split the
+ * folio does not support, writeback) return uncounted, every later
+ * outcome counts thp_split_page(_failed) and split(_failed) per size.
+ * Return: 0, -EINVAL (not splittable that way), -EBUSY (no mapping,
+ * writeback), -EAGAIN (unexpected references, or raced), -ENOMEM.
+ */
+static int __folio_split(struct folio *folio, unsigned int new_order, struct page *split_at,
+			 struct page *lock_at, struct list_head *list, bool uniform)
+{
+	FL_LOCK_SITE(lru_site);
+	struct folio *end_folio = folio_next(folio), *new_folio, *next;
+	unsigned int old_order = folio_order(folio);
+	bool is_anon = folio_test_anon(folio);
+	struct address_space *mapping = NULL;
+	struct lruvec *lruvec;
+	XA_STATE(xas, NULL, 0);
+	int extra_pins, ret = 0;
+	pgoff_t end = (pgoff_t)-1;
+	long dropped = 0;
+
+	VM_BUG_ON(!folio_test_locked(folio));
+	VM_BUG_ON(!folio_test_large(folio));
+	/* requests that cannot be met: refused before anything is counted */
+	if (page_folio(split_at) != folio || page_folio(lock_at) != folio)
+		return -EINVAL;
+	if (new_order >= old_order)
+		return -EINVAL;
+	if (uniform ? !uniform_split_supported(folio, new_order)
+		    : !non_uniform_split_supported(folio, new_order))
+		return -EINVAL;
+	if (folio_test_writeback(folio))
+		return -EBUSY;
+	if (is_anon) {
+		/* the anon_vma and the unmap to migration entries come with rmap */
+		if (folio_mapped(folio)) {
+			ret = -EBUSY;
+			goto out;
+		}
+	} else {
+		mapping = folio->mapping;
+		if (!mapping) {
+			ret = -EBUSY; /* truncated */
+			goto out;
+		}
+		if (new_order < mapping->min_order) {
+			ret = -EINVAL;
+			goto out;
+		}
+		xas.xa = &mapping->i_pages;
+		xas_set(&xas, folio->index);
+		if (uniform) {
+			xas_set_order(&xas, folio->index, new_order);
+			xas_split_alloc(&xas, folio, old_order);
+			if (xas_error(&xas)) {
+				ret = xas_error(&xas);
+				goto out;
+			}
+		}
+		end = (pgoff_t)((mapping->host->i_size + (loff_t)PAGE_SIZE - 1) >> PAGE_SHIFT);
+		if (shmem_mapping(mapping) && mapping->host->fallocend > end)
+			end = mapping->host->fallocend;
+	}
+	if (!can_split_folio(folio, 1, &extra_pins)) {
+		ret = -EAGAIN;
+		goto out;
+	}
+	/* a file folio is not mapped in the model yet: nothing to unmap */
+	VM_BUG_ON(folio_mapped(folio));
+	if (mapping) {
+		xas_lock(&xas);
+		xas_reset(&xas);
+		if (xas_load(&xas) != folio) {
+			ret = -EAGAIN;
+			goto fail;
+		}
+	}
+	if (!folio_ref_freeze(folio, 1 + extra_pins)) {
+		ret = -EAGAIN;
+		goto fail;
+	}
+	if (mapping && folio_test_pmd_mappable(folio) && new_order < HPAGE_PMD_ORDER &&
+	    folio_test_swapbacked(folio))
+		mod_node_page_state(folio_pgdat(folio), NR_SHMEM_THPS,
+				    -(long)folio_nr_pages(folio));
+	lruvec = folio_lruvec(folio);
+	fl_spin_lock_at(&lruvec->lru_lock, &lru_site);
+	ret = __split_unmapped_folio(folio, new_order, split_at, &xas, mapping, uniform);
+	dropped = split_publish(folio, end_folio, &xas, mapping, end, list);
+	/* the first piece last: only now does no slot point to a stale folio */
+	folio_ref_unfreeze(folio, folio_expected_ref_count(folio) + 1);
+	spin_unlock(&lruvec->lru_lock);
+fail:
+	if (mapping) {
+		xas_unlock(&xas);
+		fl__xas_account(&xas);
+	}
+	if (dropped)
+		shmem_uncharge(mapping->host, dropped);
+	/* every piece but @lock_at's: unlocked, and the caller's reference dropped */
+	for (new_folio = folio; new_folio != end_folio; new_folio = next) {
+		next = folio_next(new_folio);
+		if (new_folio == page_folio(lock_at))
+			continue;
+		folio_unlock(new_folio);
+		folio_put(new_folio);
+	}
+out:
+	xas_destroy(&xas);
+	if (old_order == HPAGE_PMD_ORDER)
+		count_vm_event(!ret ? THP_SPLIT_PAGE : THP_SPLIT_PAGE_FAILED);
+	count_mthp_stat((int)old_order, !ret ? MTHP_STAT_SPLIT : MTHP_STAT_SPLIT_FAILED);
+	return ret;
+}
+
+/**
+ * split_huge_page_to_list_to_order() - split @page's locked folio
+ * uniformly into folios of @new_order; @page's piece stays locked and
+ * referenced. Return: as __folio_split().
+ */
+int split_huge_page_to_list_to_order(struct page *page, struct list_head *list,
+				     unsigned int new_order)
+{
+	struct folio *folio = page_folio(page);
+
+	return __folio_split(folio, new_order, (struct page *)folio, page, list, true);
+}
+
+/**
+ * folio_split() - the buddy-style split: halve @folio again and again,
+ * always the half holding @split_at, until that piece has @new_order; the
+ * folio's head piece stays locked and referenced.
+ */
+int folio_split(struct folio *folio, unsigned int new_order, struct page *split_at,
+		struct list_head *list)
+{
+	return __folio_split(folio, new_order, split_at, (struct page *)folio, list, false);
+}
+
+/**
+ * try_folio_split_to_order() - a non-uniform split at @page where the
+ * folio supports one, else a uniform split; the head piece stays locked.
+ */
+int try_folio_split_to_order(struct folio *folio, struct page *page, unsigned int new_order)
+{
+	if (non_uniform_split_supported(folio, new_order))
+		return folio_split(folio, new_order, page, NULL);
+	return split_huge_page_to_list_to_order((struct page *)folio, NULL, new_order);
+}
+
+/* ---- the debugfs file split_huge_pages ---- */
+
+#define MAX_INPUT_BUF_SZ 255
+
+/*
+ * The path form: split every large folio of the file's page cache in
+ * [@off_start, @off_end) (page indexes) to @new_order, uniformly, or at
+ * @in_folio_offset non-uniformly when that lies inside the folio.
+ */
+static int split_huge_pages_in_file(const char *path, pgoff_t off_start, pgoff_t off_end,
+				    unsigned int new_order, long in_folio_offset)
+{
+	struct inode *inode = fl__shmem_lookup_path(path);
+	struct address_space *mapping;
+	unsigned long total = 0, split = 0;
+	unsigned int target;
+	pgoff_t index, nr = 1;
+
+	if (!inode)
+		return -EINVAL;
+	mapping = inode->i_mapping;
+	target = new_order > mapping->min_order ? new_order : mapping->min_order;
+	for (index = off_start; index < off_end; index += nr) {
+		struct folio *folio = filemap_get_entry(mapping, index);
+		int ret;
+
+		nr = 1;
+		if (!folio || xa_is_value(folio))
+			continue;
+		if (!folio_test_large(folio))
+			goto next;
+		total++;
+		nr = folio_next_index(folio) - index;
+		if (target >= folio_order(folio))
+			goto next;
+		if (!folio_trylock(folio))
+			goto next;
+		if (folio->mapping != mapping)
+			goto unlock;
+		if (in_folio_offset < 0 || (unsigned long)in_folio_offset >= folio_nr_pages(folio))
+			ret = split_folio_to_order(folio, target);
+		else
+			ret = folio_split(folio, target, folio_page(folio, in_folio_offset), NULL);
+		if (!ret)
+			split++;
+unlock:
+		folio_unlock(folio);
+next:
+		folio_put(folio);
+	}
+	fl__iput(inode);
+	(void)total;
+	(void)split;
+	return 0;
+}
+
+/**
+ * fl__split_huge_pages_write() - what a write of @input to
+ * /sys/kernel/debug/split_huge_pages does (at most 255 bytes are read).
+ * The path form only: "<path>,0x<start>,0x<end>[,<new_order>[,<offset>]]"
+ * with page indexes in hex; the pid form and "1" come with anon rmap.
+ * Return: 0, or -EINVAL for input the kernel refuses (or a path that
+ * does not open).
+ */
+int fl__split_huge_pages_write(const char *input)
+{
+	char buf[MAX_INPUT_BUF_SZ], *comma, path[MAX_INPUT_BUF_SZ];
+	unsigned long start, end;
+	long in_folio_offset = -1;
+	int new_order = 0, n;
+
+	snprintf(buf, sizeof(buf), "%s", input);
+	buf[strcspn(buf, "\n")] = '\0';
+	if (buf[0] != '/')
+		return -EINVAL; /* the pid form and "1": not yet */
+	comma = strchr(buf, ',');
+	if (!comma)
+		return -EINVAL;
+	*comma = '\0';
+	snprintf(path, sizeof(path), "%s", buf);
+	n = sscanf(comma + 1, "0x%lx,0x%lx,%d,%ld", &start, &end, &new_order, &in_folio_offset);
+	if (n < 2 || new_order < 0 || new_order > MAX_PAGE_ORDER)
+		return -EINVAL;
+	return split_huge_pages_in_file(path, start, end, (unsigned int)new_order, in_folio_offset);
 }

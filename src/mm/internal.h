@@ -20,10 +20,13 @@
 /* Lock ranks: a lock may only be taken while holding lower-ranked ones. */
 enum {
 	FL_RANK_DRAIN_MUTEX = 10,
+	FL_RANK_I_RWSEM = 15,
+	FL_RANK_SHMEM_SB = 17,
 	FL_RANK_MMAP_LOCK = 20,
 	FL_RANK_PAGE_TABLE_LOCK = 30,
 	FL_RANK_PMD_PTL = 38,
 	FL_RANK_PTE_PTL = 40,
+	FL_RANK_I_PAGES = 45,
 	FL_RANK_LOCAL_LOCK = 50,
 	FL_RANK_LOCAL_LOCK_IRQ = 51,
 	FL_RANK_LRU = 60,
@@ -40,6 +43,8 @@ extern unsigned long fl__fail_page_alloc_orders;
  * booted with pvm_no_zero_page=1 (a test aid of our hosts' kernels)
  */
 extern bool fl__no_zero_page;
+/* huge_memory.c: publish after-split folios walking backwards (seed 002) */
+extern bool fl__split_walk_reverse;
 /* memory.c: test hook, every Nth store writes a wrong tag (0: off) */
 extern unsigned long fl__corrupt_tag_every;
 uint64_t fl__corrupt_tag(uint64_t tag);
@@ -205,6 +210,12 @@ struct fl_thp_knobs {
 	bool use_zero_page;
 	bool shrink_underused;
 	int defrag;
+	/* shmem_enabled (SHMEM_HUGE_*, fs.h) and hugepages-<N>kB/shmem_enabled */
+	int shmem_huge;
+	unsigned long shmem_orders_always;
+	unsigned long shmem_orders_inherit;
+	unsigned long shmem_orders_within_size;
+	unsigned long shmem_orders_madvise;
 };
 enum { THP_NEVER, THP_MADVISE, THP_ALWAYS };
 /* transparent_hugepage/defrag, in the order sysfs lists the words */
@@ -216,6 +227,9 @@ enum {
 	THP_DEFRAG_NEVER
 };
 #define THP_ORDERS_ALL_ANON (((1ul << (PMD_ORDER + 1)) - 1) & ~3ul)
+/* the page cache's orders: 1..MAX_PAGECACHE_ORDER, which is PMD_ORDER on x86 */
+#define MAX_PAGECACHE_ORDER PMD_ORDER
+#define THP_ORDERS_ALL_FILE_DEFAULT (((1ul << (MAX_PAGECACHE_ORDER + 1)) - 1) & ~1ul)
 extern struct fl_thp_knobs fl__thp;
 void fl__thp_knobs_default(void);
 int fl__thp_knob_set(const char *name, const char *value, char *err, size_t len);
@@ -231,6 +245,21 @@ int zap_huge_pmd(struct mmu_gather *tlb, struct vm_area_struct *vma, struct pgta
 void __split_huge_pmd(struct vm_area_struct *vma, struct pgtable *pmdt, int idx,
 		      unsigned long haddr);
 void deferred_split_folio(struct folio *folio, bool partially_mapped);
+bool can_split_folio(struct folio *folio, int caller_pins, int *pextra_pins);
+int split_huge_page_to_list_to_order(struct page *page, struct list_head *list,
+				     unsigned int new_order);
+int folio_split(struct folio *folio, unsigned int new_order, struct page *split_at,
+		struct list_head *list);
+int try_folio_split_to_order(struct folio *folio, struct page *page, unsigned int new_order);
+static inline int split_folio_to_order(struct folio *folio, unsigned int new_order)
+{
+	return split_huge_page_to_list_to_order((struct page *)folio, NULL, new_order);
+}
+static inline int split_folio(struct folio *folio)
+{
+	return split_folio_to_order(folio, 0);
+}
+int fl__split_huge_pages_write(const char *input);
 void folio_unqueue_deferred_split(struct folio *folio);
 
 /* memory.c */

@@ -86,5 +86,14 @@ static inline void list_move_tail(struct list_head *entry, struct list_head *hea
 #define list_for_each_safe(pos, n, head)                                                           \
 	for ((pos) = (head)->next, (n) = (pos)->next; (pos) != (head);                             \
 	     (pos) = (n), (n) = (pos)->next)
+#define list_for_each_entry(pos, head, member)                                                     \
+	for ((pos) = list_entry((head)->next, __typeof__(*(pos)), member);                         \
+	     &(pos)->member != (head);                                                             \
+	     (pos) = list_entry((pos)->member.next, __typeof__(*(pos)), member))
+#define list_for_each_entry_safe(pos, n, head, member)                                             \
+	for ((pos) = list_entry((head)->next, __typeof__(*(pos)), member),                         \
+	    (n) = list_entry((pos)->member.next, __typeof__(*(pos)), member);                      \
+	     &(pos)->member != (head);                                                             \
+	     (pos) = (n), (n) = list_entry((n)->member.next, __typeof__(*(n)), member))
 
 #endif /* FL_MM_LIST_H */

@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "internal.h"
+#include "fs.h"
 
 #define THP_PREFIX "transparent_hugepage/"
 
@@ -40,6 +41,7 @@ static void knobs_default(void)
 	fl__lru_cache_policy = policies[2].p;
 	fl__lru_add_free_dead = false;
 	fl__no_zero_page = false;
+	fl__split_walk_reverse = false;
 	fl__fail_page_alloc_orders = 0;
 	fl__corrupt_tag_every = 0;
 	fl__fail_alloc_after(0);
@@ -77,6 +79,7 @@ nomem:
 
 void fl__mm_shutdown(void)
 {
+	fl__shmem_exit();
 	fl__swap_exit();
 	fl__page_alloc_exit();
 	fl__vmstat_exit();
@@ -189,6 +192,17 @@ int fl__mm_knob_set(const char *name, const char *value, char *err, size_t len)
 		fl__no_zero_page = value[1] == 'n';
 		return 0;
 	}
+	if (!strcmp(name, "foliolab/split_walk")) {
+		if (strcmp(value, "forward") && strcmp(value, "reverse")) {
+			snprintf(err, len,
+				 "--split-walk: '%s' is not forward (the kernel before seed 002) "
+				 "or reverse (seed 002)",
+				 value);
+			return -EINVAL;
+		}
+		fl__split_walk_reverse = value[0] == 'r';
+		return 0;
+	}
 	if (!strcmp(name, "foliolab/fail_page_alloc_orders"))
 		return set_fail_orders(value, err, len);
 	if (!strcmp(name, "foliolab/fail_alloc_after")) {
@@ -233,7 +247,7 @@ static const char *policy_name(void)
 int fl__mm_knobs_read(struct fl_knobs *out)
 {
 	static const char *const plain[] = { "enabled", "defrag", "use_zero_page",
-					     "shrink_underused" };
+					     "shrink_underused", "shmem_enabled" };
 	char name[FL_NAME_MAX], sub[40], val[FL_VALUE_MAX];
 	size_t i;
 	int order, ret = 0;
@@ -244,8 +258,16 @@ int fl__mm_knobs_read(struct fl_knobs *out)
 		snprintf(name, sizeof(name), THP_PREFIX "%s", plain[i]);
 		ret |= fl_knobs_set(out, name, val);
 	}
-	for (order = 2; order <= PMD_ORDER; order++) {
-		snprintf(sub, sizeof(sub), "hugepages-%lukB/enabled", (PAGE_SIZE << order) / 1024);
+	for (order = 1; order <= PMD_ORDER; order++) {
+		if (order >= 2) {
+			snprintf(sub, sizeof(sub), "hugepages-%lukB/enabled",
+				 (PAGE_SIZE << order) / 1024);
+			fl__thp_knob_get(sub, val, sizeof(val));
+			snprintf(name, sizeof(name), THP_PREFIX "%s", sub);
+			ret |= fl_knobs_set(out, name, val);
+		}
+		snprintf(sub, sizeof(sub), "hugepages-%lukB/shmem_enabled",
+			 (PAGE_SIZE << order) / 1024);
 		fl__thp_knob_get(sub, val, sizeof(val));
 		snprintf(name, sizeof(name), THP_PREFIX "%s", sub);
 		ret |= fl_knobs_set(out, name, val);
@@ -260,6 +282,8 @@ int fl__mm_knobs_read(struct fl_knobs *out)
 	ret |= fl_knobs_set(out, "foliolab/lru_add_free_dead",
 			    fl__lru_add_free_dead ? "on" : "off");
 	ret |= fl_knobs_set(out, "foliolab/no_zero_page", fl__no_zero_page ? "on" : "off");
+	ret |= fl_knobs_set(out, "foliolab/split_walk",
+			    fl__split_walk_reverse ? "reverse" : "forward");
 	return ret;
 }
 
@@ -275,6 +299,8 @@ long fl__mm_quiesce_and_check(char *msg, size_t len)
 	long leaked;
 	int nid, lru;
 
+	if (fl__shmem_mounts_check(msg, len))
+		return 1;
 	lru_add_drain_all();
 	for_each_online_node (nid) {
 		struct lruvec *lruvec = &NODE_DATA(nid)->__lruvec;

@@ -37,6 +37,10 @@ static const char *const vm_event_names[NR_VM_EVENT_ITEMS] = {
 	[THP_SPLIT_PMD] = "thp_split_pmd",
 	[THP_ZERO_PAGE_ALLOC] = "thp_zero_page_alloc",
 	[THP_ZERO_PAGE_ALLOC_FAILED] = "thp_zero_page_alloc_failed",
+	[THP_FILE_ALLOC] = "thp_file_alloc",
+	[THP_FILE_FALLBACK] = "thp_file_fallback",
+	[THP_FILE_FALLBACK_CHARGE] = "thp_file_fallback_charge",
+	[THP_FILE_MAPPED] = "thp_file_mapped",
 };
 
 static const char *const mthp_stat_names[__MTHP_STAT_COUNT] = {
@@ -70,7 +74,27 @@ static const char *const fl_stat_names[NR_FL_STAT_ITEMS] = {
 	[FL_PCP_FREE_BULK] = "fl_pcp_free_bulk",
 	[FL_LIVE_FOLIOS] = "fl_live_folios",
 	[FL_PT_RECLAIM] = "fl_pt_reclaim",
+	[FL_XA_VISIT] = "fl_xa_visit",
+	[FL_XA_STORE] = "fl_xa_store",
+	[FL_XA_NODE_ALLOC] = "fl_xa_node_alloc",
+	[FL_SPLIT_WALK] = "fl_split_walk",
 };
+
+/* Order 1 (8kB) exists for shmem and the page cache only: its stats are these. */
+static bool mthp_stat_for_order1(enum mthp_stat_item i)
+{
+	switch (i) {
+	case MTHP_STAT_ANON_FAULT_ALLOC:
+	case MTHP_STAT_ANON_FAULT_FALLBACK:
+	case MTHP_STAT_ANON_FAULT_FALLBACK_CHARGE:
+	case MTHP_STAT_SPLIT_DEFERRED:
+	case MTHP_STAT_NR_ANON:
+	case MTHP_STAT_NR_ANON_PARTIALLY_MAPPED:
+		return false;
+	default:
+		return true;
+	}
+}
 
 int fl__vmstat_init(void)
 {
@@ -169,10 +193,16 @@ int fl__vmstat_snapshot(struct fl_counters *c)
 	ret |= fl_counters_set(c, "nr_anon_transparent_hugepages",
 			       node_stat_sum(NR_ANON_THPS) / HPAGE_PMD_NR);
 	ret |= fl_counters_set(c, "nr_page_table_pages", node_stat_sum(NR_PAGETABLE));
+	ret |= fl_counters_set(c, "nr_file_pages", node_stat_sum(NR_FILE_PAGES));
+	ret |= fl_counters_set(c, "nr_shmem", node_stat_sum(NR_SHMEM));
+	ret |= fl_counters_set(c, "nr_shmem_hugepages",
+			       node_stat_sum(NR_SHMEM_THPS) / HPAGE_PMD_NR);
 	for (i = 0; i < NR_VM_EVENT_ITEMS; i++)
 		ret |= fl_counters_set(c, vm_event_names[i], sum_event(i));
-	for (order = 2; order <= PMD_ORDER; order++) {
+	for (order = 1; order <= PMD_ORDER; order++) {
 		for (i = 0; i < __MTHP_STAT_COUNT; i++) {
+			if (order == 1 && !mthp_stat_for_order1(i))
+				continue;
 			snprintf(name, sizeof(name), "hugepages-%lukB/stats/%s",
 				 (PAGE_SIZE << order) / 1024, mthp_stat_names[i]);
 			ret |= fl_counters_set(c, name, mthp_stat_sum(order, i));

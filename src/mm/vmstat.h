@@ -37,6 +37,10 @@ enum vm_event_item {
 	THP_SPLIT_PMD,
 	THP_ZERO_PAGE_ALLOC,
 	THP_ZERO_PAGE_ALLOC_FAILED,
+	THP_FILE_ALLOC,
+	THP_FILE_FALLBACK,
+	THP_FILE_FALLBACK_CHARGE,
+	THP_FILE_MAPPED,
 	NR_VM_EVENT_ITEMS
 };
 
@@ -44,6 +48,9 @@ enum node_stat_item {
 	NR_ANON_MAPPED, /* "nr_anon_pages" */
 	NR_ANON_THPS,	/* pages; printed in PMD units */
 	NR_PAGETABLE,
+	NR_FILE_PAGES, /* page cache pages */
+	NR_SHMEM,      /* of those, shmem and tmpfs */
+	NR_SHMEM_THPS, /* pages of PMD-sized shmem folios; printed in PMD units */
 	NR_VM_NODE_STAT_ITEMS
 };
 
@@ -80,6 +87,10 @@ enum fl_stat_item {
 	FL_PCP_FREE_BULK,      /* free_pcppages_bulk() calls */
 	FL_LIVE_FOLIOS,	       /* gauge: allocated blocks not yet freed */
 	FL_PT_RECLAIM,	       /* empty PTE tables freed by MADV_DONTNEED */
+	FL_XA_VISIT,	       /* page-cache XArray nodes a walk entered */
+	FL_XA_STORE,	       /* page-cache XArray slots written */
+	FL_XA_NODE_ALLOC,      /* page-cache XArray nodes allocated */
+	FL_SPLIT_WALK,	       /* after-split folios published (either walk) */
 	NR_FL_STAT_ITEMS
 };
 

@@ -1,0 +1,175 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * filemap.c - the page cache (mm/filemap.c): folio locks, looking folios
+ * up by index, taking them out of a file's cache, and walking a range of
+ * entries. Adding is shmem's own (shmem_add_to_page_cache()), as only
+ * tmpfs files exist in the model.
+ *
+ * Every XArray walk under a mapping's i_pages lock reports its cost to
+ * the model-only counters fl_xa_visit, fl_xa_store and fl_xa_node_alloc
+ * (fl__xas_account()).
+ *
+ * Conventions in this file: lookups hold xa_lock for the walk (the model
+ * has no RCU yet, see src/lib/xarray.h), then take a folio reference and
+ * check the folio is still at that index, as the kernel's lockless
+ * lookups do.
+ */
+#include "internal.h"
+#include "fs.h"
+
+static const struct fl_lock_class i_pages_class = { .name = "mapping->i_pages",
+						    .rank = FL_RANK_I_PAGES,
+						    .kind = FL_LOCK_SPIN };
+
+void fl__address_space_init(struct address_space *mapping, struct inode *host)
+{
+	xa_init_class(&mapping->i_pages, &i_pages_class);
+	mapping->nrpages = 0;
+	mapping->host = host;
+	mapping->min_order = 0;
+	mapping->large_folios = true;
+}
+
+/** fl__xas_account() - add a walk's visits, stores and node allocations to the counters. */
+void fl__xas_account(const struct xa_state *xas)
+{
+	count_fl_stat(FL_XA_VISIT, (long)xas->xa_visits);
+	count_fl_stat(FL_XA_STORE, (long)xas->xa_stores);
+	count_fl_stat(FL_XA_NODE_ALLOC, (long)xas->xa_nodes_alloc);
+}
+
+/**
+ * folio_lock() - take PG_locked, waiting for the holder through the
+ * platform (the kernel sleeps on the folio's wait queue).
+ */
+void folio_lock(struct folio *folio)
+{
+	while (folio_test_set_locked(folio))
+		smp_cond_load_acquire(&folio->flags, !(VAL & (1ul << PG_locked)));
+}
+
+void folio_unlock(struct folio *folio)
+{
+	VM_BUG_ON(!folio_test_locked(folio));
+	/* release: what we did under the lock is seen by the next holder */
+	fl_atomic_fetch_and(&folio->flags, ~(1ul << PG_locked), __ATOMIC_RELEASE);
+}
+
+/**
+ * filemap_get_entry() - the folio (with a reference) or value entry at
+ * @index, or NULL.
+ */
+void *filemap_get_entry(struct address_space *mapping, pgoff_t index)
+{
+	XA_STATE(xas, &mapping->i_pages, index);
+	void *entry;
+
+	for (;;) {
+		xas_lock(&xas);
+		xas_set(&xas, index);
+		entry = xas_load(&xas);
+		if (entry && !xa_is_value(entry) && !folio_try_get(entry))
+			entry = XA_RETRY_ENTRY;
+		xas_unlock(&xas);
+		fl__xas_account(&xas);
+		xas.xa_visits = xas.xa_stores = xas.xa_nodes_alloc = 0;
+		if (!xa_is_retry(entry))
+			return entry;
+	}
+}
+
+/**
+ * filemap_lock_folio() - the folio at @index, referenced and locked, or
+ * NULL; retries if the folio left the mapping while we waited.
+ */
+struct folio *filemap_lock_folio(struct address_space *mapping, pgoff_t index)
+{
+	for (;;) {
+		struct folio *folio = filemap_get_entry(mapping, index);
+
+		if (!folio || xa_is_value(folio))
+			return NULL;
+		folio_lock(folio);
+		if (folio->mapping == mapping) {
+			/* a folio still in this mapping holds the index it was found at */
+			VM_BUG_ON(folio->index > index || index >= folio_next_index(folio));
+			return folio;
+		}
+		folio_unlock(folio); /* truncated meanwhile: look again */
+		folio_put(folio);
+	}
+}
+
+static void filemap_unaccount_folio(struct folio *folio, long nr)
+{
+	struct pglist_data *pgdat = folio_pgdat(folio);
+
+	mod_node_page_state(pgdat, NR_FILE_PAGES, -nr);
+	if (folio_test_swapbacked(folio)) {
+		mod_node_page_state(pgdat, NR_SHMEM, -nr);
+		if (folio_test_pmd_mappable(folio))
+			mod_node_page_state(pgdat, NR_SHMEM_THPS, -nr);
+	}
+}
+
+/**
+ * __filemap_remove_folio() - take @folio out of its mapping's XArray.
+ * Context: xa_lock held, folio locked; the caller drops the page-cache
+ * references (filemap_free_folio()).
+ */
+void __filemap_remove_folio(struct folio *folio)
+{
+	struct address_space *mapping = folio->mapping;
+	long nr = (long)folio_nr_pages(folio);
+	XA_STATE(xas, &mapping->i_pages, folio->index);
+
+	xas_set_order(&xas, folio->index, folio_order(folio));
+	xas_store(&xas, NULL);
+	fl__xas_account(&xas);
+	folio->mapping = NULL;
+	mapping->nrpages -= (unsigned long)nr;
+	filemap_unaccount_folio(folio, nr);
+}
+
+/** filemap_remove_folio() - out of the page cache, and its cache references dropped. */
+void filemap_remove_folio(struct folio *folio)
+{
+	struct address_space *mapping = folio->mapping;
+	long nr = (long)folio_nr_pages(folio);
+
+	xa_lock(&mapping->i_pages);
+	__filemap_remove_folio(folio);
+	xa_unlock(&mapping->i_pages);
+	folio_put_refs(folio, (int)nr);
+}
+
+/**
+ * find_get_entries() - up to a batch of folios, each referenced, that
+ * hold indices from *@start to @end (a large folio may begin before
+ * *@start or end past @end); *@start moves past the last one.
+ * Return: how many.
+ */
+unsigned int find_get_entries(struct address_space *mapping, pgoff_t *start, pgoff_t end,
+			      struct folio_batch *fbatch)
+{
+	XA_STATE(xas, &mapping->i_pages, *start);
+	struct folio *folio;
+	unsigned int nr;
+
+	folio_batch_init(fbatch);
+	xa_lock(&mapping->i_pages);
+	while ((folio = xas_find(&xas, end)) != NULL) {
+		if (xa_is_value(folio) || !folio_try_get(folio))
+			continue;
+		if (!folio_batch_add(fbatch, folio))
+			break;
+	}
+	xa_unlock(&mapping->i_pages);
+	fl__xas_account(&xas);
+	nr = folio_batch_count(fbatch);
+	if (nr) {
+		folio = fbatch->folios[nr - 1];
+		*start = folio_next_index(folio);
+	}
+	return nr;
+}
