@@ -848,8 +848,8 @@ int fl__shmem_write_tags(struct inode *inode, pgoff_t index, unsigned long nr, u
 
 /**
  * fl__shmem_read_tags() - read up to @nr pages from @index into @tags, as
- * pread() would: holes and folios fallocated but not written read 0, and
- * the read stops at i_size.
+ * pread() would: holes and folios fallocated but not written read 0, the
+ * read stops at i_size, and each folio read is marked accessed once.
  * Return: the pages read.
  */
 int fl__shmem_read_tags(struct inode *inode, pgoff_t index, unsigned long nr, uint64_t *tags)
@@ -869,6 +869,8 @@ int fl__shmem_read_tags(struct inode *inode, pgoff_t index, unsigned long nr, ui
 		last = folio_next_index(folio) < end ? folio_next_index(folio) : end;
 		for (p = i; p < last; p++)
 			tags[p - index] = page_tag(folio_pfn(folio) + (p - folio->index));
+		/* a read from a page's start marks the folio accessed, as shmem's does */
+		folio_mark_accessed(folio);
 		folio_unlock(folio);
 		folio_put(folio);
 		i = last;

@@ -41,11 +41,23 @@ static const char *const checked_events[] = {
 	"nr_anon_pages",
 	"nr_anon_transparent_hugepages",
 	"nr_page_table_pages",
+	"nr_shmem",
+	"nr_shmem_hugepages",
+	"nr_file_pages",
+	"thp_file_alloc",
+	"thp_file_fallback",
 };
 
 static const char *const checked_mthp[] = {
-	"anon_fault_alloc", "anon_fault_fallback",	"nr_anon",
-	"split_deferred",   "nr_anon_partially_mapped",
+	"anon_fault_alloc",
+	"anon_fault_fallback",
+	"nr_anon",
+	"split_deferred",
+	"nr_anon_partially_mapped",
+	"split",
+	"split_failed",
+	"shmem_alloc",
+	"shmem_fallback",
 };
 
 /* events the host's start-up adds to and nothing takes from */
@@ -77,8 +89,15 @@ FL_API void fl_tolerance_default(struct fl_tolerance *t)
 
 FL_API bool fl_counter_checked(const char *name)
 {
-	const char *item;
+	const char *item = strchr(name, ':');
 	size_t i;
+
+	/* a workload's window ("split:nr_shmem"), but not a shadow ("system:pgfault") */
+	if (item) {
+		if (!strncmp(name, "system:", 7))
+			return false;
+		name = item + 1;
+	}
 
 	for (i = 0; i < sizeof(checked_events) / sizeof(checked_events[0]); i++)
 		if (!strcmp(name, checked_events[i]))

@@ -239,7 +239,7 @@ static int host_begin(struct fl_target *t, char *err, size_t len)
 	 * After perf started, so that perf is neither counted nor in the
 	 * cgroup; tracefs stays mounted only while perf lock records.
 	 */
-	fl__host_scope_open(&ht->scope, ht->scope_note, sizeof(ht->scope_note));
+	fl__host_scope_open(&ht->scope, ht->cfg.files, ht->scope_note, sizeof(ht->scope_note));
 	if (!ht->recording)
 		fl__host_tracefs_unmount();
 	if (ht->scope)
@@ -343,4 +343,14 @@ const struct fl_target_ops fl__host_target_ops = {
 	.madvise = fl__host_madvise,
 	.write = fl__host_write,
 	.read = fl__host_read,
+	.tmpfs_mount = fl__host_tmpfs_mount,
+	.tmpfs_umount = fl__host_tmpfs_umount,
+	.file_create = fl__host_file_create,
+	.file_unlink = fl__host_file_unlink,
+	.file_close = fl__host_file_close,
+	.fallocate = fl__host_fallocate,
+	.ftruncate = fl__host_ftruncate,
+	.pwrite_tags = fl__host_pwrite_tags,
+	.pread_tags = fl__host_pread_tags,
+	.split_huge_pages_file = fl__host_split_huge_pages_file,
 };

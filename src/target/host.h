@@ -3,6 +3,7 @@
  * host.h - the pieces of the host target shared by its files: host.c (the
  * target API's setup, counters and results), host_proc.c (forked processes
  * and threads), host_mem.c (a process's mappings, loads and stores),
+ * host_files.c (a tmpfs of the run's own, its files, debugfs's split),
  * host_rundir.c (the run folder, the restore file, signal-safe undo,
  * `foliolab host restore`), host_knobs.c (sysfs knobs), host_scope.c (the
  * workload's own counts: perf events, tracefs, a memory cgroup) and
@@ -104,6 +105,25 @@ int fl__host_knobs_read(struct fl_knobs *out);
 /** fl__host_knobs_restore() - put back what fl__host_knobs_apply() changed. */
 int fl__host_knobs_restore(void);
 
+/* host_files.c: a tmpfs in the run folder, its files, debugfs's split_huge_pages */
+int fl__host_tmpfs_mount(struct fl_thread *th, const char *options, struct fl_tmpfs **out,
+			 char *err, size_t len);
+int fl__host_tmpfs_umount(struct fl_thread *th, struct fl_tmpfs *m);
+int fl__host_file_create(struct fl_thread *th, struct fl_tmpfs *m, const char *name,
+			 struct fl_file **out);
+int fl__host_file_unlink(struct fl_thread *th, struct fl_file *f);
+int fl__host_file_close(struct fl_thread *th, struct fl_file *f);
+int fl__host_fallocate(struct fl_thread *th, struct fl_file *f, int mode, uint64_t off,
+		       uint64_t len);
+int fl__host_ftruncate(struct fl_thread *th, struct fl_file *f, uint64_t size);
+int fl__host_pwrite_tags(struct fl_thread *th, struct fl_file *f, uint64_t off, uint64_t len,
+			 uint64_t tag, uint64_t tag_step);
+int fl__host_pread_tags(struct fl_thread *th, struct fl_file *f, uint64_t off, uint64_t len,
+			uint64_t *tags, uint64_t *sum);
+int fl__host_split_huge_pages_file(struct fl_thread *th, struct fl_file *f, uint64_t first,
+				   uint64_t end, int new_order, long in_folio_offset, char *err,
+				   size_t len);
+
 /* host_mem.c: a process's mappings, recorded so stray accesses are refused */
 #define HOST_MAX_MAPPINGS 4096
 struct host_mapping {
@@ -156,10 +176,12 @@ struct host_scope;
 /**
  * fl__host_scope_open() - perf counters on this process and its future
  * children, and a memory cgroup of the run's own, as far as the host
- * allows; what it does not allow is said in @note.
+ * allows; what it does not allow is said in @note. @files: the workload
+ * allocates file folios, so large movable allocations are not counted as
+ * its anon faults (those stay system-wide).
  * Return: 0 (*@out may be NULL: nothing could be scoped) or -ENOMEM.
  */
-int fl__host_scope_open(struct host_scope **out, char *note, size_t len);
+int fl__host_scope_open(struct host_scope **out, bool files, char *note, size_t len);
 /* count (or stop counting, while the run starts a helper of its own) */
 void fl__host_scope_enable(struct host_scope *hsc, bool on);
 /** fl__host_scope_read() - overlay the workload's counts on @out's system-wide ones. */

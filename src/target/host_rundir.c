@@ -200,9 +200,12 @@ static int undo_one(const struct undo *u)
 	case HOST_UNDO_KNOB:
 		return fl__host_write_file(u->path, u->old);
 	case HOST_UNDO_MOUNT:
-		if (!umount2(u->path, 0) || errno == EINVAL)
-			return 0; /* EINVAL: no longer a mount point */
-		return umount2(u->path, MNT_DETACH) ? -errno : 0;
+		if (umount2(u->path, 0) && errno != EINVAL && umount2(u->path, MNT_DETACH))
+			return -errno; /* EINVAL: no longer a mount point */
+		/* a mount point the run made in its folder goes with the mount */
+		if (!strncmp(u->path, hs.dir, strlen(hs.dir)) && u->path[strlen(hs.dir)] == '/')
+			rmdir(u->path);
+		return 0;
 	case HOST_UNDO_CGROUP:
 		/* "0": this process; its forked ones must go before the folder can */
 		kill_children();
@@ -475,6 +478,7 @@ static bool in_cgroupfs(const char *path)
 /*
  * Undo one line of a left-behind restore file. Only what a run could have
  * changed is touched: a knob file under the sysfs folder, a tracefs mount,
+ * debugfs at /sys/kernel/debug, a tmpfs mounted in the run's own folder,
  * a cgroup folder named foliolab-<pid>. Return: 0 when it is back.
  */
 static int restore_line(char *line, const char *pidname, FILE *out)
@@ -491,7 +495,17 @@ static int restore_line(char *line, const char *pidname, FILE *out)
 	if (more)
 		*more++ = '\0';
 	if (!strcmp(line, "mount")) {
-		if (!fl__host_is_mount(arg, "tracefs")) {
+		char base[RUN_BASE_MAX], dir[RUN_BASE_MAX + 80];
+		bool in_dir;
+
+		run_base(base, sizeof(base));
+		snprintf(dir, sizeof(dir), "%s/%s/", base, pidname);
+		in_dir = !strncmp(arg, dir, strlen(dir)) && !strstr(arg, "..");
+		if (!fl__host_is_mount(arg, "tracefs") &&
+		    !(fl__host_is_mount(arg, "debugfs") && !strcmp(arg, "/sys/kernel/debug")) &&
+		    !(in_dir && fl__host_is_mount(arg, "tmpfs"))) {
+			if (in_dir)
+				rmdir(arg);
 			fprintf(out, "%s is not mounted any more (run %s)\n", arg, pidname);
 			return 0;
 		}
@@ -499,6 +513,8 @@ static int restore_line(char *line, const char *pidname, FILE *out)
 			fprintf(out, "could not unmount %s: %s\n", arg, strerror(errno));
 			return -1;
 		}
+		if (in_dir)
+			rmdir(arg);
 		fprintf(out, "unmounted %s (run %s)\n", arg, pidname);
 		return 0;
 	}
@@ -565,7 +581,8 @@ static void remove_dir_files(const char *dir)
 		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
 			continue;
 		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
-		unlink(path);
+		if (unlink(path) && (errno == EISDIR || errno == EPERM))
+			rmdir(path); /* an unmounted tmpfs's mount point */
 	}
 	closedir(d);
 	rmdir(dir);

@@ -58,6 +58,7 @@ struct host_scope {
 	char memcg[HOST_PATH_MAX];   /* the run's cgroup folder; "" if none */
 	char origin[HOST_PATH_MAX];  /* cgroup.procs of the cgroup the run came from */
 	char tracefs[HOST_PATH_MAX]; /* where tracefs was mounted by the run; "" if not */
+	bool files; /* large movable allocations may be file folios: not anon faults */
 };
 
 static int perf_open(struct perf_event_attr *a, const char *filter)
@@ -272,7 +273,7 @@ static void close_fds(struct host_scope *hsc)
 	}
 }
 
-int fl__host_scope_open(struct host_scope **out, char *note, size_t len)
+int fl__host_scope_open(struct host_scope **out, bool files, char *note, size_t len)
 {
 	struct host_scope *hsc = calloc(1, sizeof(*hsc));
 	struct perf_event_attr a;
@@ -284,6 +285,7 @@ int fl__host_scope_open(struct host_scope **out, char *note, size_t len)
 	if (!hsc)
 		return -ENOMEM;
 	hsc->fd_faults = -1;
+	hsc->files = files;
 	for (o = 0; o < NR_ORDERS; o++)
 		hsc->fd_alloc[o] = hsc->fd_movable[o] = hsc->fd_free[o] = -1;
 	memset(&a, 0, sizeof(a));
@@ -355,6 +357,8 @@ static int read_memcg(struct host_scope *hsc, struct fl_counters *out)
 		{ "rss_huge", "nr_anon_transparent_hugepages", 2 << 20 },
 		{ "active_anon", "nr_active_anon", 4096 },
 		{ "inactive_anon", "nr_inactive_anon", 4096 },
+		{ "shmem", "nr_shmem", 4096 },
+		{ "cache", "nr_file_pages", 4096 },
 	};
 	char path[HOST_PATH_MAX + 16], line[256], key[64];
 	long long v;
@@ -392,12 +396,13 @@ int fl__host_scope_read(struct host_scope *hsc, struct fl_counters *out)
 		/* the tracepoints see every zone; this host's allocations are all Normal */
 		ret |= overlay(out, "pgalloc_normal", alloc);
 		ret |= overlay(out, "pgfree", freed);
-		for (o = 2; o <= PMD_ORDER; o++) {
+		for (o = 2; o <= PMD_ORDER && !hsc->files; o++) {
 			snprintf(name, sizeof(name), "hugepages-%dkB/stats/anon_fault_alloc",
 				 4 << o);
 			ret |= overlay(out, name, count(hsc->fd_movable[o]));
 		}
-		ret |= overlay(out, "thp_fault_alloc", count(hsc->fd_movable[PMD_ORDER]));
+		if (!hsc->files)
+			ret |= overlay(out, "thp_fault_alloc", count(hsc->fd_movable[PMD_ORDER]));
 	}
 	if (hsc->memcg[0])
 		ret |= read_memcg(hsc, out);

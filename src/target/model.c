@@ -18,6 +18,7 @@
 #include <string.h>
 #include "target.h"
 #include "../mm/internal.h"
+#include "../mm/fs.h"
 
 struct model_target {
 	struct fl_target base;
@@ -377,6 +378,159 @@ static int model_read(struct fl_thread *th, uint64_t addr, uint64_t len, uint64_
 				   (unsigned long)stride, false, 0, 0, tags, sum);
 }
 
+/* ---- files ---- */
+
+struct fl_tmpfs {
+	struct shmem_sb_info *sb;
+};
+
+struct fl_file {
+	struct inode *inode;
+	char path[192];
+};
+
+static int model_tmpfs_mount(struct fl_thread *th, const char *options, struct fl_tmpfs **out,
+			     char *err, size_t len)
+{
+	static unsigned long next_mount;
+	struct fl_tmpfs *m = fl_calloc(1, sizeof(*m));
+	char path[64];
+	int ret;
+
+	(void)th;
+	if (!m)
+		return -ENOMEM;
+	snprintf(path, sizeof(path), "/tmp/foliolab-tmpfs%lu",
+		 __atomic_fetch_add(&next_mount, 1, __ATOMIC_RELAXED));
+	ret = fl__shmem_mount(path, options, &m->sb, err, len);
+	if (ret) {
+		fl_free(m);
+		return ret;
+	}
+	*out = m;
+	return 0;
+}
+
+static int model_tmpfs_umount(struct fl_thread *th, struct fl_tmpfs *m)
+{
+	int ret;
+
+	(void)th;
+	ret = fl__shmem_umount(m->sb);
+	if (!ret)
+		fl_free(m);
+	return ret;
+}
+
+static int model_file_create(struct fl_thread *th, struct fl_tmpfs *m, const char *name,
+			     struct fl_file **out)
+{
+	struct fl_file *f = fl_calloc(1, sizeof(*f));
+	int ret;
+
+	(void)th;
+	if (!f)
+		return -ENOMEM;
+	ret = fl__shmem_create(m->sb, name, &f->inode);
+	if (ret) {
+		fl_free(f);
+		return ret;
+	}
+	snprintf(f->path, sizeof(f->path), "%s/%s", m->sb->path, name);
+	*out = f;
+	return 0;
+}
+
+static int model_file_unlink(struct fl_thread *th, struct fl_file *f)
+{
+	(void)th;
+	return fl__shmem_unlink(f->inode);
+}
+
+static int model_file_close(struct fl_thread *th, struct fl_file *f)
+{
+	(void)th;
+	fl__iput(f->inode);
+	fl_free(f);
+	return 0;
+}
+
+static bool page_aligned(uint64_t off, uint64_t len)
+{
+	return !(off % PAGE_SIZE) && !(len % PAGE_SIZE);
+}
+
+static int model_fallocate(struct fl_thread *th, struct fl_file *f, int mode, uint64_t off,
+			   uint64_t len)
+{
+	(void)th;
+	return shmem_fallocate(f->inode, mode, (loff_t)off, (loff_t)len);
+}
+
+static int model_ftruncate(struct fl_thread *th, struct fl_file *f, uint64_t size)
+{
+	(void)th;
+	return fl__shmem_truncate(f->inode, (loff_t)size);
+}
+
+static int model_pwrite_tags(struct fl_thread *th, struct fl_file *f, uint64_t off, uint64_t len,
+			     uint64_t tag, uint64_t tag_step)
+{
+	uint64_t i;
+	int ret = 0;
+
+	(void)th;
+	if (!page_aligned(off, len))
+		return -EINVAL;
+	/* one write(2) per page, as the host's pwrite of each page's tag */
+	for (i = 0; i < len / PAGE_SIZE && !ret; i++)
+		ret = fl__shmem_write_tags(f->inode, off / PAGE_SIZE + i, 1, tag + i * tag_step, 0);
+	return ret;
+}
+
+static int model_pread_tags(struct fl_thread *th, struct fl_file *f, uint64_t off, uint64_t len,
+			    uint64_t *tags, uint64_t *sum)
+{
+	uint64_t one, s = 0, done = 0;
+
+	(void)th;
+	if (!page_aligned(off, len))
+		return -EINVAL;
+	/* one read(2) per page, as the host's pread of each page's tag */
+	while (done < len / PAGE_SIZE) {
+		uint64_t *dst = tags ? tags + done : &one;
+
+		if (fl__shmem_read_tags(f->inode, off / PAGE_SIZE + done, 1, dst) < 1)
+			break;
+		s += *dst;
+		done++;
+	}
+	if (sum)
+		*sum = s;
+	return (int)done;
+}
+
+static int model_split_huge_pages_file(struct fl_thread *th, struct fl_file *f, uint64_t first,
+				       uint64_t end, int new_order, long in_folio_offset, char *err,
+				       size_t len)
+{
+	char input[256];
+	int ret;
+
+	(void)th;
+	if (in_folio_offset >= 0)
+		snprintf(input, sizeof(input), "%s,0x%llx,0x%llx,%d,%ld", f->path,
+			 (unsigned long long)first, (unsigned long long)end, new_order,
+			 in_folio_offset);
+	else
+		snprintf(input, sizeof(input), "%s,0x%llx,0x%llx,%d", f->path,
+			 (unsigned long long)first, (unsigned long long)end, new_order);
+	ret = fl__split_huge_pages_write(input);
+	if (ret)
+		snprintf(err, len, "split_huge_pages refused '%s' (%s)", input, strerror(-ret));
+	return ret;
+}
+
 const struct fl_target_ops fl__model_target_ops = {
 	.name = "model",
 	.open = model_open,
@@ -399,4 +553,14 @@ const struct fl_target_ops fl__model_target_ops = {
 	.madvise = model_madvise,
 	.write = model_write,
 	.read = model_read,
+	.tmpfs_mount = model_tmpfs_mount,
+	.tmpfs_umount = model_tmpfs_umount,
+	.file_create = model_file_create,
+	.file_unlink = model_file_unlink,
+	.file_close = model_file_close,
+	.fallocate = model_fallocate,
+	.ftruncate = model_ftruncate,
+	.pwrite_tags = model_pwrite_tags,
+	.pread_tags = model_pread_tags,
+	.split_huge_pages_file = model_split_huge_pages_file,
 };

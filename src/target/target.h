@@ -37,6 +37,12 @@ enum fl_advice {
 
 struct fl_target;
 struct fl_proc;
+struct fl_tmpfs; /* a tmpfs a workload mounted */
+struct fl_file;	 /* a file open in one */
+
+/* fallocate() modes of the target API (Linux's values) */
+#define FL_FALLOC_KEEP_SIZE 0x01
+#define FL_FALLOC_PUNCH_HOLE 0x02
 
 struct fl_thread {
 	struct fl_proc *proc;
@@ -56,6 +62,7 @@ struct fl_target_config {
 	bool no_knobs;	     /* host: change no knob, run with what the host has */
 	bool locked_atomics; /* model: the LOCK prefix with one thread too */
 	bool pin_cpus;	     /* model: CPU i's thread on host CPU i */
+	bool files;	     /* the workload allocates file folios too */
 };
 
 struct fl_target_ops {
@@ -106,6 +113,45 @@ struct fl_target_ops {
 	/* load the tags (into @tags if not NULL) and their sum (into @sum) */
 	int (*read)(struct fl_thread *th, uint64_t addr, uint64_t len, uint64_t stride,
 		    uint64_t *tags, uint64_t *sum);
+
+	/*
+	 * Files, in a tmpfs of the run's own: mount one with @options
+	 * ("size=2G,huge=always"; the host mounts it in the run folder and
+	 * undoes the mount at the end, on signals and by host restore), create
+	 * a file in it, and act on the file as the system calls do. Offsets
+	 * and lengths are bytes, multiples of 4 KiB; a file's page i holds a
+	 * tag as a mapping's page does.
+	 */
+	int (*tmpfs_mount)(struct fl_thread *th, const char *options, struct fl_tmpfs **out,
+			   char *err, size_t len);
+	/* unmount; every file of it must be closed */
+	int (*tmpfs_umount)(struct fl_thread *th, struct fl_tmpfs *m);
+	int (*file_create)(struct fl_thread *th, struct fl_tmpfs *m, const char *name,
+			   struct fl_file **out);
+	/* unlink the file's name (the file lives on until closed) */
+	int (*file_unlink)(struct fl_thread *th, struct fl_file *f);
+	int (*file_close)(struct fl_thread *th, struct fl_file *f);
+	/* fallocate(2): 0, FL_FALLOC_KEEP_SIZE, or PUNCH_HOLE | KEEP_SIZE */
+	int (*fallocate)(struct fl_thread *th, struct fl_file *f, int mode, uint64_t off,
+			 uint64_t len);
+	int (*ftruncate)(struct fl_thread *th, struct fl_file *f, uint64_t size);
+	/* store tag + i * tag_step into page i of [off, off + len) */
+	int (*pwrite_tags)(struct fl_thread *th, struct fl_file *f, uint64_t off, uint64_t len,
+			   uint64_t tag, uint64_t tag_step);
+	/* load the tags of [off, off + len) (into @tags if not NULL); stops at the end
+	 * of the file. Return: pages read, or -errno */
+	int (*pread_tags)(struct fl_thread *th, struct fl_file *f, uint64_t off, uint64_t len,
+			  uint64_t *tags, uint64_t *sum);
+	/*
+	 * Write the path form of debugfs's split_huge_pages for @f: split the
+	 * large folios of pages [@first, @end) to @new_order, or
+	 * non-uniformly at page @in_folio_offset of each when it is >= 0.
+	 * Return: 0, or -errno with the kernel's reason in @err (a host in
+	 * lockdown refuses debugfs writes).
+	 */
+	int (*split_huge_pages_file)(struct fl_thread *th, struct fl_file *f, uint64_t first,
+				     uint64_t end, int new_order, long in_folio_offset, char *err,
+				     size_t len);
 };
 
 struct fl_target {
@@ -185,6 +231,64 @@ static inline int fl_read(struct fl_thread *th, uint64_t addr, uint64_t len, uin
 			  uint64_t *tags, uint64_t *sum)
 {
 	return fl_thread_target(th)->ops->read(th, addr, len, stride, tags, sum);
+}
+
+static inline int fl_tmpfs_mount(struct fl_thread *th, const char *options, struct fl_tmpfs **out,
+				 char *err, size_t len)
+{
+	return fl_thread_target(th)->ops->tmpfs_mount(th, options, out, err, len);
+}
+
+static inline int fl_tmpfs_umount(struct fl_thread *th, struct fl_tmpfs *m)
+{
+	return fl_thread_target(th)->ops->tmpfs_umount(th, m);
+}
+
+static inline int fl_file_create(struct fl_thread *th, struct fl_tmpfs *m, const char *name,
+				 struct fl_file **out)
+{
+	return fl_thread_target(th)->ops->file_create(th, m, name, out);
+}
+
+static inline int fl_file_unlink(struct fl_thread *th, struct fl_file *f)
+{
+	return fl_thread_target(th)->ops->file_unlink(th, f);
+}
+
+static inline int fl_file_close(struct fl_thread *th, struct fl_file *f)
+{
+	return fl_thread_target(th)->ops->file_close(th, f);
+}
+
+static inline int fl_fallocate(struct fl_thread *th, struct fl_file *f, int mode, uint64_t off,
+			       uint64_t len)
+{
+	return fl_thread_target(th)->ops->fallocate(th, f, mode, off, len);
+}
+
+static inline int fl_ftruncate(struct fl_thread *th, struct fl_file *f, uint64_t size)
+{
+	return fl_thread_target(th)->ops->ftruncate(th, f, size);
+}
+
+static inline int fl_pwrite_tags(struct fl_thread *th, struct fl_file *f, uint64_t off,
+				 uint64_t len, uint64_t tag, uint64_t tag_step)
+{
+	return fl_thread_target(th)->ops->pwrite_tags(th, f, off, len, tag, tag_step);
+}
+
+static inline int fl_pread_tags(struct fl_thread *th, struct fl_file *f, uint64_t off, uint64_t len,
+				uint64_t *tags, uint64_t *sum)
+{
+	return fl_thread_target(th)->ops->pread_tags(th, f, off, len, tags, sum);
+}
+
+static inline int fl_split_huge_pages_file(struct fl_thread *th, struct fl_file *f, uint64_t first,
+					   uint64_t end, int new_order, long in_folio_offset,
+					   char *err, size_t len)
+{
+	return fl_thread_target(th)->ops->split_huge_pages_file(th, f, first, end, new_order,
+								in_folio_offset, err, len);
 }
 
 #endif /* FL_TARGET_TARGET_H */

@@ -27,6 +27,7 @@
 static const struct fl_workload *const workloads[] = {
 	&fl__wl_lru_microbench,
 	&fl__wl_page_fault1,
+	&fl__wl_shmem_split,
 };
 
 FL_API int fl_workload_count(void)
@@ -239,6 +240,7 @@ static int make_plan(const struct fl_config *cfg, struct plan *pl, char *err, si
 	pl->tcfg.no_knobs = cfg->no_knobs;
 	pl->tcfg.locked_atomics = cfg->locked_atomics;
 	pl->tcfg.pin_cpus = cfg->pin_cpus;
+	pl->tcfg.files = pl->wl->files;
 	if (check_param_names(cfg, &pl->wl->info, err, len))
 		return -EINVAL;
 	if (pl->wl->params_size > PARAMS_MAX || pl->wl->parse(cfg, pl->params, err, len))
@@ -369,6 +371,33 @@ static int counter_deltas(struct fl_counters *out, const struct fl_counters *bef
 	return 0;
 }
 
+int fl__window_begin(struct fl_wl_ctx *ctx)
+{
+	fl_counters_free(&ctx->window);
+	return ctx->target->ops->counters(ctx->target, &ctx->window);
+}
+
+int fl__window_end(struct fl_wl_ctx *ctx, const char *name)
+{
+	struct fl_counters now = { 0 };
+	char full[FL_NAME_MAX];
+	int i, ret = ctx->target->ops->counters(ctx->target, &now);
+
+	for (i = 0; !ret && i < now.nr; i++) {
+		const struct fl_counter *c = &now.v[i];
+
+		if (!strncmp(c->name, "system:", 7) ||
+		    (size_t)snprintf(full, sizeof(full), "%s:%s", name, c->name) >= sizeof(full))
+			continue;
+		ret = fl_counters_set_scoped(&ctx->res->counters, full,
+					     c->value - fl_counters_get(&ctx->window, c->name),
+					     c->scope);
+	}
+	fl_counters_free(&now);
+	fl_counters_free(&ctx->window);
+	return ret;
+}
+
 /* A knob in force is "set" when the configuration asked for it. */
 static void mark_set_knobs(struct fl_knobs *in_force, const struct fl_knobs *asked)
 {
@@ -474,6 +503,7 @@ FL_API int fl_run(const struct fl_config *cfg, struct fl_result *res, char *err,
 			pg.ctx = NULL;
 	}
 	ret = pl.wl->run(&ctx, pl.params);
+	fl_counters_free(&ctx.window);
 	if (pg.ctx) {
 		__atomic_store_n(&pg.stop, 1, __ATOMIC_RELEASE);
 		pthread_join(pg.tid, NULL);
@@ -492,7 +522,7 @@ FL_API int fl_run(const struct fl_config *cfg, struct fl_result *res, char *err,
 	if (ret) {
 		res->status = 1;
 		snprintf(res->error, sizeof(res->error), "%s failed: %s", pl.wl->info.name,
-			 strerror(-ret));
+			 ctx.why[0] ? ctx.why : strerror(-ret));
 	} else if (ctx.tags_wrong) {
 		res->status = 1;
 		snprintf(

@@ -20,6 +20,9 @@ struct fl_wl_ctx {
 	/* the workload's read-back of its content tags: pages read, pages wrong */
 	uint64_t tags_checked;
 	uint64_t tags_wrong;
+	/* why the run failed, when the target said more than an errno */
+	char why[200];
+	struct fl_counters window; /* counters at fl__window_begin() */
 };
 
 /* Tag counts the tasks of a workload add up, in memory every process sees. */
@@ -30,6 +33,8 @@ struct fl_tag_tally {
 
 struct fl_workload {
 	struct fl_workload_info info;
+	/* it uses files: the host cannot tell its anon from its file folios by order */
+	bool files;
 	size_t params_size;
 	int (*parse)(const struct fl_config *cfg, void *params, char *err, size_t len);
 	int (*nr_threads)(const void *params);
@@ -39,6 +44,7 @@ struct fl_workload {
 
 extern const struct fl_workload fl__wl_lru_microbench;
 extern const struct fl_workload fl__wl_page_fault1;
+extern const struct fl_workload fl__wl_shmem_split;
 const struct fl_workload *fl__workload_find(const char *name);
 
 static inline void fl_progress(struct fl_wl_ctx *ctx, uint64_t n)
@@ -47,6 +53,16 @@ static inline void fl_progress(struct fl_wl_ctx *ctx, uint64_t n)
 }
 
 void fl__add_metric(struct fl_result *res, const char *name, const char *unit, double value);
+
+/*
+ * A window of the run that counts on its own: fl__window_end() adds every
+ * counter's change since fl__window_begin() to the result as
+ * "<name>:<counter>" (e.g. "split:nr_shmem"), which the agreement gate
+ * holds against the host's like any counter. Gauges such as nr_shmem,
+ * back to 0 by the run's end, are seen this way. Return: 0 or -errno.
+ */
+int fl__window_begin(struct fl_wl_ctx *ctx);
+int fl__window_end(struct fl_wl_ctx *ctx, const char *name);
 
 /* param helpers: the value of --NAME (or its default), range-checked */
 int fl__param_int(const struct fl_config *cfg, const struct fl_workload_info *wi, const char *name,

@@ -11,6 +11,7 @@ fail=0
 
 ok() { n=$((n + 1)); echo "ok $n - $1"; }
 nok() { n=$((n + 1)); echo "not ok $n - $1"; fail=1; }
+skip() { n=$((n + 1)); echo "ok $n - $1 # SKIP $2"; }
 
 # bad NAME EXPECTED_SUBSTRING ARGS...: exit 2, one stderr line, no stdout, no json
 bad() {
@@ -34,7 +35,6 @@ bad() {
 	fi
 }
 
-echo "1..56"
 bad "no command" "no command; accepted: list, run, compare, host, help"
 bad "unknown command" "accepted: list, run, compare" frob
 bad "run without workload" "accepted: lru-microbench, page-fault1" run
@@ -136,4 +136,52 @@ if echo "$row" | awk '{
 else
 	nok "ratios: $row"
 fi
+# shmem-split on the model, counts derived from the rule: a 8 MiB file is 4
+# PMD folios; each round splits all 4; the last round's split window sees
+# the punched page of each folio go (nr_shmem, pgfree) and the 4 PMD folios
+# stop being PMD folios (nr_shmem_hugepages); debugfs to order 0 publishes
+# 511 pieces a folio and frees nothing
+jcount() {
+	python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["results"][0]["counters"].get(sys.argv[2], 0))' "$1" "$2"
+}
+if command -v python3 >/dev/null; then
+	"$FL" run shmem-split --file-size 8M --rounds 2 --method punch --json "$T/ss.json" \
+		>"$T/stdout" 2>"$T/stderr"
+	rc=$?
+	got="$(jcount "$T/ss.json" thp_split_page) $(jcount "$T/ss.json" split:nr_shmem)"
+	got="$got $(jcount "$T/ss.json" split:pgfree) $(jcount "$T/ss.json" split:nr_shmem_hugepages)"
+	got="$got $(jcount "$T/ss.json" fl_tag_checked) $(jcount "$T/ss.json" fl_tag_mismatch)"
+	if [ $rc -eq 0 ] && [ "$got" = "8 -4 4 -4 4096 0" ]; then
+		ok "shmem-split --method punch: 2 x 4 splits, one page a folio gone, tags kept"
+	else
+		nok "shmem-split punch (exit $rc): $got"; sed 's/^/# /' "$T/stderr"
+	fi
+	"$FL" run shmem-split --file-size 8M --rounds 2 --json "$T/ss.json" >"$T/stdout" 2>"$T/stderr"
+	rc=$?
+	got="$(jcount "$T/ss.json" thp_split_page) $(jcount "$T/ss.json" split:nr_shmem)"
+	got="$got $(jcount "$T/ss.json" split:nr_shmem_hugepages) $(jcount "$T/ss.json" fl_split_walk)"
+	if [ $rc -eq 0 ] && [ "$got" = "8 0 -4 $((2 * 4 * 511))" ] &&
+		grep -q "result: split_us" "$T/stdout"; then
+		ok "shmem-split --method debugfs: every folio split to order 0, 511 pieces each published"
+	else
+		nok "shmem-split debugfs (exit $rc): $got"; sed 's/^/# /' "$T/stderr"
+	fi
+else
+	skip "shmem-split counts" "python3 is not installed"
+	skip "shmem-split debugfs counts" "python3 is not installed"
+fi
+for a in "--punch-offset 1M --punch-len 2M|the hole must lie inside a 2 MiB folio" \
+	"--file-size 3M|must be a multiple of 2M" "--method hammer|accepted" \
+	"--new-order 9|accepted"; do
+	# shellcheck disable=SC2086
+	"$FL" run shmem-split ${a%%|*} --json "$T/no.json" >"$T/stdout" 2>"$T/stderr"
+	rc=$?
+	if [ $rc -eq 2 ] && [ "$(wc -l <"$T/stderr")" -eq 1 ] && grep -q -- "${a#*|}" "$T/stderr" &&
+		[ ! -e "$T/no.json" ]; then
+		ok "shmem-split ${a%%|*}: one line, exit 2, no output"
+	else
+		nok "shmem-split ${a%%|*} (exit $rc)"; sed 's/^/# /' "$T/stderr"
+	fi
+done
+echo "1..$n"
 exit $fail

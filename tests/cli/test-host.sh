@@ -64,7 +64,6 @@ wait_running() {
 	done
 }
 
-echo "1..20"
 state >"$T/before"
 
 # 1-3: a host run of the seed's microbenchmark: the per-size counters follow
@@ -292,6 +291,46 @@ else
 fi
 knobs_same "after SIGKILL and foliolab host restore"
 
+# a tmpfs of the run's own: mounted in the run folder, gone after a SIGKILL
+# and host restore, with the folder
+"$FL" run shmem-split --target=host --method punch --rounds 1000 --file-size 64M \
+	>/dev/null 2>&1 &
+pid=$!
+i=0
+while ! grep -q "^mount	/run/foliolab/$pid/tmpfs" "/run/foliolab/$pid/restore" 2>/dev/null &&
+	[ $i -lt 200 ]; do
+	sleep 0.1; i=$((i + 1))
+done
+kill -KILL $pid
+wait $pid 2>/dev/null
+if grep -q " /run/foliolab/$pid/tmpfs[0-9]* tmpfs " /proc/mounts; then
+	ok "SIGKILL leaves the run's tmpfs mounted"
+else
+	nok "no tmpfs of run $pid after SIGKILL"; sed 's/^/# /' "/run/foliolab/$pid/restore"
+fi
+"$FL" host restore >"$T/out" 2>"$T/err"
+rc=$?
+if [ $rc -eq 0 ] && grep -q "unmounted /run/foliolab/$pid/tmpfs" "$T/out" &&
+	[ ! -e "/run/foliolab/$pid" ]; then
+	ok "foliolab host restore unmounts the tmpfs and removes the run folder"
+else
+	nok "host restore of a tmpfs (exit $rc)"; sed 's/^/# /' "$T/out" "$T/err"
+fi
+knobs_same "after a killed tmpfs run and foliolab host restore"
+
+# debugfs's split_huge_pages: written where the kernel allows it; refused
+# with the kernel's reason where it does not (lockdown); debugfs unmounted
+"$FL" run shmem-split --target=host --rounds 1 --file-size 4M >"$T/out" 2>"$T/err"
+rc=$?
+if [ $rc -eq 0 ] && grep -q "thp_split_page *2 " "$T/out"; then
+	ok "split_huge_pages on the host split both folios"
+elif [ $rc -eq 1 ] && grep -q "FAILED: shmem-split failed: refused by the kernel: /sys/kernel/debug/split_huge_pages" "$T/out"; then
+	ok "split_huge_pages refused by the kernel, and the report says why"
+else
+	nok "split_huge_pages on the host (exit $rc)"; sed 's/^/# /' "$T/out" "$T/err"
+fi
+knobs_same "after a split_huge_pages attempt"
+
 # without root: one line, exit 2, nothing changed
 if command -v setpriv >/dev/null 2>&1; then
 	setpriv --reuid=65534 --regid=65534 --clear-groups env FOLIOLAB_RUNDIR="$T/nobody" \
@@ -307,4 +346,5 @@ if command -v setpriv >/dev/null 2>&1; then
 else
 	skip "without root" "setpriv is not installed"
 fi
+echo "1..$n"
 exit $fail

@@ -1,0 +1,233 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * shmem_split.c - seed 002's experiment: a tmpfs mounted size=2x,huge=always,
+ * a --file-size file (1 GiB) fallocated as PMD folios, then split, and only
+ * the split is timed; --rounds times (12), the median reported (split_us).
+ * The last round's split is also a counting window: its effect on every
+ * counter is reported as "split:<counter>" (nr_shmem, nr_shmem_hugepages
+ * and the rest are back to 0 by the run's end).
+ *
+ * --method debugfs writes split_huge_pages' path form for the whole file
+ * (every PMD folio to --new-order, uniformly: the seed's table), which the
+ * model does and a host in lockdown refuses (the run then fails with the
+ * kernel's reason). --method punch punches a hole of --punch-len at
+ * --punch-offset inside every PMD folio, which 6.18 answers with a
+ * non-uniform split at the hole (truncate_inode_partial_folio()); that is
+ * the host's way to split without debugfs.
+ *
+ * Every page is written with a tag before the split and read back after
+ * it (a punched page reads 0), so a split that loses or mixes up pages
+ * fails the run. `foliolab compare shmem-split --split-walk=forward,reverse`
+ * sets the model's publication walk per column.
+ *
+ * Conventions in this file: sizes are bytes; a "round" is mount, create,
+ * fallocate, write, split (timed), read back, unlink, umount.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "workload.h"
+#include "../platform/platform.h"
+
+#define PMD_BYTES (2ull << 20)
+#define MAX_ROUNDS 1000
+
+struct ss_params {
+	uint64_t file_size;
+	long new_order;
+	long rounds;
+	bool punch;
+	uint64_t punch_offset;
+	uint64_t punch_len;
+};
+
+static const struct fl_workload_param_info ss_param_info[] = {
+	{ "file-size", "1G", "bytes fallocated (2M..64G, a multiple of 2M)" },
+	{ "new-order", "0", "the order debugfs splits to (0..8)" },
+	{ "rounds", "12", "timed splits, each of a fresh file (1..1000)" },
+	{ "method", "debugfs", "debugfs (split_huge_pages, uniform) or punch (a hole per folio)" },
+	{ "punch-offset", "0", "where the hole starts inside each 2 MiB folio (a multiple of 4K)" },
+	{ "punch-len", "4K", "the hole's length (4K..2M, a multiple of 4K, inside the folio)" },
+	{ NULL, NULL, NULL },
+};
+
+static int ss_parse(const struct fl_config *cfg, void *params, char *err, size_t len)
+{
+	const struct fl_workload_info *wi = &fl__wl_shmem_split.info;
+	static const char *const methods[] = { "debugfs", "punch", NULL };
+	struct ss_params *p = params;
+	int ret, method = 0;
+
+	ret = fl__param_size(cfg, wi, "file-size", PMD_BYTES, 64ull << 30, PMD_BYTES, &p->file_size,
+			     err, len);
+	if (!ret)
+		ret = fl__param_int(cfg, wi, "new-order", 0, 8, &p->new_order, err, len);
+	if (!ret)
+		ret = fl__param_int(cfg, wi, "rounds", 1, MAX_ROUNDS, &p->rounds, err, len);
+	if (!ret)
+		ret = fl__param_choice(cfg, wi, "method", methods, &method, err, len);
+	if (!ret)
+		ret = fl__param_size(cfg, wi, "punch-offset", 0, PMD_BYTES - 4096, 4096,
+				     &p->punch_offset, err, len);
+	if (!ret)
+		ret = fl__param_size(cfg, wi, "punch-len", 4096, PMD_BYTES, 4096, &p->punch_len,
+				     err, len);
+	if (!ret && p->punch_offset + p->punch_len > PMD_BYTES) {
+		snprintf(err, len,
+			 "--punch-offset %llu + --punch-len %llu: the hole must lie inside a "
+			 "2 MiB folio (their sum at most 2M)",
+			 (unsigned long long)p->punch_offset, (unsigned long long)p->punch_len);
+		ret = -EINVAL;
+	}
+	p->punch = method == 1;
+	return ret;
+}
+
+static int ss_threads(const void *params)
+{
+	(void)params;
+	return 1;
+}
+
+static uint64_t ss_mem_needed(const void *params)
+{
+	return ((const struct ss_params *)params)->file_size + (64ull << 20);
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Read every page back: @tag + i, except the hole of each folio (0) after a punch. */
+static int check_tags(struct fl_thread *th, struct fl_file *f, const struct ss_params *p,
+		      uint64_t tag, struct fl_wl_ctx *ctx)
+{
+	enum { CHUNK = 512 };
+	static uint64_t got[CHUNK];
+	uint64_t page, pages = p->file_size / 4096, i;
+	uint64_t hole = p->punch_offset / 4096, hole_end = hole + p->punch_len / 4096;
+
+	for (page = 0; page < pages; page += CHUNK) {
+		uint64_t n = pages - page < CHUNK ? pages - page : CHUNK;
+		int ret = fl_pread_tags(th, f, page * 4096, n * 4096, got, NULL);
+
+		if (ret < 0)
+			return ret;
+		if ((uint64_t)ret != n)
+			return -EIO; /* the file is shorter than it was made */
+		for (i = 0; i < n; i++) {
+			uint64_t in_folio = (page + i) % (PMD_BYTES / 4096);
+			bool punched = p->punch && in_folio >= hole && in_folio < hole_end;
+
+			ctx->tags_checked++;
+			ctx->tags_wrong += got[i] != (punched ? 0 : tag + page + i);
+		}
+	}
+	return 0;
+}
+
+/* One round; the split's nanoseconds in *@ns. */
+static int ss_round(struct fl_wl_ctx *ctx, struct fl_thread *th, const struct ss_params *p,
+		    long round, uint64_t *ns)
+{
+	char opts[64], err[256];
+	struct fl_tmpfs *m;
+	struct fl_file *f;
+	uint64_t tag = (uint64_t)(round + 1) << 40, t0, off;
+	int ret, ret2;
+
+	snprintf(opts, sizeof(opts), "size=%lluk,huge=always",
+		 (unsigned long long)(2 * p->file_size / 1024));
+	ret = fl_tmpfs_mount(th, opts, &m, err, sizeof(err));
+	if (ret) {
+		snprintf(ctx->why, sizeof(ctx->why), "%s", err);
+		return ret;
+	}
+	ret = fl_file_create(th, m, "big", &f);
+	if (ret)
+		goto umount;
+	ret = fl_fallocate(th, f, 0, 0, p->file_size);
+	if (!ret)
+		ret = fl_pwrite_tags(th, f, 0, p->file_size, tag, 1);
+	if (ret)
+		goto close;
+	/* the last round's split is a window of its own: what it does to the counters */
+	if (round == p->rounds - 1)
+		ret = fl__window_begin(ctx);
+	t0 = fl_clock_ns();
+	if (ret) {
+		goto close;
+	} else if (p->punch) {
+		for (off = 0; off < p->file_size && !ret; off += PMD_BYTES)
+			ret = fl_fallocate(th, f, FL_FALLOC_PUNCH_HOLE | FL_FALLOC_KEEP_SIZE,
+					   off + p->punch_offset, p->punch_len);
+	} else {
+		ret = fl_split_huge_pages_file(th, f, 0, p->file_size / 4096, (int)p->new_order, -1,
+					       err, sizeof(err));
+		if (ret)
+			snprintf(ctx->why, sizeof(ctx->why), "%s", err);
+	}
+	*ns = fl_clock_ns() - t0;
+	if (!ret && round == p->rounds - 1)
+		ret = fl__window_end(ctx, "split");
+	if (!ret)
+		ret = check_tags(th, f, p, tag, ctx);
+close:
+	ret2 = fl_file_unlink(th, f);
+	ret = ret ? ret : ret2;
+	ret2 = fl_file_close(th, f);
+	ret = ret ? ret : ret2;
+umount:
+	ret2 = fl_tmpfs_umount(th, m);
+	return ret ? ret : ret2;
+}
+
+static int ss_run(struct fl_wl_ctx *ctx, const void *params)
+{
+	const struct ss_params *p = params;
+	uint64_t ns[MAX_ROUNDS];
+	struct fl_proc *proc;
+	struct fl_thread *th;
+	long r;
+	int ret;
+
+	ret = ctx->target->ops->proc_create(ctx->target, &proc);
+	if (ret)
+		return ret;
+	th = ctx->target->ops->proc_main(proc);
+	ctx->progress_total = (uint64_t)p->rounds;
+	for (r = 0; r < p->rounds && !ret; r++) {
+		ret = ss_round(ctx, th, p, r, &ns[r]);
+		fl_progress(ctx, 1);
+	}
+	ctx->target->ops->proc_exit(proc);
+	if (ret)
+		return ret;
+	qsort(ns, (size_t)p->rounds, sizeof(ns[0]), cmp_u64);
+	fl__add_metric(ctx->res, "split_us", "us", (double)ns[p->rounds / 2] / 1e3);
+	fl__add_metric(ctx->res, "split_us_min", "us", (double)ns[0] / 1e3);
+	fl__add_metric(ctx->res, "split_us_max", "us", (double)ns[p->rounds - 1] / 1e3);
+	fl__add_metric(ctx->res, "folios", "",
+		       (double)(p->file_size / PMD_BYTES * (uint64_t)p->rounds));
+	return 0;
+}
+
+const struct fl_workload fl__wl_shmem_split = {
+	.info =
+		{
+			.name = "shmem-split",
+			.summary = "seed 002: split a fallocated huge=always tmpfs file "
+				   "(split_huge_pages, or a hole punched in every folio)",
+			.params = ss_param_info,
+		},
+	.files = true,
+	.params_size = sizeof(struct ss_params),
+	.parse = ss_parse,
+	.nr_threads = ss_threads,
+	.mem_needed = ss_mem_needed,
+	.run = ss_run,
+};
