@@ -69,6 +69,78 @@ static void *set_bounds(struct xa_state *xas)
 
 /* ---- nodes ---- */
 
+/*
+ * The node cache (the kernel's radix_tree_node slab): freed nodes are kept
+ * for the next allocation rather than given back to the host, up to
+ * NODE_CACHE_MAX of them, so a workload that builds and drops page caches
+ * does not pay the host's page faults for every node. A raw lock: it is no
+ * lock of the kernel's.
+ */
+#define NODE_CACHE_MAX 65536
+static struct {
+	struct fl_spinlock lock;
+	struct xa_node *free; /* a chain through ->parent */
+	unsigned long nr;
+} node_cache;
+
+static struct xa_node *node_cache_get(void)
+{
+	struct xa_node *node;
+
+	fl_raw_spin_lock(&node_cache.lock);
+	node = node_cache.free;
+	if (node) {
+		node_cache.free = node->parent;
+		node_cache.nr--;
+	}
+	fl_raw_spin_unlock(&node_cache.lock);
+	return node ? node : fl_malloc(sizeof(*node));
+}
+
+static void node_cache_put(struct xa_node *node)
+{
+	fl_raw_spin_lock(&node_cache.lock);
+	if (node_cache.nr < NODE_CACHE_MAX) {
+		node->parent = node_cache.free;
+		node_cache.free = node;
+		node_cache.nr++;
+		node = NULL;
+	}
+	fl_raw_spin_unlock(&node_cache.lock);
+	fl_free(node);
+}
+
+/** xa_node_cache_shrink() - give every cached node back to the host. */
+void xa_node_cache_shrink(void)
+{
+	for (;;) {
+		struct xa_node *node;
+
+		fl_raw_spin_lock(&node_cache.lock);
+		node = node_cache.free;
+		if (node) {
+			node_cache.free = node->parent;
+			node_cache.nr--;
+		}
+		fl_raw_spin_unlock(&node_cache.lock);
+		if (!node)
+			return;
+		fl_free(node);
+	}
+}
+
+/* A zeroed node, counted as an allocation. */
+static struct xa_node *node_alloc_zeroed(struct xa_state *xas)
+{
+	struct xa_node *node = node_cache_get();
+
+	if (!node)
+		return NULL;
+	memset(node, 0, sizeof(*node));
+	xas->xa_nodes_alloc++;
+	return node;
+}
+
 static struct xa_node *node_new(struct xa_state *xas)
 {
 	struct xa_node *node = xas->xa_alloc;
@@ -78,18 +150,15 @@ static struct xa_node *node_new(struct xa_state *xas)
 		memset(node, 0, sizeof(*node));
 		return node;
 	}
-	node = fl_calloc(1, sizeof(*node));
-	if (!node) {
+	node = node_alloc_zeroed(xas);
+	if (!node)
 		xas_set_err(xas, -ENOMEM);
-		return NULL;
-	}
-	xas->xa_nodes_alloc++;
 	return node;
 }
 
 static void node_free(struct xa_state *xas, struct xa_node *node)
 {
-	fl_free(node);
+	node_cache_put(node);
 	xas->xa_nodes_free++;
 }
 
@@ -454,10 +523,9 @@ bool xas_nomem(struct xa_state *xas)
 		xas_destroy(xas);
 		return false;
 	}
-	node = fl_calloc(1, sizeof(*node));
+	node = node_alloc_zeroed(xas);
 	if (!node)
 		return false;
-	xas->xa_nodes_alloc++;
 	node->parent = xas->xa_alloc;
 	xas->xa_alloc = node;
 	xas->xa_node = XAS_RESTART;
@@ -676,7 +744,7 @@ void xas_split_alloc(struct xa_state *xas, void *entry, unsigned int order)
 		return;
 	}
 	do {
-		struct xa_node *node = fl_calloc(1, sizeof(*node));
+		struct xa_node *node = node_cache_get();
 		void *sibling = NULL;
 		unsigned int i;
 
@@ -686,6 +754,8 @@ void xas_split_alloc(struct xa_state *xas, void *entry, unsigned int order)
 			return;
 		}
 		xas->xa_nodes_alloc++;
+		/* every field is set here or by xas_split(), every slot below */
+		node->nr_values = 0;
 		node->array = xas->xa;
 		for (i = 0; i < XA_CHUNK_SIZE; i++) {
 			if ((i & mask) == 0) {
@@ -798,12 +868,11 @@ void xas_try_split(struct xa_state *xas, void *entry, unsigned int order)
 		xas_set_err(xas, -EINVAL);
 		return;
 	}
-	child = fl_calloc(1, sizeof(*child));
+	child = node_alloc_zeroed(xas);
 	if (!child) {
 		xas_set_err(xas, -ENOMEM);
 		return;
 	}
-	xas->xa_nodes_alloc++;
 	child->array = xas->xa;
 	child->shift = xas->xa_shift;
 	child->offset = xas->xa_offset;

@@ -251,6 +251,8 @@ void *xa_store_order(struct xarray *xa, unsigned long index, unsigned int order,
 int xa_get_order(struct xarray *xa, unsigned long index);
 /** xa_destroy() - free every node; the entries are the caller's. Return: nodes freed. */
 unsigned long xa_destroy(struct xarray *xa);
+/** xa_node_cache_shrink() - give the freed nodes the library keeps back to the host. */
+void xa_node_cache_shrink(void);
 
 static inline bool xa_empty(const struct xarray *xa)
 {

@@ -925,4 +925,5 @@ void fl__shmem_exit(void)
 		list_del(&sb->mnt_list);
 		fl_free(sb);
 	}
+	xa_node_cache_shrink();
 }

@@ -107,7 +107,7 @@ static int check_tags(struct fl_thread *th, struct fl_file *f, const struct ss_p
 		      uint64_t tag, struct fl_wl_ctx *ctx)
 {
 	enum { CHUNK = 512 };
-	static uint64_t got[CHUNK];
+	uint64_t got[CHUNK];
 	uint64_t page, pages = p->file_size / 4096, i;
 	uint64_t hole = p->punch_offset / 4096, hole_end = hole + p->punch_len / 4096;
 
@@ -186,34 +186,54 @@ umount:
 	return ret ? ret : ret2;
 }
 
+struct ss_task {
+	struct fl_wl_ctx *ctx;
+	const struct ss_params *p;
+	uint64_t ns[MAX_ROUNDS];
+	int error;
+};
+
+/* The rounds, in the workload's one task (a thread on CPU 0, as any workload's). */
+static void ss_task(struct fl_thread *th, void *arg)
+{
+	struct ss_task *t = arg;
+	long r;
+
+	for (r = 0; r < t->p->rounds && !t->error; r++) {
+		t->error = ss_round(t->ctx, th, t->p, r, &t->ns[r]);
+		fl_progress(t->ctx, 1);
+	}
+}
+
 static int ss_run(struct fl_wl_ctx *ctx, const void *params)
 {
 	const struct ss_params *p = params;
-	uint64_t ns[MAX_ROUNDS];
+	struct ss_task *t = calloc(1, sizeof(*t));
 	struct fl_proc *proc;
-	struct fl_thread *th;
-	long r;
 	int ret;
 
+	if (!t)
+		return -ENOMEM;
+	t->ctx = ctx;
+	t->p = p;
 	ret = ctx->target->ops->proc_create(ctx->target, &proc);
 	if (ret)
-		return ret;
-	th = ctx->target->ops->proc_main(proc);
+		goto out;
 	ctx->progress_total = (uint64_t)p->rounds;
-	for (r = 0; r < p->rounds && !ret; r++) {
-		ret = ss_round(ctx, th, p, r, &ns[r]);
-		fl_progress(ctx, 1);
-	}
+	ret = ctx->target->ops->run_tasks(ctx->target, &proc, 1, ss_task, t);
 	ctx->target->ops->proc_exit(proc);
+	ret = ret ? ret : t->error;
 	if (ret)
-		return ret;
-	qsort(ns, (size_t)p->rounds, sizeof(ns[0]), cmp_u64);
-	fl__add_metric(ctx->res, "split_us", "us", (double)ns[p->rounds / 2] / 1e3);
-	fl__add_metric(ctx->res, "split_us_min", "us", (double)ns[0] / 1e3);
-	fl__add_metric(ctx->res, "split_us_max", "us", (double)ns[p->rounds - 1] / 1e3);
+		goto out;
+	qsort(t->ns, (size_t)p->rounds, sizeof(t->ns[0]), cmp_u64);
+	fl__add_metric(ctx->res, "split_us", "us", (double)t->ns[p->rounds / 2] / 1e3);
+	fl__add_metric(ctx->res, "split_us_min", "us", (double)t->ns[0] / 1e3);
+	fl__add_metric(ctx->res, "split_us_max", "us", (double)t->ns[p->rounds - 1] / 1e3);
 	fl__add_metric(ctx->res, "folios", "",
 		       (double)(p->file_size / PMD_BYTES * (uint64_t)p->rounds));
-	return 0;
+out:
+	free(t);
+	return ret;
 }
 
 const struct fl_workload fl__wl_shmem_split = {
