@@ -96,6 +96,7 @@ PROVE := $(if $(shell command -v prove 2>/dev/null),prove --exec tests/tap-run,t
 
 check: $(TESTS) $(PROG) $(BENCHES)
 	FOLIOLAB=$(abspath $(PROG)) BENCH_LRU=$(abspath $(B)/bench/bench-lru) \
+		BENCH_SPLIT=$(abspath $(B)/bench/bench-split) \
 		$(PROVE) $(TESTS) $(SCRIPT_TESTS)
 
 check-stress: $(STRESS_TESTS)

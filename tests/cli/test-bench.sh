@@ -109,5 +109,26 @@ else
 		'grep "^extra CPU" "$T/out" | grep -q -E "host kernel [-+][0-9]+ ns$" &&
 		 grep "^the seed.s program" "$T/out" | grep -q -E "host kernel [0-9.]+x"'
 fi
+# bench-split: a 1-round smoke run prints both lines, with the XArray work
+# the walks must differ by (a root walk of 3 nodes per piece forward, 17
+# visits a folio backward) and the same stores, and is not judged
+S=${BENCH_SPLIT:-}
+if [ -n "$S" ] && [ -x "$S" ]; then
+	"$S" 1 >"$T/out" 2>"$T/err"
+	rc=$?
+	check "bench-split smoke run: status 0, not judged" \
+		'[ $rc -eq 0 ] && grep -q "^targets not judged: 1 rounds is a smoke test" "$T/out"'
+	check "bench-split: forward and reverse medians and their ratio" \
+		'grep -q -E "^shmem split, 1 GiB .*: forward [0-9.]+ ms, reverse [0-9.]+ ms \(medians\); reverse/forward [0-9.]+" "$T/out"'
+	line=$(grep "^XArray work of one split" "$T/out")
+	check "bench-split: forward visits 512 x (511 x 3 + 5), reverse 512 x (3 + 7 x 2 + 5), equal stores" \
+		'echo "$line" | grep -q "forward 787456 node visits, 527872 slot stores, 4096 nodes allocated; reverse 11264 visits, 527872 stores, 4096 nodes"'
+	"$S" x >"$T/out" 2>"$T/err"
+	rc=$?
+	check "bench-split bad argument: status 2, one line" \
+		'[ $rc -eq 2 ] && [ "$(wc -l <"$T/err")" -eq 1 ] && [ ! -s "$T/out" ]'
+else
+	n=$((n + 1)); echo "ok $n - bench-split # SKIP no bench-split program (BENCH_SPLIT)"
+fi
 echo "1..$n"
 [ $fail -eq 0 ]
