@@ -24,6 +24,8 @@ struct cli_opts {
 	int nr_mthp;
 	char targets[2][16]; /* --target model,host */
 	int nr_targets;
+	char split_walk[2][16]; /* --split-walk forward,reverse (the model's) */
+	int nr_split_walk;
 	bool any_model_knob;	 /* a foliolab/ knob was given (the model's policies) */
 	bool check;		 /* compare: exit 1 when a model and a host counter differ */
 	struct fl_tolerance tol; /* the agreement gate's */

@@ -24,7 +24,7 @@
 
 #define THP "transparent_hugepage/"
 
-static const char *const policy_names[] = { "order0", "max16", "pages31" };
+static const char *const policy_names[] = { "order0", "max16", "pages31", NULL };
 
 static int size_order(const char *s, int *order)
 {
@@ -159,7 +159,9 @@ static int empty_element(const char *opt, const char *v, char *err, size_t len)
 	return -EINVAL;
 }
 
-static int split_list(const char *opt, const char *v, char (*out)[16], int max, int *nr, char *err,
+/* @v as a list of words from @names (NULL-terminated), each once at most. */
+static int split_list(const char *opt, const char *v, const char *const *names,
+		      const char *accepted, char (*out)[16], int max, int *nr, char *err,
 		      size_t len)
 {
 	char buf[128], *tok, *save = NULL;
@@ -170,12 +172,11 @@ static int split_list(const char *opt, const char *v, char (*out)[16], int max, 
 	snprintf(buf, sizeof(buf), "%s", v);
 	*nr = 0;
 	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		for (i = 0; i < sizeof(policy_names) / sizeof(policy_names[0]); i++)
-			if (!strcmp(tok, policy_names[i]))
+		for (i = 0; names[i]; i++)
+			if (!strcmp(tok, names[i]))
 				break;
-		if (i == sizeof(policy_names) / sizeof(policy_names[0])) {
-			snprintf(err, len, "%s %s: '%s' is not one of order0, max16, pages31", opt,
-				 v, tok);
+		if (!names[i]) {
+			snprintf(err, len, "%s %s: '%s' is not one of %s", opt, v, tok, accepted);
 			return -EINVAL;
 		}
 		if (*nr == max) {
@@ -185,7 +186,7 @@ static int split_list(const char *opt, const char *v, char (*out)[16], int max, 
 		snprintf(out[(*nr)++], 16, "%s", tok);
 	}
 	if (!*nr) {
-		snprintf(err, len, "%s: empty; accepted order0, max16, pages31", opt);
+		snprintf(err, len, "%s: empty; accepted %s", opt, accepted);
 		return -EINVAL;
 	}
 	return 0;
@@ -405,7 +406,8 @@ int cli_parse(int argc, char **argv, struct cli_opts *o, char *err, size_t len)
 			}
 			fl_config_set_knob(&o->base, THP "enabled", val);
 		} else if (!strcmp(optbuf, "--lru-cache")) {
-			if (split_list(optbuf, val, o->lru_cache, 8, &o->nr_lru_cache, err, len))
+			if (split_list(optbuf, val, policy_names, "order0, max16, pages31",
+				       o->lru_cache, 8, &o->nr_lru_cache, err, len))
 				return -EINVAL;
 			if (!compare && o->nr_lru_cache > 1) {
 				snprintf(err, len,
@@ -426,6 +428,29 @@ int cli_parse(int argc, char **argv, struct cli_opts *o, char *err, size_t len)
 			if (parse_int(optbuf, val, 1, 31, &num, err, len))
 				return -EINVAL;
 			fl_config_set_knob(&o->base, "foliolab/lru_cache_batch_slots", val);
+		} else if (!strcmp(optbuf, "--split-walk")) {
+			static const char *const walks[] = { "forward", "reverse", NULL };
+
+			if (split_list(optbuf, val, walks, "forward (6.18), reverse (seed 002)",
+				       o->split_walk, 2, &o->nr_split_walk, err, len))
+				return -EINVAL;
+			if (!compare && o->nr_split_walk > 1) {
+				snprintf(err, len,
+					 "--split-walk %s: two walks are two configurations; use "
+					 "compare",
+					 val);
+				return -EINVAL;
+			}
+		} else if (!strcmp(optbuf, "--split-drain")) {
+			if (strcmp(val, "on") && strcmp(val, "off") && strcmp(val, "auto")) {
+				snprintf(
+					err, len,
+					"--split-drain %s: accepted on, off, auto (on when the LRU "
+					"cache may hold large folios)",
+					val);
+				return -EINVAL;
+			}
+			fl_config_set_knob(&o->base, "foliolab/split_drain", val);
 		} else if (!strcmp(optbuf, "--lru-add-free-dead")) {
 			if (strcmp(val, "on") && strcmp(val, "off")) {
 				snprintf(err, len, "--lru-add-free-dead %s: accepted on, off", val);
@@ -459,21 +484,23 @@ int cli_parse(int argc, char **argv, struct cli_opts *o, char *err, size_t len)
 			 "--target=model,host");
 		return -EINVAL;
 	}
-	if (compare && o->nr_lru_cache < 2 && o->nr_mthp < 2 && o->nr_targets < 2) {
+	if (compare && o->nr_lru_cache < 2 && o->nr_mthp < 2 && o->nr_targets < 2 &&
+	    o->nr_split_walk < 2) {
 		snprintf(err, len,
 			 "compare needs a list to compare: --lru-cache=order0,pages31, --mthp "
-			 "4K,16K or --target=model,host");
+			 "4K,16K, --split-walk=forward,reverse or --target=model,host");
 		return -EINVAL;
 	}
 	for (i = 0; i < o->base.knobs.nr; i++)
 		if (!strncmp(o->base.knobs.v[i].name, "foliolab/", 9))
 			o->any_model_knob = true;
-	if (o->nr_lru_cache)
+	if (o->nr_lru_cache || o->nr_split_walk)
 		o->any_model_knob = true;
 	if (o->nr_targets == 1 && !strcmp(o->targets[0], "host") && o->any_model_knob) {
 		snprintf(err, len,
-			 "--lru-cache and the other LRU-cache options are model policies; the host "
-			 "kernel runs its own (use --target=model or --target=model,host)");
+			 "--lru-cache, --split-walk, --split-drain and the other LRU-cache options "
+			 "are model policies; the host kernel runs its own (use --target=model or "
+			 "--target=model,host)");
 		return -EINVAL;
 	}
 	if (o->nr_targets == 1 && !strcmp(o->targets[0], "host") &&
@@ -562,8 +589,8 @@ static void add_label(char *label, const char *part)
 
 /**
  * cli_configs() - the configurations to run: the product of the lists,
- * sizes outermost, then targets, then LRU-cache policies (the model's
- * only: the host target runs once per size).
+ * sizes outermost, then targets, then LRU-cache policies and split walks
+ * (the model's only: the host target runs once per size).
  * Return: how many, or -EINVAL.
  */
 int cli_configs(const struct cli_opts *o, struct fl_config *cfgs, char labels[][64], int max,
@@ -578,9 +605,11 @@ int cli_configs(const struct cli_opts *o, struct fl_config *cfgs, char labels[][
 			const char *target = o->nr_targets ? o->targets[t] : o->base.target;
 			bool host = !strcmp(target, "host");
 			int nl = !host && o->nr_lru_cache ? o->nr_lru_cache : 1;
+			int nw = !host && o->nr_split_walk ? o->nr_split_walk : 1;
 
-			for (j = 0; j < nl; j++) {
+			for (j = 0; j < nl * nw; j++) {
 				struct fl_config *c = &cfgs[n];
+				int w = j % nw;
 
 				if (n == max) {
 					snprintf(err, len, "too many configurations; at most %d",
@@ -605,7 +634,10 @@ int cli_configs(const struct cli_opts *o, struct fl_config *cfgs, char labels[][
 				}
 				if (!host && o->nr_lru_cache)
 					fl_config_set_knob(c, "foliolab/lru_cache",
-							   o->lru_cache[j]);
+							   o->lru_cache[j / nw]);
+				if (!host && o->nr_split_walk)
+					fl_config_set_knob(c, "foliolab/split_walk",
+							   o->split_walk[w]);
 				if (o->nr_mthp && cli_apply_mthp(c, o->mthp[i], false, err, len))
 					return -EINVAL;
 				for (k = 0; k < o->base.knobs.nr; k++) {
@@ -622,10 +654,12 @@ int cli_configs(const struct cli_opts *o, struct fl_config *cfgs, char labels[][
 				if (o->nr_targets > 1)
 					add_label(labels[n], target);
 				if (!host && o->nr_lru_cache > 1)
-					add_label(labels[n], o->lru_cache[j]);
+					add_label(labels[n], o->lru_cache[j / nw]);
+				if (!host && o->nr_split_walk > 1)
+					add_label(labels[n], o->split_walk[w]);
 				if (!labels[n][0])
 					add_label(labels[n], o->nr_lru_cache && !host
-								     ? o->lru_cache[j]
+								     ? o->lru_cache[j / nw]
 								     : target);
 				c->label = labels[n];
 				n++;

@@ -491,6 +491,15 @@ void folio_unqueue_deferred_split(struct folio *folio)
 /* ---- splitting a large folio (mm/huge_memory.c's __folio_split) ---- */
 
 bool fl__split_walk_reverse;
+int fl__split_drain = -1;
+
+/* The seed's drain before a split: on, off, or (auto) when the policy caches large folios. */
+static bool split_drain_on(void)
+{
+	int d = READ_ONCE(fl__split_drain);
+
+	return d < 0 ? fl__lru_cache_policy.folio_pages > 2 : d;
+}
 
 /*
  * The flags a new folio takes from the folio it was split from; the rest of
@@ -746,7 +755,8 @@ static long split_publish(struct folio *folio, struct folio *end_folio, struct x
  * writeback), -EAGAIN (unexpected references, or raced), -ENOMEM.
  */
 static int __folio_split(struct folio *folio, unsigned int new_order, struct page *split_at,
-			 struct page *lock_at, struct list_head *list, bool uniform)
+			 struct page *lock_at, struct list_head *list, bool uniform,
+			 enum lru_cache_drained *drained)
 {
 	FL_LOCK_SITE(lru_site);
 	struct folio *end_folio = folio_next(folio), *new_folio, *next;
@@ -801,6 +811,10 @@ static int __folio_split(struct folio *folio, unsigned int new_order, struct pag
 		if (shmem_mapping(mapping) && mapping->host->fallocend > end)
 			end = mapping->host->fallocend;
 	}
+	/* seed 000 3/4: one reference more than expected may be a per-CPU batch's */
+	if (split_drain_on() && folio_ref_count(folio) == folio_expected_ref_count(folio) + 1 +
+								  folio_may_be_lru_cached(folio))
+		lru_cache_drain_for_folio(folio, 1, drained);
 	if (!can_split_folio(folio, 1, &extra_pins)) {
 		ret = -EAGAIN;
 		goto out;
@@ -863,7 +877,7 @@ int split_huge_page_to_list_to_order(struct page *page, struct list_head *list,
 {
 	struct folio *folio = page_folio(page);
 
-	return __folio_split(folio, new_order, (struct page *)folio, page, list, true);
+	return __folio_split(folio, new_order, (struct page *)folio, page, list, true, NULL);
 }
 
 /**
@@ -874,7 +888,7 @@ int split_huge_page_to_list_to_order(struct page *page, struct list_head *list,
 int folio_split(struct folio *folio, unsigned int new_order, struct page *split_at,
 		struct list_head *list)
 {
-	return __folio_split(folio, new_order, split_at, (struct page *)folio, list, false);
+	return __folio_split(folio, new_order, split_at, (struct page *)folio, list, false, NULL);
 }
 
 /**

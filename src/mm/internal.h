@@ -175,6 +175,12 @@ void folio_mark_accessed(struct folio *folio);
 void lru_add_drain_cpu(int cpu);
 void lru_add_drain(void);
 void lru_add_drain_all(void);
+/* seed 000: how far a batch of work has drained the LRU caches */
+enum lru_cache_drained { LRU_CACHE_NOT_DRAINED, LRU_CACHE_DRAINED, LRU_CACHE_DRAINED_ALL };
+void lru_cache_drain_for_folio(struct folio *folio, int extra_refs,
+			       enum lru_cache_drained *drained);
+/* huge_memory.c: drain the LRU caches before a split (seed 000 3/4); -1: as the policy implies */
+extern int fl__split_drain;
 void lru_cache_disable(void);
 void lru_cache_enable(void);
 bool lru_cache_disabled(void);

@@ -42,6 +42,7 @@ static void knobs_default(void)
 	fl__lru_add_free_dead = false;
 	fl__no_zero_page = false;
 	fl__split_walk_reverse = false;
+	fl__split_drain = -1;
 	fl__fail_page_alloc_orders = 0;
 	fl__corrupt_tag_every = 0;
 	fl__fail_alloc_after(0);
@@ -203,6 +204,17 @@ int fl__mm_knob_set(const char *name, const char *value, char *err, size_t len)
 		fl__split_walk_reverse = value[0] == 'r';
 		return 0;
 	}
+	if (!strcmp(name, "foliolab/split_drain")) {
+		if (strcmp(value, "on") && strcmp(value, "off") && strcmp(value, "auto")) {
+			snprintf(err, len,
+				 "--split-drain: '%s' is not on, off or auto (on when the LRU "
+				 "cache may hold large folios)",
+				 value);
+			return -EINVAL;
+		}
+		fl__split_drain = value[0] == 'a' ? -1 : value[1] == 'n';
+		return 0;
+	}
 	if (!strcmp(name, "foliolab/fail_page_alloc_orders"))
 		return set_fail_orders(value, err, len);
 	if (!strcmp(name, "foliolab/fail_alloc_after")) {
@@ -284,6 +296,10 @@ int fl__mm_knobs_read(struct fl_knobs *out)
 	ret |= fl_knobs_set(out, "foliolab/no_zero_page", fl__no_zero_page ? "on" : "off");
 	ret |= fl_knobs_set(out, "foliolab/split_walk",
 			    fl__split_walk_reverse ? "reverse" : "forward");
+	ret |= fl_knobs_set(out, "foliolab/split_drain",
+			    fl__split_drain < 0 ? "auto"
+			    : fl__split_drain	? "on"
+						: "off");
 	return ret;
 }
 

@@ -556,3 +556,32 @@ void __folio_put(struct folio *folio)
 	folio_unqueue_deferred_split(folio);
 	free_frozen_pages((struct page *)folio, folio_order(folio));
 }
+
+/**
+ * lru_cache_drain_for_folio() - the seed's helper (000 3/4): when @folio
+ * may sit in a per-CPU LRU batch and holds more references than its
+ * expected ones plus @extra_refs, drain this CPU's batches, and if that
+ * was not enough every CPU's. @drained (may be NULL) carries what a
+ * caller handling a batch of folios has drained already, so it drains at
+ * most once locally and once everywhere; the expected count is taken
+ * again before each step, as a racing unmap may change it.
+ */
+void lru_cache_drain_for_folio(struct folio *folio, int extra_refs, enum lru_cache_drained *drained)
+{
+	if (!folio_may_be_lru_cached(folio))
+		return;
+	if (!drained || *drained == LRU_CACHE_NOT_DRAINED) {
+		if (folio_ref_count(folio) == folio_expected_ref_count(folio) + extra_refs)
+			return;
+		lru_add_drain();
+		if (drained)
+			*drained = LRU_CACHE_DRAINED;
+	}
+	if (!drained || *drained == LRU_CACHE_DRAINED) {
+		if (folio_ref_count(folio) == folio_expected_ref_count(folio) + extra_refs)
+			return;
+		lru_add_drain_all();
+		if (drained)
+			*drained = LRU_CACHE_DRAINED_ALL;
+	}
+}

@@ -170,6 +170,27 @@ else
 	skip "shmem-split counts" "python3 is not installed"
 	skip "shmem-split debugfs counts" "python3 is not installed"
 fi
+# compare --split-walk: a column per walk; one split's XArray visits follow
+# from the tree (8 MiB: a shift-6 top node, then leaves): per folio 3 to
+# find and load it, then forward a root walk of 2 nodes per piece (511 x 2),
+# reverse one walk of 2 and 2 at each of 7 leaf boundaries; the stores equal
+"$FL" compare shmem-split --split-walk=forward,reverse --rounds 1 --file-size 8M \
+	>"$T/stdout" 2>"$T/stderr"
+rc=$?
+v=$(grep "split:fl_xa_visit" "$T/stdout" | awk '{print $2, $3}')
+st=$(grep "split:fl_xa_store" "$T/stdout" | awk '{print ($2 == $3)}')
+if [ $rc -eq 0 ] && grep -q -E "^ +forward +reverse reverse/forward" "$T/stdout" &&
+	[ "$v" = "$((4 * (3 + 511 * 2))) $((4 * (3 + 2 + 7 * 2)))" ] && [ "$st" = 1 ]; then
+	ok "compare --split-walk: forward and reverse columns, visits as the tree gives"
+else
+	nok "compare --split-walk (exit $rc): visits $v"; sed 's/^/# /' "$T/stderr"
+fi
+bad "--split-walk with a list in run" "two walks are two configurations; use compare" \
+	run shmem-split --split-walk forward,reverse
+bad "--split-walk with a bad walk" "is not one of forward (6.18), reverse (seed 002)" \
+	run shmem-split --split-walk sideways
+bad "--split-drain with a bad value" "accepted on, off, auto" run shmem-split --split-drain maybe
+bad "--split-walk on the host" "model policies" run shmem-split --target=host --split-walk reverse
 for a in "--punch-offset 1M --punch-len 2M|the hole must lie inside a 2 MiB folio" \
 	"--file-size 3M|must be a multiple of 2M" "--method hammer|accepted" \
 	"--new-order 9|accepted"; do

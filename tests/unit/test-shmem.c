@@ -277,6 +277,38 @@ static bool test_split_non_uniform_at_a_page(void)
 	return down_umount();
 }
 
+/*
+ * Seed 000 3/4: under pages31 a 16K folio may sit in this CPU's lru_add
+ * batch, which holds a reference; the split then finds one reference too
+ * many. With the drain it drains the batch first and splits; without, it
+ * fails with -EAGAIN and counts split_failed. Under order0 no large folio is
+ * cached: nothing to drain, the split works either way.
+ */
+static bool split_cached_case(const char *policy, const char *drain, int split, int failed)
+{
+	ASSERT_TRUE(up_mount("huge=within_size"));
+	ASSERT_TRUE(knob("foliolab/lru_cache", policy));
+	ASSERT_TRUE(knob("foliolab/split_drain", drain));
+	/* 4 pages within a 4-page size: one order-2 folio */
+	ASSERT_EQ(fl__shmem_write_tags(ino, 0, 4, 1000, 1), 0);
+	ASSERT_EQ(cache_order(0), 2);
+	ASSERT_EQ(fl__split_huge_pages_write("/mnt/big,0x0,0x4,0"), 0);
+	ASSERT_EQ(mthp(16, "split"), split);
+	ASSERT_EQ(mthp(16, "split_failed"), failed);
+	ASSERT_EQ(cache_order(0), split ? 0 : 2);
+	ASSERT_TRUE(tags_kept(4, 0, 0));
+	return down_umount();
+}
+
+static bool test_drain_before_split(void)
+{
+	ASSERT_TRUE(split_cached_case("pages31", "on", 1, 0));
+	ASSERT_TRUE(split_cached_case("pages31", "off", 0, 1));
+	ASSERT_TRUE(split_cached_case("pages31", "auto", 1, 0)); /* pages31 implies the drain */
+	ASSERT_TRUE(split_cached_case("order0", "off", 1, 0));
+	return true;
+}
+
 /* Bad input the kernel refuses; a path that does not open. */
 static bool test_split_huge_pages_input(void)
 {
@@ -428,7 +460,8 @@ static bool test_unlink_and_umount_free_everything(void)
 TEST_MAIN(TEST(test_mount_options), TEST(test_fallocate_always_gives_pmd_folios),
 	  TEST(test_fallocate_never_gives_pages), TEST(test_fallocate_falls_back_an_order),
 	  TEST(test_within_size), TEST(test_write_read_tags), TEST(test_split_uniform),
-	  TEST(test_split_non_uniform_at_a_page), TEST(test_split_huge_pages_input),
-	  TEST(test_extra_reference_fails_the_split), TEST(test_punch_4k_at_each_folio_start),
+	  TEST(test_split_non_uniform_at_a_page), TEST(test_drain_before_split),
+	  TEST(test_split_huge_pages_input), TEST(test_extra_reference_fails_the_split),
+	  TEST(test_punch_4k_at_each_folio_start),
 	  TEST(test_punch_whole_and_all_but_the_first_page), TEST(test_size_limit),
 	  TEST(test_truncate_splits), TEST(test_unlink_and_umount_free_everything))
