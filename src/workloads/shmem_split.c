@@ -134,7 +134,7 @@ static int check_tags(struct fl_thread *th, struct fl_file *f, const struct ss_p
 static int ss_round(struct fl_wl_ctx *ctx, struct fl_thread *th, const struct ss_params *p,
 		    long round, uint64_t *ns)
 {
-	char opts[64], err[256];
+	char opts[64], err[sizeof(((struct fl_wl_ctx *)0)->why)];
 	struct fl_tmpfs *m;
 	struct fl_file *f;
 	uint64_t tag = (uint64_t)(round + 1) << 40, t0, off;
