@@ -58,7 +58,7 @@ STRESS_TESTS := $(filter $(B)/tests/stress/%,$(TESTS)) $(B)/tests/unit/test-atom
 BENCHES := $(BENCH_SRCS:bench/%.c=$(B)/bench/%)
 SCRIPT_TESTS := $(wildcard tests/cli/*.sh)
 
-.PHONY: all run check check-stress conformance bench format format-check clean
+.PHONY: all run check check-unit check-stress conformance bench format format-check clean
 all: $(PROG) foliolab
 
 # ./foliolab is the release program (or whatever variant was built last)
@@ -98,6 +98,13 @@ check: $(TESTS) $(PROG) $(BENCHES)
 	FOLIOLAB=$(abspath $(PROG)) BENCH_LRU=$(abspath $(B)/bench/bench-lru) \
 		BENCH_SPLIT=$(abspath $(B)/bench/bench-split) \
 		$(PROVE) $(TESTS) $(SCRIPT_TESTS)
+
+# The C tests alone, without the scripts that run workloads on the host
+# kernel: quicker while developing. (They still fault host memory, so do
+# not run them beside a conformance run, whose host counters are
+# system-wide.)
+check-unit: $(TESTS)
+	$(PROVE) $(TESTS)
 
 check-stress: $(STRESS_TESTS)
 	$(PROVE) $(STRESS_TESTS)

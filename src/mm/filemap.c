@@ -21,13 +21,29 @@ static const struct fl_lock_class i_pages_class = { .name = "mapping->i_pages",
 						    .rank = FL_RANK_I_PAGES,
 						    .kind = FL_LOCK_SPIN };
 
-void fl__address_space_init(struct address_space *mapping, struct inode *host)
+static const struct fl_lock_class i_mmap_class = { .name = "mapping->i_mmap_rwsem",
+						   .rank = FL_RANK_I_MMAP,
+						   .kind = FL_LOCK_RWSEM };
+
+/* Return: 0 or -ENOMEM (the rwsem could not be set up). */
+int fl__address_space_init(struct address_space *mapping, struct inode *host)
 {
+	if (fl_rwsem_init(&mapping->i_mmap_rwsem, &i_mmap_class))
+		return -ENOMEM;
+	INIT_LIST_HEAD(&mapping->i_mmap);
 	xa_init_class(&mapping->i_pages, &i_pages_class);
 	mapping->nrpages = 0;
 	mapping->host = host;
 	mapping->min_order = 0;
 	mapping->large_folios = true;
+	return 0;
+}
+
+void fl__address_space_destroy(struct address_space *mapping)
+{
+	VM_BUG_ON(!list_empty(&mapping->i_mmap));
+	xa_destroy(&mapping->i_pages);
+	fl_rwsem_destroy(&mapping->i_mmap_rwsem);
 }
 
 /** fl__xas_account() - add a walk's visits, stores and node allocations to the counters. */
@@ -38,21 +54,66 @@ void fl__xas_account(const struct xa_state *xas)
 	count_fl_stat(FL_XA_NODE_ALLOC, (long)xas->xa_nodes_alloc);
 }
 
-/**
- * folio_lock() - take PG_locked, waiting for the holder through the
- * platform (the kernel sleeps on the folio's wait queue).
+/*
+ * folio_wait_bit_common() - sleep until PG_locked is clear, then, for
+ * @lock, take it. A sleeper sets PG_waiters first, so the unlock that
+ * clears PG_locked knows to wake it (the kernel's folio wait queue; here
+ * the platform's sleep on the flags word).
  */
-void folio_lock(struct folio *folio)
+static void folio_wait_bit_common(struct folio *folio, bool lock)
 {
-	while (folio_test_set_locked(folio))
-		smp_cond_load_acquire(&folio->flags, !(VAL & (1ul << PG_locked)));
+	unsigned long old = fl_atomic_load(&folio->flags, __ATOMIC_ACQUIRE);
+
+	for (;;) {
+		if (!(old & (1ul << PG_locked))) {
+			if (!lock)
+				return;
+			if (!folio_test_set_locked(folio))
+				return;
+			old = fl_atomic_load(&folio->flags, __ATOMIC_ACQUIRE);
+			continue;
+		}
+		if (!(old & (1ul << PG_waiters)) &&
+		    !fl_atomic_cmpxchg(&folio->flags, &old, old | (1ul << PG_waiters), false,
+				       __ATOMIC_ACQUIRE, __ATOMIC_ACQUIRE))
+			continue; /* old was reloaded */
+		fl_word_wait(&folio->flags, old | (1ul << PG_waiters));
+		old = fl_atomic_load(&folio->flags, __ATOMIC_ACQUIRE);
+	}
 }
 
+/** folio_lock() - take PG_locked, sleeping while another holds it. */
+void folio_lock(struct folio *folio)
+{
+	if (!folio_trylock(folio))
+		folio_wait_bit_common(folio, true);
+}
+
+/**
+ * folio_wait_locked() - sleep until @folio is unlocked, without taking it
+ * (what a fault on a migration entry does while a split holds the folio).
+ */
+void folio_wait_locked(struct folio *folio)
+{
+	if (folio_test_locked(folio))
+		folio_wait_bit_common(folio, false);
+}
+
+/**
+ * folio_unlock() - clear PG_locked and, if anyone sleeps on it, clear
+ * PG_waiters and wake them all (they take it in turn or sleep again).
+ */
 void folio_unlock(struct folio *folio)
 {
+	unsigned long old;
+
 	VM_BUG_ON(!folio_test_locked(folio));
 	/* release: what we did under the lock is seen by the next holder */
-	fl_atomic_fetch_and(&folio->flags, ~(1ul << PG_locked), __ATOMIC_RELEASE);
+	old = fl_atomic_fetch_and(&folio->flags, ~(1ul << PG_locked), __ATOMIC_RELEASE);
+	if (old & (1ul << PG_waiters)) {
+		fl_clear_bit(PG_waiters, &folio->flags);
+		fl_word_wake_all(&folio->flags);
+	}
 }
 
 /**

@@ -29,6 +29,12 @@ struct address_space {
 	struct xarray i_pages; /* the folios; xa_lock */
 	unsigned long nrpages; /* xa_lock */
 	struct inode *host;
+	/*
+	 * The VMAs that map this file (vma->shared; the kernel's interval
+	 * tree, a list here), and the lock rmap walkers and mmap take.
+	 */
+	struct list_head i_mmap;
+	struct fl_rwsem i_mmap_rwsem;
 	unsigned int min_order; /* mapping_min_folio_order() */
 	bool large_folios;	/* mapping_large_folio_support() */
 };
@@ -47,6 +53,16 @@ struct inode {
 	pgoff_t fallocend;	 /* fallocate()d range reaches here */
 	struct list_head i_list; /* sb->inodes; sb->lock */
 	char i_name[64];	 /* the model's tmpfs is one flat directory */
+};
+
+/*
+ * struct file - an open file: what mmap keeps in vma->vm_file. A mapping
+ * holds a reference (get_file()), so the inode outlives its VMAs.
+ */
+struct file {
+	struct inode *f_inode;
+	struct address_space *f_mapping;
+	int f_count; /* atomic */
 };
 
 /* tmpfs mount option huge= and the top-level shmem_enabled knob */
@@ -113,6 +129,11 @@ static inline bool shmem_mapping(const struct address_space *mapping)
 	return mapping && mapping->host && mapping->host->i_sb;
 }
 
+#define i_mmap_lock_read(m) down_read(&(m)->i_mmap_rwsem)
+#define i_mmap_unlock_read(m) up_read(&(m)->i_mmap_rwsem)
+#define i_mmap_lock_write(m) down_write(&(m)->i_mmap_rwsem)
+#define i_mmap_unlock_write(m) up_write(&(m)->i_mmap_rwsem)
+
 /* filemap.c */
 void folio_lock(struct folio *folio);
 static inline bool folio_trylock(struct folio *folio)
@@ -120,7 +141,9 @@ static inline bool folio_trylock(struct folio *folio)
 	return !folio_test_set_locked(folio);
 }
 void folio_unlock(struct folio *folio);
-void fl__address_space_init(struct address_space *mapping, struct inode *host);
+void folio_wait_locked(struct folio *folio);
+int fl__address_space_init(struct address_space *mapping, struct inode *host);
+void fl__address_space_destroy(struct address_space *mapping);
 void *filemap_get_entry(struct address_space *mapping, pgoff_t index);
 struct folio *filemap_lock_folio(struct address_space *mapping, pgoff_t index);
 void __filemap_remove_folio(struct folio *folio);
@@ -128,6 +151,10 @@ void filemap_remove_folio(struct folio *folio);
 unsigned int find_get_entries(struct address_space *mapping, pgoff_t *start, pgoff_t end,
 			      struct folio_batch *fbatch);
 void fl__xas_account(const struct xa_state *xas);
+
+/* mmap.c */
+void vma_link_file(struct vm_area_struct *vma, struct file *file);
+void unlink_file_vma(struct vm_area_struct *vma);
 
 /* truncate.c */
 void truncate_inode_folio(struct address_space *mapping, struct folio *folio);
@@ -140,6 +167,13 @@ int fl__shmem_umount(struct shmem_sb_info *sb);
 int fl__shmem_create(struct shmem_sb_info *sb, const char *name, struct inode **inodep);
 struct inode *fl__shmem_lookup_path(const char *path);
 void fl__iput(struct inode *inode);
+struct file *fl__shmem_file_open(struct inode *inode);
+static inline struct file *get_file(struct file *file)
+{
+	fl_atomic_fetch_add(&file->f_count, 1, __ATOMIC_RELAXED);
+	return file;
+}
+void fput(struct file *file);
 void shmem_uncharge(struct inode *inode, long pages);
 int fl__shmem_unlink(struct inode *inode);
 int shmem_fallocate(struct inode *inode, int mode, loff_t offset, loff_t len);

@@ -24,6 +24,7 @@
 #include "internal.h"
 #include "pgtable.h"
 #include "fs.h"
+#include "swapops.h"
 
 struct fl_thp_knobs fl__thp;
 
@@ -36,6 +37,7 @@ void fl__thp_knobs_default(void)
 	fl__thp.orders_inherit = 1ul << PMD_ORDER;
 	fl__thp.use_zero_page = true;
 	fl__thp.shrink_underused = true;
+	fl__thp.max_ptes_none = HPAGE_PMD_NR - 1;
 	fl__thp.defrag = THP_DEFRAG_MADVISE;
 	fl__thp.shmem_huge = 0; /* SHMEM_HUGE_NEVER */
 	fl__thp.shmem_orders_inherit = 1ul << PMD_ORDER;
@@ -185,6 +187,20 @@ int fl__thp_knob_set(const char *name, const char *value, char *err, size_t len)
 		}
 		return 0;
 	}
+	if (!strcmp(name, "khugepaged/max_ptes_none")) {
+		char *end;
+		long v = strtol(value, &end, 10);
+
+		if (!*value || *end || v < 0 || v > HPAGE_PMD_NR - 1) {
+			snprintf(err, len,
+				 "transparent_hugepage/khugepaged/max_ptes_none: '%s' is not a "
+				 "number 0..%d",
+				 value, HPAGE_PMD_NR - 1);
+			return -EINVAL;
+		}
+		fl__thp.max_ptes_none = (int)v;
+		return 0;
+	}
 	if (!strcmp(name, "shmem_enabled")) {
 		for (i = 0; i < 6; i++) {
 			if (!strcmp(value, shmem_huge_names[i].name)) {
@@ -280,6 +296,8 @@ int fl__thp_knob_get(const char *name, char *buf, size_t len)
 		snprintf(buf, len, "%d", fl__thp.use_zero_page);
 	else if (!strcmp(name, "shrink_underused"))
 		snprintf(buf, len, "%d", fl__thp.shrink_underused);
+	else if (!strcmp(name, "khugepaged/max_ptes_none"))
+		snprintf(buf, len, "%d", fl__thp.max_ptes_none);
 	else if (!strcmp(name, "shmem_enabled")) {
 		int i;
 
@@ -341,11 +359,16 @@ int do_huge_pmd_anonymous_page(struct vm_fault *vmf)
 	struct folio *folio;
 	pteval_t v;
 
+	int ret;
+
 	if (!thp_vma_suitable_order(vma, haddr, PMD_ORDER))
 		return VM_FAULT_FALLBACK;
 	if (!(vmf->flags & FAULT_FLAG_WRITE) && READ_ONCE(fl__thp.use_zero_page) &&
 	    !READ_ONCE(fl__no_zero_page))
 		return VM_FAULT_FALLBACK; /* the huge zero folio is not modelled yet */
+	ret = vmf_anon_prepare(vmf);
+	if (ret)
+		return ret;
 	folio = folio_alloc(GFP_TRANSHUGE | __GFP_ZERO, PMD_ORDER);
 	if (!folio) {
 		count_vm_event(THP_FAULT_FALLBACK);
@@ -403,7 +426,7 @@ int zap_huge_pmd(struct mmu_gather *tlb, struct vm_area_struct *vma, struct pgta
 	pmdt->deposit[idx] = NULL;
 	folio = pfn_folio(pte_pfn(v));
 	folio_remove_rmap_pmd(folio, (struct page *)folio, vma);
-	add_mm_counter(vma->vm_mm, MM_ANONPAGES, -HPAGE_PMD_NR);
+	add_mm_counter(vma->vm_mm, mm_counter(folio), -HPAGE_PMD_NR);
 	spin_unlock(&pmdt->ptl);
 	if (pgtable)
 		fl__pgtable_free(vma->vm_mm, pgtable);
@@ -413,24 +436,38 @@ int zap_huge_pmd(struct mmu_gather *tlb, struct vm_area_struct *vma, struct pgta
 	return 1;
 }
 
-/**
- * __split_huge_pmd() - replace the PMD mapping at @pmdt[@idx] by 512 PTEs
- * in its deposited table. The folio stays whole; each PTE takes a reference.
+/*
+ * __split_huge_pmd_locked() - end the PMD mapping at @pmdt[@idx]. A file
+ * mapping just goes (its pages fault back in as PTEs). An anon mapping
+ * becomes 512 PTEs in the deposited table, each with a reference; with
+ * @freeze (a split unmapping the folio) they are migration entries
+ * instead, and the mapping's reference goes.
+ * Context: the PMD table's lock is held and the entry is a huge PMD.
  */
-void __split_huge_pmd(struct vm_area_struct *vma, struct pgtable *pmdt, int idx,
-		      unsigned long haddr)
+static void __split_huge_pmd_locked(struct vm_area_struct *vma, struct pgtable *pmdt, int idx,
+				    unsigned long haddr, bool freeze)
 {
-	FL_LOCK_SITE(site);
+	struct mm_struct *mm = vma->vm_mm;
 	struct pgtable *pgtable;
+	bool anon_exclusive, write, young, dirty;
 	struct folio *folio;
 	unsigned long pfn;
 	pteval_t v, prot;
 	int i;
 
-	(void)haddr;
-	fl_spin_lock_at(&pmdt->ptl, &site);
-	if (!pmd_trans_huge(entry_load(&pmdt->e[idx]))) {
-		spin_unlock(&pmdt->ptl);
+	count_vm_event(THP_SPLIT_PMD);
+	if (!vma_is_anonymous(vma)) {
+		v = ptep_get_and_clear(&pmdt->e[idx]);
+		count_fl_stat(FL_TLB_FLUSH, 1);
+		flush_tlb_mm(mm); /* pmdp_huge_clear_flush() */
+		folio = pfn_folio(pte_pfn(v));
+		if ((v & _PAGE_ACCESSED) && !folio_test_referenced(folio))
+			folio_set_referenced(folio);
+		if ((v & _PAGE_DIRTY) && !folio_test_dirty(folio))
+			folio_set_dirty(folio);
+		folio_remove_rmap_pmd(folio, (struct page *)folio, vma);
+		folio_put(folio);
+		add_mm_counter(mm, mm_counter_file(folio), -HPAGE_PMD_NR);
 		return;
 	}
 	/* not present to hardware while the PTEs are built from it */
@@ -439,30 +476,115 @@ void __split_huge_pmd(struct vm_area_struct *vma, struct pgtable *pmdt, int idx,
 	pmdt->deposit[idx] = NULL;
 	pfn = pte_pfn(v);
 	folio = pfn_folio(pfn);
-	prot = v & (_PAGE_PRESENT | _PAGE_RW | _PAGE_ACCESSED | _PAGE_DIRTY);
-	for (i = 0; i < PTRS_PER_TABLE; i++)
-		fl_atomic_store(&pgtable->e[i], pfn_pte(pfn + (unsigned long)i, prot),
-				__ATOMIC_RELAXED);
-	folio_ref_add(folio, HPAGE_PMD_NR - 1);
-	folio_add_anon_rmap_ptes(folio, (struct page *)folio, HPAGE_PMD_NR, vma);
+	write = v & _PAGE_RW;
+	young = v & _PAGE_ACCESSED;
+	dirty = v & _PAGE_DIRTY;
+	if (dirty && !folio_test_dirty(folio))
+		folio_set_dirty(folio);
+	anon_exclusive = PageAnonExclusive((struct page *)folio);
+	if (freeze) {
+		/* folio_try_share_anon_rmap_pmd(): no GUP pins, so it succeeds */
+		if (anon_exclusive)
+			for (i = 0; i < HPAGE_PMD_NR; i++)
+				fl_clear_bit(PG_anon_exclusive, &folio_page(folio, i)->flags);
+		for (i = 0; i < PTRS_PER_TABLE; i++) {
+			swp_entry_t e;
+
+			if (write)
+				e = make_writable_migration_entry(pfn + (unsigned long)i);
+			else if (anon_exclusive)
+				e = make_readable_exclusive_migration_entry(pfn + (unsigned long)i);
+			else
+				e = make_readable_migration_entry(pfn + (unsigned long)i);
+			if (young)
+				e = make_migration_entry_young(e);
+			if (dirty)
+				e = make_migration_entry_dirty(e);
+			fl_atomic_store(&pgtable->e[i], swp_entry_to_pte(e), __ATOMIC_RELAXED);
+		}
+	} else {
+		prot = v & (_PAGE_PRESENT | _PAGE_RW | _PAGE_ACCESSED | _PAGE_DIRTY);
+		for (i = 0; i < PTRS_PER_TABLE; i++)
+			fl_atomic_store(&pgtable->e[i], pfn_pte(pfn + (unsigned long)i, prot),
+					__ATOMIC_RELAXED);
+		folio_ref_add(folio, HPAGE_PMD_NR - 1);
+		folio_add_anon_rmap_ptes(folio, (struct page *)folio, HPAGE_PMD_NR, vma,
+					 anon_exclusive ? RMAP_EXCLUSIVE : 0);
+	}
 	folio_remove_rmap_pmd(folio, (struct page *)folio, vma);
+	if (freeze)
+		folio_put(folio); /* the caller holds a reference: never the last */
 	/* release: the walker that sees the table sees its entries */
 	entry_store(&pmdt->e[idx], table_entry(pgtable));
-	spin_unlock(&pmdt->ptl);
-	count_vm_event(THP_SPLIT_PMD);
+	(void)haddr;
 }
 
 /**
- * deferred_split_folio() - note that @folio may be split later: when it
- * became partially mapped (@partially_mapped), or as an underused-THP
- * candidate right after a PMD fault.
- *
- * The queue and its shrinker come with the split work; until then a
- * partially mapped folio is marked and counted exactly as the kernel
- * counts it, and stays whole until its last mapping goes.
+ * __split_huge_pmd() - end the huge PMD mapping at @pmdt[@idx] (see
+ * __split_huge_pmd_locked()). With @folio, only if that PMD maps it.
+ * Return: true if a PMD mapping was split.
+ */
+bool __split_huge_pmd(struct vm_area_struct *vma, struct pgtable *pmdt, int idx,
+		      unsigned long haddr, bool freeze, struct folio *folio)
+{
+	FL_LOCK_SITE(site);
+	bool split = false;
+	pteval_t v;
+
+	fl_spin_lock_at(&pmdt->ptl, &site);
+	v = entry_load(&pmdt->e[idx]);
+	if (pmd_trans_huge(v) && (!folio || pfn_folio(pte_pfn(v)) == folio)) {
+		__split_huge_pmd_locked(vma, pmdt, idx, haddr, freeze);
+		split = true;
+	}
+	spin_unlock(&pmdt->ptl);
+	return split;
+}
+
+/** split_huge_pmd_address() - split the PMD mapping of @folio at @address in @vma, if any. */
+bool split_huge_pmd_address(struct vm_area_struct *vma, unsigned long address, bool freeze,
+			    struct folio *folio)
+{
+	unsigned long haddr = address & PMD_MASK;
+	struct pgtable *pmdt;
+
+	if (haddr < vma->vm_start || haddr + PMD_SIZE > vma->vm_end)
+		return false;
+	pmdt = walk_pmd_table(vma->vm_mm, haddr);
+	if (!pmdt || !pmd_trans_huge(entry_load(&pmdt->e[pmd_index(haddr)])))
+		return false;
+	return __split_huge_pmd(vma, pmdt, pmd_index(haddr), haddr, freeze, folio);
+}
+
+/* ---- the deferred split queue and its shrinker ---- */
+
+static const struct fl_lock_class split_queue_class = { .name = "ds_queue->split_queue_lock",
+							.rank = FL_RANK_SPLIT_QUEUE,
+							.kind = FL_LOCK_SPIN };
+
+void fl__deferred_split_init(struct deferred_split *ds_queue)
+{
+	fl_spin_lock_init(&ds_queue->split_queue_lock, &split_queue_class);
+	INIT_LIST_HEAD(&ds_queue->split_queue);
+	ds_queue->split_queue_len = 0;
+}
+
+static struct deferred_split *folio_split_queue(const struct folio *folio)
+{
+	return &folio_pgdat(folio)->deferred_split_queue;
+}
+
+/**
+ * deferred_split_folio() - queue @folio to be split later: because it
+ * became partially mapped (@partially_mapped: marked, counted in
+ * thp_deferred_split_page and split_deferred, and in the
+ * nr_anon_partially_mapped gauge), or right after a PMD fault as an
+ * underused-THP candidate (only with shrink_underused).
  */
 void deferred_split_folio(struct folio *folio, bool partially_mapped)
 {
+	FL_LOCK_SITE(site);
+	struct deferred_split *ds_queue;
 	int order = (int)folio_order(folio);
 
 	if (order <= 1)
@@ -471,27 +593,192 @@ void deferred_split_folio(struct folio *folio, bool partially_mapped)
 		return;
 	if (folio_test_swapcache(folio))
 		return;
-	if (partially_mapped && !fl_test_and_set_bit(PG_partially_mapped, &folio->_flags_1)) {
+	ds_queue = folio_split_queue(folio);
+	fl_spin_lock_at(&ds_queue->split_queue_lock, &site);
+	if (partially_mapped && !folio_test_partially_mapped(folio)) {
+		fl_set_bit(PG_partially_mapped, &folio->_flags_1);
 		if (order >= HPAGE_PMD_ORDER)
 			count_vm_event(THP_DEFERRED_SPLIT_PAGE);
 		count_mthp_stat(order, MTHP_STAT_SPLIT_DEFERRED);
 		mod_mthp_stat(order, MTHP_STAT_NR_ANON_PARTIALLY_MAPPED, 1);
 	}
+	if (list_empty(&folio->_deferred_list)) {
+		list_add_tail(&folio->_deferred_list, &ds_queue->split_queue);
+		WRITE_ONCE(ds_queue->split_queue_len, ds_queue->split_queue_len + 1);
+	}
+	spin_unlock(&ds_queue->split_queue_lock);
 }
 
-/* A folio on its way to being freed leaves the deferred split state. */
+/*
+ * Take @folio off its queue, if it is on one (its list head may then be
+ * a scan's private list): the queue length drops, the partially mapped
+ * mark goes. Return: whether it was queued.
+ * Context: the queue's lock is held.
+ */
+static bool __folio_unqueue_deferred_split_locked(struct folio *folio,
+						  struct deferred_split *ds_queue)
+{
+	if (list_empty(&folio->_deferred_list))
+		return false;
+	WRITE_ONCE(ds_queue->split_queue_len, ds_queue->split_queue_len - 1);
+	if (folio_test_partially_mapped(folio)) {
+		fl_clear_bit(PG_partially_mapped, &folio->_flags_1);
+		mod_mthp_stat((int)folio_order(folio), MTHP_STAT_NR_ANON_PARTIALLY_MAPPED, -1);
+	}
+	list_del_init(&folio->_deferred_list);
+	return true;
+}
+
+/* folio_unqueue_deferred_split() - a folio on its way to be freed leaves the queue. */
 void folio_unqueue_deferred_split(struct folio *folio)
 {
+	FL_LOCK_SITE(site);
+	struct deferred_split *ds_queue;
+
 	if (folio_order(folio) <= 1)
 		return;
-	if (fl_test_and_clear_bit(PG_partially_mapped, &folio->_flags_1))
-		mod_mthp_stat((int)folio_order(folio), MTHP_STAT_NR_ANON_PARTIALLY_MAPPED, -1);
+	/* racy: nobody else can queue a folio whose last reference went */
+	if (list_empty(&folio->_deferred_list))
+		return;
+	ds_queue = folio_split_queue(folio);
+	fl_spin_lock_at(&ds_queue->split_queue_lock, &site);
+	__folio_unqueue_deferred_split_locked(folio, ds_queue);
+	spin_unlock(&ds_queue->split_queue_lock);
+}
+
+/** deferred_split_count() - the shrinker's count: folios queued on node @nid. */
+unsigned long deferred_split_count(int nid)
+{
+	return READ_ONCE(NODE_DATA(nid)->deferred_split_queue.split_queue_len);
+}
+
+/*
+ * thp_underused() - a fully mapped THP is worth splitting when more than
+ * khugepaged/max_ptes_none of its pages are zero-filled (tag 0 in the
+ * model); never while max_ptes_none is 511, the default.
+ */
+static bool thp_underused(struct folio *folio)
+{
+	int max_ptes_none = READ_ONCE(fl__thp.max_ptes_none), zero = 0, filled = 0;
+	unsigned long i, pfn = folio_pfn(folio);
+
+	if (max_ptes_none == HPAGE_PMD_NR - 1)
+		return false;
+	for (i = 0; i < folio_nr_pages(folio); i++) {
+		if (page_tag(pfn + i) == 0) {
+			if (++zero > max_ptes_none)
+				return true;
+		} else if (++filled >= HPAGE_PMD_NR - max_ptes_none) {
+			return false;
+		}
+	}
+	return false;
+}
+
+static int __folio_split(struct folio *folio, unsigned int new_order, struct page *split_at,
+			 struct page *lock_at, struct list_head *list, bool uniform,
+			 enum lru_cache_drained *drained);
+
+/**
+ * deferred_split_scan() - the shrinker's scan of node @nid: take up to
+ * @nr_to_scan queued folios off the queue (a reference each; one already
+ * on its way to be freed is just dropped), split the partially mapped
+ * ones and the underused ones, and put the partially mapped that did not
+ * split back at the tail. 6.18 moves them all to a private list; the
+ * model takes them FOLIO_BATCH_SIZE at a time into a folio_batch, as the
+ * kernel after 6.18 does, so a split racing with the scan never finds a
+ * folio on a list nobody locks (the counts are the same). The LRU caches
+ * are drained at most once for the whole scan (seed 000 4/4) or per
+ * folio, as foliolab/deferred_split_drain says.
+ * Return: the folios split, or SHRINK_STOP when none was and the queue is empty.
+ */
+unsigned long deferred_split_scan(int nid, unsigned long nr_to_scan)
+{
+	FL_LOCK_SITE_NAMED(site, "deferred_split_scan");
+	struct deferred_split *ds_queue = &NODE_DATA(nid)->deferred_split_queue;
+	enum lru_cache_drained drained = LRU_CACHE_NOT_DRAINED;
+	bool per_batch = READ_ONCE(fl__deferred_split_drain_batch);
+	unsigned long split = 0;
+	struct folio_batch fbatch;
+	struct folio *folio, *next;
+	bool more = true;
+	unsigned int i;
+
+	/* each folio queued now is looked at once: requeued ones go to the tail */
+	if (nr_to_scan > deferred_split_count(nid))
+		nr_to_scan = deferred_split_count(nid);
+	while (nr_to_scan && more) {
+		folio_batch_init(&fbatch);
+		fl_spin_lock_at(&ds_queue->split_queue_lock, &site);
+		list_for_each_entry_safe(folio, next, &ds_queue->split_queue, _deferred_list)
+		{
+			bool got = folio_try_get(folio);
+
+			if (got) {
+				/* off the queue while we look at it; the mark stays */
+				list_del_init(&folio->_deferred_list);
+				WRITE_ONCE(ds_queue->split_queue_len,
+					   ds_queue->split_queue_len - 1);
+				folio_batch_add(&fbatch, folio);
+			} else {
+				/* lost the race with the last folio_put() */
+				__folio_unqueue_deferred_split_locked(folio, ds_queue);
+			}
+			if (!--nr_to_scan || !folio_batch_space(&fbatch))
+				break;
+		}
+		more = !list_empty(&ds_queue->split_queue);
+		spin_unlock(&ds_queue->split_queue_lock);
+
+		for (i = 0; i < folio_batch_count(&fbatch); i++) {
+			bool did_split = false, underused = false;
+
+			folio = fbatch.folios[i];
+			if (!folio_test_partially_mapped(folio)) {
+				/* zero-filled pages of mlocked memory must stay */
+				if (folio_test_mlocked(folio))
+					goto next;
+				underused = thp_underused(folio);
+				if (!underused)
+					goto next;
+			}
+			if (!folio_trylock(folio))
+				goto next;
+			if (!__folio_split(folio, 0, (struct page *)folio, (struct page *)folio,
+					   NULL, true, per_batch ? &drained : NULL)) {
+				did_split = true;
+				if (underused)
+					count_vm_event(THP_UNDERUSED_SPLIT_PAGE);
+				split++;
+			}
+			folio_unlock(folio);
+next:
+			/*
+			 * Only a partially mapped folio goes back: one that is
+			 * not (not underused, or its split failed) counts as used.
+			 */
+			if (did_split || !folio_test_partially_mapped(folio))
+				continue;
+			fl_spin_lock_at(&ds_queue->split_queue_lock, &site);
+			if (list_empty(&folio->_deferred_list)) {
+				list_add_tail(&folio->_deferred_list, &ds_queue->split_queue);
+				WRITE_ONCE(ds_queue->split_queue_len,
+					   ds_queue->split_queue_len + 1);
+			}
+			spin_unlock(&ds_queue->split_queue_lock);
+		}
+		folios_put(&fbatch);
+	}
+	if (!split && !deferred_split_count(nid))
+		return SHRINK_STOP;
+	return split;
 }
 
 /* ---- splitting a large folio (mm/huge_memory.c's __folio_split) ---- */
 
 bool fl__split_walk_reverse;
 int fl__split_drain = -1;
+bool fl__deferred_split_drain_batch = true;
 
 /* The seed's drain before a split: on, off, or (auto) when the policy caches large folios. */
 static bool split_drain_on(void)
@@ -743,6 +1030,43 @@ static long split_publish(struct folio *folio, struct folio *end_folio, struct x
 }
 
 /*
+ * unmap_folio() - take every mapping of the locked @folio away before the
+ * split: an anon folio's become migration entries (a PMD mapping is split
+ * straight into them), a file folio's just go (it faults back in).
+ * Context: the anon_vma (anon) or i_mmap (file) is locked.
+ */
+static void unmap_folio(struct folio *folio)
+{
+	unsigned long ttu_flags = TTU_RMAP_LOCKED;
+
+	if (folio_test_pmd_mappable(folio))
+		ttu_flags |= TTU_SPLIT_HUGE_PMD;
+	if (folio_test_anon(folio))
+		try_to_migrate(folio, ttu_flags);
+	else
+		try_to_unmap(folio, ttu_flags);
+}
+
+/*
+ * remap_page() - after the split (or its failure) map the pieces of the
+ * first @nr pages from @folio again where their migration entries are.
+ */
+static void remap_page(struct folio *folio, unsigned long nr, int flags)
+{
+	unsigned long i = 0;
+
+	if (!folio_test_anon(folio))
+		return;
+	for (;;) {
+		remove_migration_ptes(folio, folio, RMP_LOCKED | flags);
+		i += folio_nr_pages(folio);
+		if (i >= nr)
+			break;
+		folio = folio_next(folio);
+	}
+}
+
+/*
  * __folio_split() - split the locked @folio to @new_order, uniformly or
  * (non-uniform) keeping @split_at's piece at @new_order and the rest as
  * large as possible; the piece holding @lock_at stays locked and keeps the
@@ -751,21 +1075,27 @@ static long split_publish(struct folio *folio, struct folio *end_folio, struct x
  * (pages outside the folio, an order not below the folio's, a split the
  * folio does not support, writeback) return uncounted, every later
  * outcome counts thp_split_page(_failed) and split(_failed) per size.
- * Return: 0, -EINVAL (not splittable that way), -EBUSY (no mapping,
- * writeback), -EAGAIN (unexpected references, or raced), -ENOMEM.
+ * A mapped folio is unmapped first (unmap_folio()) and mapped again
+ * piece by piece after (remap_page()), zero-filled order-0 anon pieces
+ * to the shared zero page when the split succeeded.
+ * Return: 0, -EINVAL (not splittable that way), -EBUSY (no anon_vma or
+ * mapping, writeback), -EAGAIN (unexpected references, or raced), -ENOMEM.
  */
 static int __folio_split(struct folio *folio, unsigned int new_order, struct page *split_at,
 			 struct page *lock_at, struct list_head *list, bool uniform,
 			 enum lru_cache_drained *drained)
 {
 	FL_LOCK_SITE(lru_site);
+	FL_LOCK_SITE(ds_site);
 	struct folio *end_folio = folio_next(folio), *new_folio, *next;
 	unsigned int old_order = folio_order(folio);
 	bool is_anon = folio_test_anon(folio);
+	struct deferred_split *ds_queue = folio_split_queue(folio);
 	struct address_space *mapping = NULL;
+	struct anon_vma *anon_vma = NULL;
 	struct lruvec *lruvec;
 	XA_STATE(xas, NULL, 0);
-	int extra_pins, ret = 0;
+	int extra_pins, ret = 0, remap_flags = 0;
 	pgoff_t end = (pgoff_t)-1;
 	long dropped = 0;
 
@@ -782,11 +1112,13 @@ static int __folio_split(struct folio *folio, unsigned int new_order, struct pag
 	if (folio_test_writeback(folio))
 		return -EBUSY;
 	if (is_anon) {
-		/* the anon_vma and the unmap to migration entries come with rmap */
-		if (folio_mapped(folio)) {
+		/* the anon_vma's write lock keeps rmap walkers and other splits out */
+		anon_vma = folio_get_anon_vma(folio);
+		if (!anon_vma) {
 			ret = -EBUSY;
 			goto out;
 		}
+		anon_vma_lock_write(anon_vma);
 	} else {
 		mapping = folio->mapping;
 		if (!mapping) {
@@ -807,6 +1139,7 @@ static int __folio_split(struct folio *folio, unsigned int new_order, struct pag
 				goto out;
 			}
 		}
+		i_mmap_lock_read(mapping);
 		end = (pgoff_t)((mapping->host->i_size + (loff_t)PAGE_SIZE - 1) >> PAGE_SHIFT);
 		if (shmem_mapping(mapping) && mapping->host->fallocend > end)
 			end = mapping->host->fallocend;
@@ -817,10 +1150,9 @@ static int __folio_split(struct folio *folio, unsigned int new_order, struct pag
 		lru_cache_drain_for_folio(folio, 1, drained);
 	if (!can_split_folio(folio, 1, &extra_pins)) {
 		ret = -EAGAIN;
-		goto out;
+		goto out_unlock;
 	}
-	/* a file folio is not mapped in the model yet: nothing to unmap */
-	VM_BUG_ON(folio_mapped(folio));
+	unmap_folio(folio);
 	if (mapping) {
 		xas_lock(&xas);
 		xas_reset(&xas);
@@ -829,10 +1161,24 @@ static int __folio_split(struct folio *folio, unsigned int new_order, struct pag
 			goto fail;
 		}
 	}
+	/* the queue's lock keeps deferred_split_scan() off the refcount */
+	fl_spin_lock_at(&ds_queue->split_queue_lock, &ds_site);
 	if (!folio_ref_freeze(folio, 1 + extra_pins)) {
+		spin_unlock(&ds_queue->split_queue_lock);
 		ret = -EAGAIN;
 		goto fail;
 	}
+	if (old_order > 1) {
+		if (!list_empty(&folio->_deferred_list)) {
+			WRITE_ONCE(ds_queue->split_queue_len, ds_queue->split_queue_len - 1);
+			list_del_init(&folio->_deferred_list);
+		}
+		if (folio_test_partially_mapped(folio)) {
+			fl_clear_bit(PG_partially_mapped, &folio->_flags_1);
+			mod_mthp_stat((int)old_order, MTHP_STAT_NR_ANON_PARTIALLY_MAPPED, -1);
+		}
+	}
+	spin_unlock(&ds_queue->split_queue_lock);
 	if (mapping && folio_test_pmd_mappable(folio) && new_order < HPAGE_PMD_ORDER &&
 	    folio_test_swapbacked(folio))
 		mod_node_page_state(folio_pgdat(folio), NR_SHMEM_THPS,
@@ -851,6 +1197,9 @@ fail:
 	}
 	if (dropped)
 		shmem_uncharge(mapping->host, dropped);
+	if (!ret && is_anon)
+		remap_flags = RMP_USE_SHARED_ZEROPAGE;
+	remap_page(folio, 1ul << old_order, remap_flags);
 	/* every piece but @lock_at's: unlocked, and the caller's reference dropped */
 	for (new_folio = folio; new_folio != end_folio; new_folio = next) {
 		next = folio_next(new_folio);
@@ -859,6 +1208,13 @@ fail:
 		folio_unlock(new_folio);
 		folio_put(new_folio);
 	}
+out_unlock:
+	if (anon_vma) {
+		anon_vma_unlock_write(anon_vma);
+		put_anon_vma(anon_vma);
+	}
+	if (mapping)
+		i_mmap_unlock_read(mapping);
 out:
 	xas_destroy(&xas);
 	if (old_order == HPAGE_PMD_ORDER)

@@ -23,6 +23,8 @@ enum {
 	FL_RANK_I_RWSEM = 15,
 	FL_RANK_SHMEM_SB = 17,
 	FL_RANK_MMAP_LOCK = 20,
+	FL_RANK_I_MMAP = 24,
+	FL_RANK_ANON_VMA = 26,
 	FL_RANK_PAGE_TABLE_LOCK = 30,
 	FL_RANK_PMD_PTL = 38,
 	FL_RANK_PTE_PTL = 40,
@@ -30,8 +32,10 @@ enum {
 	FL_RANK_LOCAL_LOCK = 50,
 	FL_RANK_LOCAL_LOCK_IRQ = 51,
 	FL_RANK_LRU = 60,
+	FL_RANK_SPLIT_QUEUE = 65, /* taken inside the lruvec lock by folios_put_refs() */
 	FL_RANK_PCP = 70,
 	FL_RANK_ZONE = 80,
+	FL_RANK_ANON_VMA_POOL = 88,
 	FL_RANK_PGTABLE_POOL = 90,
 };
 
@@ -181,6 +185,8 @@ void lru_cache_drain_for_folio(struct folio *folio, int extra_refs,
 			       enum lru_cache_drained *drained);
 /* huge_memory.c: drain the LRU caches before a split (seed 000 3/4); -1: as the policy implies */
 extern int fl__split_drain;
+/* huge_memory.c: deferred_split_scan() drains once per scan (seed 000 4/4), not per folio */
+extern bool fl__deferred_split_drain_batch;
 void lru_cache_disable(void);
 void lru_cache_enable(void);
 bool lru_cache_disabled(void);
@@ -199,13 +205,97 @@ void free_pages_and_swap_cache(struct encoded_page **pages, int nr);
 
 /* rmap.c */
 #define RMAP_EXCLUSIVE 0x1
+
+/* try_to_migrate() / try_to_unmap() flags */
+#define TTU_SPLIT_HUGE_PMD 0x4ul /* split a PMD mapping first */
+#define TTU_RMAP_LOCKED 0x80ul	 /* the caller holds the anon_vma or i_mmap lock */
+/* remove_migration_ptes() flags */
+#define RMP_LOCKED 0x1
+#define RMP_USE_SHARED_ZEROPAGE 0x2
+
+#define anon_vma_lock_write(av) down_write(&(av)->root->rwsem)
+#define anon_vma_unlock_write(av) up_write(&(av)->root->rwsem)
+#define anon_vma_lock_read(av) down_read(&(av)->root->rwsem)
+#define anon_vma_unlock_read(av) up_read(&(av)->root->rwsem)
+
+/* The page offset @address has in @vma (anon: the address's page number). */
+static inline pgoff_t linear_page_index(const struct vm_area_struct *vma, unsigned long address)
+{
+	return ((address - vma->vm_start) >> PAGE_SHIFT) + vma->vm_pgoff;
+}
+
+static inline bool vma_is_anonymous(const struct vm_area_struct *vma)
+{
+	return !vma->vm_ops;
+}
+
+/* The rss counter a folio's mappings count in. */
+static inline int mm_counter_file(const struct folio *folio)
+{
+	return folio_test_swapbacked(folio) ? MM_SHMEMPAGES : MM_FILEPAGES;
+}
+
+static inline int mm_counter(const struct folio *folio)
+{
+	return folio_test_anon(folio) ? MM_ANONPAGES : mm_counter_file(folio);
+}
+
+int __anon_vma_prepare(struct vm_area_struct *vma);
+static __always_inline int anon_vma_prepare(struct vm_area_struct *vma)
+{
+	if (likely(fl_atomic_load(&vma->anon_vma, __ATOMIC_ACQUIRE)))
+		return 0;
+	return __anon_vma_prepare(vma);
+}
+int anon_vma_clone(struct vm_area_struct *dst, struct vm_area_struct *src);
+void unlink_anon_vmas(struct vm_area_struct *vma);
+struct anon_vma *folio_get_anon_vma(struct folio *folio);
+void put_anon_vma(struct anon_vma *av);
+void fl__rmap_exit(void);
+
 void folio_add_new_anon_rmap(struct folio *folio, struct vm_area_struct *vma, unsigned long address,
 			     int flags, bool pmd);
 void folio_add_anon_rmap_ptes(struct folio *folio, struct page *page, int nr,
+			      struct vm_area_struct *vma, int flags);
+void folio_add_file_rmap_ptes(struct folio *folio, struct page *page, int nr,
 			      struct vm_area_struct *vma);
+void folio_add_file_rmap_pmd(struct folio *folio, struct page *page, struct vm_area_struct *vma);
 void folio_remove_rmap_ptes(struct folio *folio, struct page *page, int nr,
 			    struct vm_area_struct *vma);
 void folio_remove_rmap_pmd(struct folio *folio, struct page *page, struct vm_area_struct *vma);
+
+/* page_vma_mapped_walk() flags */
+#define PVMW_SYNC 0x1	   /* look at every entry under its lock */
+#define PVMW_MIGRATION 0x2 /* look for migration entries, not mappings */
+
+struct page_vma_mapped_walk {
+	unsigned long pfn; /* the folio's first page */
+	unsigned long nr_pages;
+	pgoff_t pgoff; /* its ->index */
+	struct vm_area_struct *vma;
+	unsigned long address; /* of the entry found */
+	unsigned int flags;
+	bool pmd; /* a huge PMD in pmdt maps it (pte NULL) */
+	struct pgtable *pmdt;
+	struct pgtable *ptet;
+	pteval_t *pte;		 /* the PTE found */
+	struct fl_spinlock *ptl; /* held while an entry is returned */
+};
+bool page_vma_mapped_walk(struct page_vma_mapped_walk *pvmw);
+void page_vma_mapped_walk_done(struct page_vma_mapped_walk *pvmw);
+
+struct rmap_walk_control {
+	void *arg;
+	/* Return: false to stop the walk */
+	bool (*rmap_one)(struct folio *folio, struct vm_area_struct *vma, unsigned long addr,
+			 void *arg);
+	int (*done)(struct folio *folio); /* non-zero: stop */
+};
+void rmap_walk(struct folio *folio, struct rmap_walk_control *rwc);
+void rmap_walk_locked(struct folio *folio, struct rmap_walk_control *rwc);
+void try_to_migrate(struct folio *folio, unsigned long flags);
+void try_to_unmap(struct folio *folio, unsigned long flags);
+void remove_migration_ptes(struct folio *src, struct folio *dst, int flags);
 
 /* huge_memory.c */
 struct fl_thp_knobs {
@@ -215,6 +305,7 @@ struct fl_thp_knobs {
 	unsigned long orders_madvise;
 	bool use_zero_page;
 	bool shrink_underused;
+	int max_ptes_none; /* khugepaged/max_ptes_none: thp_underused() uses it */
 	int defrag;
 	/* shmem_enabled (SHMEM_HUGE_*, fs.h) and hugepages-<N>kB/shmem_enabled */
 	int shmem_huge;
@@ -248,9 +339,16 @@ int do_huge_pmd_anonymous_page(struct vm_fault *vmf);
 struct mmu_gather;
 int zap_huge_pmd(struct mmu_gather *tlb, struct vm_area_struct *vma, struct pgtable *pmdt, int idx,
 		 unsigned long addr);
-void __split_huge_pmd(struct vm_area_struct *vma, struct pgtable *pmdt, int idx,
-		      unsigned long haddr);
+bool __split_huge_pmd(struct vm_area_struct *vma, struct pgtable *pmdt, int idx,
+		      unsigned long haddr, bool freeze, struct folio *folio);
+bool split_huge_pmd_address(struct vm_area_struct *vma, unsigned long address, bool freeze,
+			    struct folio *folio);
+void fl__deferred_split_init(struct deferred_split *ds_queue);
 void deferred_split_folio(struct folio *folio, bool partially_mapped);
+/* The deferred split shrinker ("thp-deferred_split" in shrinker debugfs). */
+unsigned long deferred_split_count(int nid);
+#define SHRINK_STOP (~0ul)
+unsigned long deferred_split_scan(int nid, unsigned long nr_to_scan);
 bool can_split_folio(struct folio *folio, int caller_pins, int *pextra_pins);
 int split_huge_page_to_list_to_order(struct page *page, struct list_head *list,
 				     unsigned int new_order);
@@ -272,8 +370,11 @@ void folio_unqueue_deferred_split(struct folio *folio);
 #define VM_FAULT_OOM 0x1
 #define VM_FAULT_SIGSEGV 0x2
 #define VM_FAULT_FALLBACK 0x4
-#define VM_FAULT_ERROR (VM_FAULT_OOM | VM_FAULT_SIGSEGV)
+#define VM_FAULT_RETRY 0x8   /* retry under mmap_lock */
+#define VM_FAULT_SIGBUS 0x10 /* an entry the model cannot resolve */
+#define VM_FAULT_ERROR (VM_FAULT_OOM | VM_FAULT_SIGSEGV | VM_FAULT_SIGBUS)
 #define FAULT_FLAG_WRITE 0x1
+#define FAULT_FLAG_VMA_LOCK 0x1000 /* the fault holds the per-VMA lock, not mmap_lock */
 
 struct vm_fault {
 	struct vm_area_struct *vma;
@@ -303,6 +404,7 @@ static inline void vmf_access(struct vm_fault *vmf, unsigned long pfn)
 	vmf->done = true;
 }
 
+int vmf_anon_prepare(struct vm_fault *vmf);
 pteval_t *fl__pte_lookup(struct mm_struct *mm, unsigned long addr, struct pgtable **ptetp);
 pteval_t fl__pmd_entry(struct mm_struct *mm, unsigned long addr);
 int handle_mm_fault(struct vm_area_struct *vma, unsigned long address, unsigned int flags,

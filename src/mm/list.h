@@ -64,7 +64,7 @@ static inline void list_del_init(struct list_head *entry)
 
 static inline bool list_empty(const struct list_head *head)
 {
-	return head->next == head;
+	return READ_ONCE(head->next) == head;
 }
 
 static inline void list_move(struct list_head *entry, struct list_head *head)

@@ -24,8 +24,11 @@
  * table and @idx an index in it; entries are read with acquire and written
  * with release, so a walker that sees a table sees it initialised.
  */
+#include <string.h>
 #include "internal.h"
 #include "pgtable.h"
+#include "swapops.h"
+#include "fs.h"
 
 static inline pteval_t vma_pte_prot(const struct vm_area_struct *vma)
 {
@@ -201,6 +204,29 @@ fallback:
 	return folio_alloc(GFP_HIGHUSER_MOVABLE | __GFP_ZERO, 0);
 }
 
+/*
+ * vmf_anon_prepare() - make sure the VMA has its anon_vma before an anon
+ * folio is mapped in it. That needs mmap_lock: a fault under the per-VMA
+ * lock tries to take it for reading and, failing, retries under it.
+ * Return: 0, VM_FAULT_RETRY or VM_FAULT_OOM.
+ */
+int vmf_anon_prepare(struct vm_fault *vmf)
+{
+	struct vm_area_struct *vma = vmf->vma;
+	struct mm_struct *mm = vma->vm_mm;
+	int ret = 0;
+
+	if (likely(fl_atomic_load(&vma->anon_vma, __ATOMIC_ACQUIRE)))
+		return 0;
+	if ((vmf->flags & FAULT_FLAG_VMA_LOCK) && !down_read_trylock(&mm->mmap_lock))
+		return VM_FAULT_RETRY;
+	if (__anon_vma_prepare(vma))
+		ret = VM_FAULT_OOM;
+	if (vmf->flags & FAULT_FLAG_VMA_LOCK)
+		up_read(&mm->mmap_lock);
+	return ret;
+}
+
 /* Map the shared zero page for a read fault. */
 static int do_anonymous_zero_page(struct vm_fault *vmf)
 {
@@ -233,6 +259,7 @@ static __always_inline int do_anonymous_page(struct vm_fault *vmf, pteval_t pmdv
 	struct folio *folio;
 	unsigned long addr, i, nr, pfn;
 	pteval_t prot, *slot;
+	int ret;
 
 	if (!pmdv) {
 		if (pte_alloc(mm, vmf->pmdt, vmf->pmd_idx))
@@ -244,7 +271,9 @@ static __always_inline int do_anonymous_page(struct vm_fault *vmf, pteval_t pmdv
 	/* reads map the shared zero page; use_zero_page is the huge zero folio's knob */
 	if (!(vmf->flags & FAULT_FLAG_WRITE) && !READ_ONCE(fl__no_zero_page))
 		return do_anonymous_zero_page(vmf);
-
+	ret = vmf_anon_prepare(vmf);
+	if (ret)
+		return ret;
 	folio = alloc_anon_folio(vmf, entry_table(pmdv));
 	if (!folio)
 		return VM_FAULT_OOM;
@@ -284,10 +313,14 @@ static int wp_page_copy(struct vm_fault *vmf, pteval_t orig, struct folio *old,
 {
 	FL_LOCK_SITE(site);
 	struct vm_area_struct *vma = vmf->vma;
-	struct folio *new = folio_alloc(GFP_HIGHUSER_MOVABLE | __GFP_ZERO, 0);
+	struct folio *new;
 	struct pgtable *ptet;
-	int i = pte_index(vmf->address);
+	int i = pte_index(vmf->address), ret;
 
+	ret = vmf_anon_prepare(vmf);
+	if (ret)
+		return ret;
+	new = folio_alloc(GFP_HIGHUSER_MOVABLE | __GFP_ZERO, 0);
 	if (!new)
 		return VM_FAULT_OOM;
 	if (old)
@@ -342,6 +375,42 @@ static int do_wp_page(struct vm_fault *vmf, struct pgtable *ptet, pteval_t orig)
 	return i;
 }
 
+/*
+ * migration_entry_wait() - the PTE stands for a page a split has taken
+ * away for a moment: wait until the folio is unlocked (the split is
+ * over), then let the access retry. The folio is locked while its entries
+ * exist, so it cannot be freed before we start to wait.
+ */
+static void migration_entry_wait(struct vm_fault *vmf, pteval_t orig)
+{
+	FL_LOCK_SITE(site);
+	struct pgtable *ptet = pte_offset_map_lock(vmf->pmdt, vmf->pmd_idx, &site);
+	struct folio *folio;
+
+	if (!ptet)
+		return;
+	if (READ_ONCE(ptet->e[pte_index(vmf->address)]) != orig) {
+		spin_unlock(&ptet->ptl);
+		return;
+	}
+	folio = pfn_swap_entry_folio(pte_to_swp_entry(orig));
+	spin_unlock(&ptet->ptl);
+	count_fl_stat(FL_MIGRATION_WAIT, 1);
+	folio_wait_locked(folio);
+}
+
+/* do_swap_page() - a non-present, non-none PTE: a migration entry (swap comes later). */
+static int do_swap_page(struct vm_fault *vmf, pteval_t orig)
+{
+	swp_entry_t entry = pte_to_swp_entry(orig);
+
+	if (is_migration_entry(entry)) {
+		migration_entry_wait(vmf, orig);
+		return 0;
+	}
+	return VM_FAULT_SIGBUS;
+}
+
 static __always_inline int handle_pte_fault(struct vm_fault *vmf)
 {
 	FL_LOCK_SITE(site);
@@ -355,6 +424,8 @@ static __always_inline int handle_pte_fault(struct vm_fault *vmf)
 		orig = entry_load(&entry_table(pmdv)->e[pte_index(vmf->address)]);
 	if (!orig) /* no PTE table yet (pmdv 0), or a none PTE */
 		return do_anonymous_page(vmf, pmdv);
+	if (!(orig & _PAGE_PRESENT))
+		return do_swap_page(vmf, orig);
 	ptet = pte_offset_map_lock(vmf->pmdt, vmf->pmd_idx, &site);
 	if (!ptet)
 		return 0;
@@ -409,7 +480,7 @@ static int __handle_mm_fault(struct vm_area_struct *vma, unsigned long address, 
 		if (!(flags & FAULT_FLAG_WRITE) || (pmdv & _PAGE_RW))
 			return 0; /* present and allowed: the access retries */
 		/* no huge zero page or fork yet, so no read-only huge PMDs */
-		__split_huge_pmd(vma, pmdt, vmf.pmd_idx, address & PMD_MASK);
+		__split_huge_pmd(vma, pmdt, vmf.pmd_idx, address & PMD_MASK, false, NULL);
 	}
 	ret = handle_pte_fault(&vmf);
 out:
@@ -488,28 +559,39 @@ static struct vm_area_struct *lock_mm_and_find_vma(struct mm_struct *mm, unsigne
 	return vma;
 }
 
-/* The slow half of an access: take the VMA, fault, and maybe complete it. */
+/*
+ * The slow half of an access: take the VMA (under its own lock when
+ * possible), fault, and maybe complete it. A fault that needs mmap_lock
+ * (VM_FAULT_RETRY) is done again under it, as the kernel does.
+ */
 static __always_inline int do_user_fault(struct mm_struct *mm, unsigned long addr, bool write,
 					 uint64_t *tag, bool *done)
 {
+	unsigned int flags = write ? FAULT_FLAG_WRITE : 0;
 	struct vm_area_struct *vma = lock_vma_under_rcu(mm, addr);
-	bool locked_mm = false;
 	int ret;
 
-	if (!vma) {
-		vma = lock_mm_and_find_vma(mm, addr);
-		if (!vma)
+	if (vma) {
+		if ((write && !(vma->vm_flags & VM_WRITE)) ||
+		    (!write && !(vma->vm_flags & VM_READ))) {
+			vma_end_read(vma);
 			return VM_FAULT_SIGSEGV;
-		locked_mm = true;
+		}
+		ret = handle_mm_fault(vma, addr, flags | FAULT_FLAG_VMA_LOCK, tag, done);
+		vma_end_read(vma);
+		if (!(ret & VM_FAULT_RETRY))
+			return ret;
+		/* the kernel's vma_lock_retry: the fault runs (and counts) again */
+		count_fl_stat(FL_VMA_LOCK_RETRY, 1);
 	}
+	vma = lock_mm_and_find_vma(mm, addr);
+	if (!vma)
+		return VM_FAULT_SIGSEGV;
 	if ((write && !(vma->vm_flags & VM_WRITE)) || (!write && !(vma->vm_flags & VM_READ)))
 		ret = VM_FAULT_SIGSEGV;
 	else
-		ret = handle_mm_fault(vma, addr, write ? FAULT_FLAG_WRITE : 0, tag, done);
-	if (locked_mm)
-		up_read(&mm->mmap_lock);
-	else
-		vma_end_read(vma);
+		ret = handle_mm_fault(vma, addr, flags, tag, done);
+	up_read(&mm->mmap_lock);
 	return ret;
 }
 
@@ -558,6 +640,8 @@ static __always_inline int mm_access_one(struct mm_struct *mm, unsigned long add
 			return -ENOMEM;
 		if (ret & VM_FAULT_SIGSEGV)
 			return -EFAULT;
+		if (ret & VM_FAULT_SIGBUS)
+			return -EIO;
 		if (done)
 			return 0;
 	}
@@ -760,12 +844,13 @@ static unsigned long zap_pte_range(struct mmu_gather *tlb, struct vm_area_struct
 	/* reclaim_pt_is_enabled(): decided once, for the whole range */
 	const bool can_reclaim_pt = details && details->reclaim_pt && end - start >= PMD_SIZE;
 	struct pgtable *ptet;
+	long rss[NR_MM_COUNTERS];
 	bool force_flush;
-	long rss;
+	int i;
 
 retry:
 	force_flush = false;
-	rss = 0;
+	memset(rss, 0, sizeof(rss));
 	ptet = pte_offset_map_lock(pmdt, pidx, &site);
 	if (!ptet)
 		return end; /* no table: nothing left to zap here */
@@ -774,14 +859,26 @@ retry:
 		pteval_t v = READ_ONCE(*slot);
 		struct folio *folio;
 		struct page *page;
-		int i, nr;
+		int j, nr;
 
 		if (!v) {
 			addr += PAGE_SIZE;
 			continue;
 		}
-		if ((v & _PAGE_SPECIAL) || !(v & _PAGE_PRESENT)) {
-			/* the zero page; swap entries come with swap */
+		if (!(v & _PAGE_PRESENT)) {
+			/*
+			 * A migration entry: the page is the splitter's for now,
+			 * only the entry and its rss go (swap entries come later)
+			 */
+			swp_entry_t entry = pte_to_swp_entry(v);
+
+			if (is_migration_entry(entry))
+				rss[mm_counter(pfn_swap_entry_folio(entry))]--;
+			ptep_get_and_clear(slot);
+			addr += PAGE_SIZE;
+			continue;
+		}
+		if (v & _PAGE_SPECIAL) { /* the zero page */
 			ptep_get_and_clear(slot);
 			tlb_remove_tlb_entries(tlb, addr, 1);
 			addr += PAGE_SIZE;
@@ -793,10 +890,10 @@ retry:
 		if (folio_test_large(folio))
 			nr = folio_pte_batch(folio, pte_pfn(v), slot,
 					     (int)((end - addr) >> PAGE_SHIFT));
-		for (i = 0; i < nr; i++)
-			ptep_get_and_clear(&slot[i]);
+		for (j = 0; j < nr; j++)
+			ptep_get_and_clear(&slot[j]);
 		tlb_remove_tlb_entries(tlb, addr, (unsigned long)nr);
-		rss -= nr;
+		rss[mm_counter(folio)] -= nr;
 		folio_remove_rmap_ptes(folio, page, nr, vma);
 		addr += (unsigned long)nr * PAGE_SIZE;
 		if (__tlb_remove_folio_pages(tlb, page, (unsigned int)nr, false)) {
@@ -804,7 +901,9 @@ retry:
 			break;
 		}
 	} while (addr != end);
-	add_mm_counter(mm, MM_ANONPAGES, rss);
+	for (i = 0; i < NR_MM_COUNTERS; i++)
+		if (rss[i])
+			add_mm_counter(mm, i, rss[i]);
 	spin_unlock(&ptet->ptl);
 	if (force_flush) {
 		count_fl_stat(FL_TLB_FORCE_FLUSH, 1);
@@ -834,7 +933,8 @@ static void zap_pmd_range(struct mmu_gather *tlb, struct vm_area_struct *vma, st
 				continue;
 			}
 			if (next - addr != PMD_SIZE)
-				__split_huge_pmd(vma, pmdt, idx, ALIGN_DOWN(addr, PMD_SIZE));
+				__split_huge_pmd(vma, pmdt, idx, ALIGN_DOWN(addr, PMD_SIZE), false,
+						 NULL);
 			v = entry_load(&pmdt->e[idx]);
 		}
 		if (entry_is_table(v))

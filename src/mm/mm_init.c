@@ -43,6 +43,7 @@ static void knobs_default(void)
 	fl__no_zero_page = false;
 	fl__split_walk_reverse = false;
 	fl__split_drain = -1;
+	fl__deferred_split_drain_batch = true;
 	fl__fail_page_alloc_orders = 0;
 	fl__corrupt_tag_every = 0;
 	fl__fail_alloc_after(0);
@@ -81,6 +82,7 @@ nomem:
 void fl__mm_shutdown(void)
 {
 	fl__shmem_exit();
+	fl__rmap_exit();
 	fl__swap_exit();
 	fl__page_alloc_exit();
 	fl__vmstat_exit();
@@ -215,6 +217,17 @@ int fl__mm_knob_set(const char *name, const char *value, char *err, size_t len)
 		fl__split_drain = value[0] == 'a' ? -1 : value[1] == 'n';
 		return 0;
 	}
+	if (!strcmp(name, "foliolab/deferred_split_drain")) {
+		if (strcmp(value, "per-folio") && strcmp(value, "per-batch")) {
+			snprintf(err, len,
+				 "--deferred-split-drain: '%s' is not per-folio (seed 000 3/4 "
+				 "alone) or per-batch (4/4)",
+				 value);
+			return -EINVAL;
+		}
+		fl__deferred_split_drain_batch = value[4] == 'b';
+		return 0;
+	}
 	if (!strcmp(name, "foliolab/fail_page_alloc_orders"))
 		return set_fail_orders(value, err, len);
 	if (!strcmp(name, "foliolab/fail_alloc_after")) {
@@ -258,8 +271,9 @@ static const char *policy_name(void)
 /** fl__mm_knobs_read() - every knob and its value, in sysfs order. */
 int fl__mm_knobs_read(struct fl_knobs *out)
 {
-	static const char *const plain[] = { "enabled", "defrag", "use_zero_page",
-					     "shrink_underused", "shmem_enabled" };
+	static const char *const plain[] = { "enabled",	      "defrag",
+					     "use_zero_page", "shrink_underused",
+					     "shmem_enabled", "khugepaged/max_ptes_none" };
 	char name[FL_NAME_MAX], sub[40], val[FL_VALUE_MAX];
 	size_t i;
 	int order, ret = 0;
@@ -300,6 +314,8 @@ int fl__mm_knobs_read(struct fl_knobs *out)
 			    fl__split_drain < 0 ? "auto"
 			    : fl__split_drain	? "on"
 						: "off");
+	ret |= fl_knobs_set(out, "foliolab/deferred_split_drain",
+			    fl__deferred_split_drain_batch ? "per-batch" : "per-folio");
 	return ret;
 }
 

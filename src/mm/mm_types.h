@@ -82,6 +82,7 @@ enum pageflags {
 	PG_anon_exclusive,
 	PG_buddy,	     /* a page type in the kernel: head of a free buddy block */
 	PG_table,	     /* a page type in the kernel: a page-table page */
+	PG_waiters,	     /* someone sleeps on PG_locked (folio_unlock() wakes) */
 	PG_partially_mapped, /* kept in folio->_flags_1 */
 	NR_PAGEFLAGS
 };
@@ -238,9 +239,21 @@ struct zone {
 	const char *name;
 } __cacheline_aligned;
 
+/*
+ * struct deferred_split - large anon folios that may be split later: the
+ * partially mapped, and (with shrink_underused) every PMD-faulted THP as
+ * an underused candidate. One per node; one per memcg comes with memcg.
+ */
+struct deferred_split {
+	struct fl_spinlock split_queue_lock;
+	struct list_head split_queue;  /* folio->_deferred_list; split_queue_lock */
+	unsigned long split_queue_len; /* split_queue_lock; racy readers */
+};
+
 struct pglist_data {
 	struct zone node_zones[1]; /* ZONE_NORMAL only */
 	struct lruvec __lruvec;	   /* one lruvec per node until memcg comes */
+	struct deferred_split deferred_split_queue;
 	int node_id;
 	unsigned long node_start_pfn;
 	unsigned long node_spanned_pages;
@@ -300,6 +313,41 @@ struct pgtable {
 #define VMA_LOCK_WRITER 0x80000000u
 
 struct mm_struct;
+struct vm_area_struct;
+struct vm_fault;
+struct file;
+
+/*
+ * struct anon_vma - where the reverse map of anonymous pages starts: an
+ * anon folio's ->mapping points here, and the chains hanging here name
+ * every VMA that may map it (the kernel's interval tree, a list here).
+ * Fork adds child anon_vmas under one root; until then every anon_vma is
+ * its own root. Type-stable: freed ones go back to a pool and are only
+ * returned to the host at shutdown, so a folio whose ->mapping is stale
+ * can still be looked at (the kernel's SLAB_TYPESAFE_BY_RCU).
+ */
+struct anon_vma {
+	struct anon_vma *root;	    /* whose rwsem guards the chains */
+	struct fl_rwsem rwsem;	    /* root's: the chain list, VMA bounds for walkers */
+	int refcount;		    /* atomic: 1 for the VMAs, + folio_get_anon_vma() */
+	unsigned long num_children; /* root's rwsem */
+	unsigned long num_active_vmas;
+	struct list_head rb_root; /* anon_vma_chain.rb; rwsem */
+	struct anon_vma *next_free;
+};
+
+/* struct anon_vma_chain - one VMA's link to one anon_vma. */
+struct anon_vma_chain {
+	struct vm_area_struct *vma;
+	struct anon_vma *anon_vma;
+	struct list_head same_vma; /* vma->anon_vma_chain; mmap_lock (+ page_table_lock) */
+	struct list_head rb;	   /* anon_vma->rb_root; the anon_vma's rwsem */
+};
+
+/* struct vm_operations_struct - what a file mapping does on a fault. */
+struct vm_operations_struct {
+	int (*fault)(struct vm_fault *vmf);
+};
 
 struct vm_area_struct {
 	unsigned long vm_start; /* atomic accesses: lockless lookup reads them */
@@ -307,11 +355,21 @@ struct vm_area_struct {
 	unsigned long vm_flags; /* mmap_lock (write) + vma write lock */
 	struct mm_struct *vm_mm;
 	/*
-	 * The anon_vma's identity: 0 until the first anon folio is mapped,
-	 * shared by the halves of a split. Two VMAs with different non-zero
-	 * ids may not merge into one. Atomic: faults set it under the read lock.
+	 * NULL until the first anon folio is mapped (anon_vma_prepare());
+	 * shared by the halves of a split. Two VMAs with different anon_vmas
+	 * may not merge. Atomic: faults set it under mmap_lock for reading.
 	 */
-	unsigned long anon_vma;
+	struct anon_vma *anon_vma;
+	struct list_head anon_vma_chain; /* anon_vma_chain.same_vma */
+	/*
+	 * The page offset of vm_start: in the file for a file mapping, and
+	 * vm_start >> PAGE_SHIFT for an anonymous one (kept through splits),
+	 * so a folio's ->index finds its address in every VMA that maps it.
+	 */
+	pgoff_t vm_pgoff;
+	struct file *vm_file;
+	const struct vm_operations_struct *vm_ops;
+	struct list_head shared; /* mapping->i_mmap; i_mmap_rwsem */
 	bool detached;
 	struct vm_area_struct *next_free; /* the mm's type-stable pool */
 	/*

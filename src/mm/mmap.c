@@ -31,6 +31,7 @@
  */
 #include <string.h>
 #include "internal.h"
+#include "fs.h"
 
 #define MMAP_BASE 0x7f0000000000ul
 #define MMAP_MIN_ADDR 0x10000ul
@@ -134,7 +135,12 @@ static struct vm_area_struct *vma_alloc(struct mm_struct *mm)
 	}
 	vma->vm_mm = mm;
 	vma->vm_flags = 0;
-	vma->anon_vma = 0;
+	vma->anon_vma = NULL;
+	INIT_LIST_HEAD(&vma->anon_vma_chain);
+	vma->vm_pgoff = 0;
+	vma->vm_file = NULL;
+	vma->vm_ops = NULL;
+	INIT_LIST_HEAD(&vma->shared);
 	fl_atomic_store(&vma->detached, true, __ATOMIC_RELAXED);
 	vma->next_free = NULL;
 	/* release: a stale reader's cmpxchg sees a consistent count */
@@ -142,11 +148,39 @@ static struct vm_area_struct *vma_alloc(struct mm_struct *mm)
 	return vma;
 }
 
-/* Context: the VMA is detached and write-locked; it stays write-locked. */
+/*
+ * Context: the VMA is detached and write-locked; it stays write-locked.
+ * Its reverse-map links are gone (unlink_anon_vmas(), unlink_file_vma()).
+ */
 static void vma_free(struct mm_struct *mm, struct vm_area_struct *vma)
 {
+	VM_BUG_ON(!list_empty(&vma->anon_vma_chain) || !list_empty(&vma->shared));
+	if (vma->vm_file)
+		fput(vma->vm_file);
+	vma->vm_file = NULL;
 	vma->next_free = mm->vma_pool;
 	mm->vma_pool = vma;
+}
+
+/* ---- the file reverse map: mapping->i_mmap ---- */
+
+/* Context: the mapping's i_mmap_rwsem held for writing. */
+void vma_link_file(struct vm_area_struct *vma, struct file *file)
+{
+	list_add_tail(&vma->shared, &file->f_mapping->i_mmap);
+}
+
+/* unlink_file_vma() - take @vma off its file's i_mmap, if it maps a file. */
+void unlink_file_vma(struct vm_area_struct *vma)
+{
+	struct address_space *mapping;
+
+	if (!vma->vm_file || list_empty(&vma->shared))
+		return;
+	mapping = vma->vm_file->f_mapping;
+	i_mmap_lock_write(mapping);
+	list_del_init(&vma->shared);
+	i_mmap_unlock_write(mapping);
 }
 
 /* ---- the per-VMA lock ---- */
@@ -353,8 +387,7 @@ static unsigned long get_unmapped_area(struct mm_struct *mm, unsigned long len, 
 
 static bool anon_vma_compatible(struct vm_area_struct *a, struct vm_area_struct *b)
 {
-	unsigned long x = fl_atomic_load(&a->anon_vma, __ATOMIC_RELAXED);
-	unsigned long y = fl_atomic_load(&b->anon_vma, __ATOMIC_RELAXED);
+	struct anon_vma *x = a->anon_vma, *y = b->anon_vma;
 
 	return !x || !y || x == y;
 }
@@ -372,10 +405,19 @@ static bool vma_merge_new_range(struct mm_struct *mm, unsigned long start, unsig
 	struct vm_area_struct *prev = i > 0 ? mm->vmas[i - 1] : NULL;
 	struct vm_area_struct *next = i < mm->nr_vmas ? mm->vmas[i] : NULL;
 
-	if (prev && (prev->vm_end != start || prev->vm_flags != vm_flags))
+	struct anon_vma *av;
+
+	if (prev && (prev->vm_end != start || prev->vm_flags != vm_flags || prev->vm_file))
 		prev = NULL;
-	if (next && (next->vm_start != end || next->vm_flags != vm_flags))
+	if (next && (next->vm_start != end || next->vm_flags != vm_flags || next->vm_file))
 		next = NULL;
+	/* anonymous: the new range's page offset is start >> PAGE_SHIFT */
+	if (prev &&
+	    prev->vm_pgoff + ((prev->vm_end - prev->vm_start) >> PAGE_SHIFT) != start >> PAGE_SHIFT)
+		prev = NULL;
+	if (next && next->vm_pgoff != end >> PAGE_SHIFT)
+		next = NULL;
+	/* each joins the new range, so prev's offsets run on into next's */
 	if (prev && next && !anon_vma_compatible(prev, next))
 		next = NULL;
 	if (!prev && !next)
@@ -384,22 +426,38 @@ static bool vma_merge_new_range(struct mm_struct *mm, unsigned long start, unsig
 		vma_start_write(prev);
 	if (next)
 		vma_start_write(next);
+	/* prev takes next's pages: it must reach them through next's anon_vma */
+	if (prev && next && !prev->anon_vma && next->anon_vma) {
+		prev->anon_vma = next->anon_vma;
+		if (anon_vma_clone(prev, next)) {
+			vma_end_write(prev);
+			vma_end_write(next);
+			return false;
+		}
+	}
+	/* rmap walkers read the bounds under the anon_vma's lock */
+	av = prev ? prev->anon_vma : next->anon_vma;
+	if (av)
+		anon_vma_lock_write(av);
 	mm_vmas_begin_change(mm);
 	if (prev && next) {
 		vma_array_remove(mm, next);
-		if (!prev->anon_vma)
-			fl_atomic_store(&prev->anon_vma, next->anon_vma, __ATOMIC_RELAXED);
 		fl_atomic_store(&prev->vm_end, next->vm_end, __ATOMIC_RELAXED);
 	} else if (prev) {
 		fl_atomic_store(&prev->vm_end, end, __ATOMIC_RELAXED);
 	} else {
 		fl_atomic_store(&next->vm_start, start, __ATOMIC_RELAXED);
+		next->vm_pgoff = start >> PAGE_SHIFT;
 	}
 	mm_vmas_end_change(mm);
+	if (av)
+		anon_vma_unlock_write(av);
 	if (prev) {
 		vma_end_write(prev);
-		if (next)
+		if (next) {
+			unlink_anon_vmas(next);
 			vma_free(mm, next); /* detached, stays write-locked */
+		}
 	} else {
 		vma_end_write(next);
 	}
@@ -438,6 +496,7 @@ int do_mmap(struct mm_struct *mm, unsigned long len, unsigned long vm_flags, uns
 	fl_atomic_store(&vma->vm_start, start, __ATOMIC_RELAXED);
 	fl_atomic_store(&vma->vm_end, start + len, __ATOMIC_RELAXED);
 	vma->vm_flags = vm_flags;
+	vma->vm_pgoff = start >> PAGE_SHIFT;
 	mm_vmas_begin_change(mm);
 	ret = vma_array_insert(mm, vma);
 	mm_vmas_end_change(mm);
@@ -459,6 +518,7 @@ out:
 int fl__split_vma(struct mm_struct *mm, struct vm_area_struct *vma, unsigned long addr)
 {
 	struct vm_area_struct *new;
+	struct anon_vma *av;
 	int ret;
 
 	if (addr <= vma->vm_start || addr >= vma->vm_end)
@@ -469,25 +529,51 @@ int fl__split_vma(struct mm_struct *mm, struct vm_area_struct *vma, unsigned lon
 	if (!new)
 		return -ENOMEM;
 	new->vm_flags = vma->vm_flags;
-	new->anon_vma = fl_atomic_load(&vma->anon_vma, __ATOMIC_RELAXED);
+	new->vm_pgoff = vma->vm_pgoff + ((addr - vma->vm_start) >> PAGE_SHIFT);
+	new->vm_ops = vma->vm_ops;
+	if (vma->vm_file)
+		new->vm_file = get_file(vma->vm_file);
+	new->anon_vma = vma->anon_vma;
+	if (anon_vma_clone(new, vma)) {
+		vma_start_write(new);
+		vma_free(mm, new);
+		return -ENOMEM;
+	}
 	fl_atomic_store(&new->vm_start, addr, __ATOMIC_RELAXED);
 	fl_atomic_store(&new->vm_end, vma->vm_end, __ATOMIC_RELAXED);
 	vma_start_write(vma);
+	/* rmap walkers see the two halves' bounds change together */
+	av = vma->anon_vma;
+	if (vma->vm_file)
+		i_mmap_lock_write(vma->vm_file->f_mapping);
+	if (av)
+		anon_vma_lock_write(av);
 	mm_vmas_begin_change(mm);
 	fl_atomic_store(&vma->vm_end, addr, __ATOMIC_RELAXED);
 	ret = vma_array_insert(mm, new);
 	if (ret)
 		fl_atomic_store(&vma->vm_end, new->vm_end, __ATOMIC_RELAXED);
+	else if (vma->vm_file)
+		vma_link_file(new, vma->vm_file);
 	mm_vmas_end_change(mm);
+	if (av)
+		anon_vma_unlock_write(av);
+	if (vma->vm_file)
+		i_mmap_unlock_write(vma->vm_file->f_mapping);
 	vma_end_write(vma);
 	if (ret) {
 		vma_start_write(new);
+		unlink_anon_vmas(new);
 		vma_free(mm, new);
 	}
 	return ret;
 }
 
-/* Zap and free [start, end) of the detached VMAs in @v[0..n). */
+/*
+ * Zap [start, end) of the detached VMAs in @v[0..n), take them off the
+ * reverse map (no rmap walker may find them once their tables go), and
+ * free the tables.
+ */
 static void unmap_region(struct mm_struct *mm, struct vm_area_struct **v, int n,
 			 unsigned long start, unsigned long end, unsigned long floor,
 			 unsigned long ceiling, bool fullmm)
@@ -498,6 +584,10 @@ static void unmap_region(struct mm_struct *mm, struct vm_area_struct **v, int n,
 	tlb_gather_mmu(&tlb, mm, fullmm);
 	for (i = 0; i < n; i++)
 		unmap_page_range(&tlb, v[i], v[i]->vm_start, v[i]->vm_end, NULL);
+	for (i = 0; i < n; i++) {
+		unlink_anon_vmas(v[i]);
+		unlink_file_vma(v[i]);
+	}
 	free_pgtables(&tlb, mm, start, end, floor, ceiling);
 	tlb_finish_mmu(&tlb);
 }

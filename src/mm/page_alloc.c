@@ -704,6 +704,7 @@ int fl__page_alloc_init(unsigned long nr_pages, int nr_nodes)
 			INIT_LIST_HEAD(&zone->free_area[i].free_list);
 		zone->name = "Normal";
 		zone->zone_pgdat = pgdat;
+		fl__deferred_split_init(&pgdat->deferred_split_queue);
 		zone->zone_start_pfn = pgdat->node_start_pfn;
 		zone->spanned_pages = per_node;
 		zone->managed_pages = per_node;

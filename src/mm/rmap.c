@@ -1,44 +1,309 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * rmap.c - mapcounts of anonymous folios and what follows from them:
- * node mapping stats, the mTHP nr_anon gauge, and queueing partially
- * mapped large folios for a deferred split (mm/rmap.c in the kernel).
+ * rmap.c - the reverse map: from a folio to the page-table entries that
+ * map it (mm/rmap.c and mm/page_vma_mapped.c in the kernel).
  *
- * The model follows CONFIG_NO_PAGE_MAPCOUNT: a large folio has one
- * _large_mapcount (every PTE and PMD that maps it) and an _entire_mapcount
- * (PMD mappings), no per-page mapcount. nr_anon_pages counts the pages of
- * every mapped anon folio, also of a partially mapped one, and drops when
- * the last mapping goes. A large folio whose mapcount falls below its page
- * count while no PMD maps it may be partially mapped; it goes to
- * deferred_split_folio().
+ * An anonymous folio's ->mapping is the anon_vma of the VMA it was first
+ * mapped in, its ->index the page offset of that address
+ * (linear_page_index()); the anon_vma's chains name every VMA that may
+ * map it. A file folio's ->mapping is its address_space, whose i_mmap
+ * names every VMA mapping the file. rmap_walk() visits those VMAs at the
+ * address where each would map the folio; page_vma_mapped_walk() finds
+ * the entries there that really do, and takes their page-table lock.
  *
- * Reverse-mapping walks (anon_vma trees) come with reclaim and split.
+ * On top of the walk: try_to_migrate() turns every mapping of a locked
+ * anon folio into a migration entry (a PMD mapping is split straight into
+ * 512 of them), try_to_unmap() takes every mapping of a file folio away
+ * (it faults back in), and remove_migration_ptes() maps the pages again,
+ * piece by piece after a split, sparing zero-filled order-0 pieces when
+ * asked (the shared zero page takes their place).
  *
- * Conventions in this file: @vma maps @folio; callers hold the page-table
- * lock that covers the entries being changed.
+ * Mapcounts follow CONFIG_NO_PAGE_MAPCOUNT: a large folio has one
+ * _large_mapcount (every PTE and PMD that maps it) and an
+ * _entire_mapcount (PMD mappings), no per-page mapcount. nr_anon_pages
+ * and nr_mapped count the pages of every mapped folio, also of a
+ * partially mapped one, and drop when the last mapping goes. A large anon
+ * folio whose mapcount falls below its page count while no PMD maps it is
+ * partially mapped: it goes to deferred_split_folio(), also while a split
+ * unmaps it PTE by PTE (6.18 does the same; the split takes it off the
+ * queue again).
+ *
+ * Conventions in this file: @vma maps @folio; callers of the rmap counting
+ * functions hold the page-table lock of the entries being changed; rmap
+ * walks of an anon folio need the folio locked.
  */
 #include "internal.h"
+#include "fs.h"
+#include "pgtable.h"
+#include "swapops.h"
 
-static unsigned long next_anon_vma_id;
+/* ---- anon_vma: a type-stable pool ---- */
 
-/*
- * anon_vma_prepare() - give @vma its anon_vma before its first anon folio
- * is mapped. Racing faults agree on one.
- */
-static __always_inline void anon_vma_prepare(struct vm_area_struct *vma)
+#define ANON_VMA_CHUNK 64
+
+struct anon_vma_chunk {
+	struct anon_vma_chunk *next;
+	int used;
+	struct anon_vma v[ANON_VMA_CHUNK];
+};
+
+static const struct fl_lock_class anon_vma_class = { .name = "anon_vma->rwsem",
+						     .rank = FL_RANK_ANON_VMA,
+						     .kind = FL_LOCK_RWSEM };
+static const struct fl_lock_class anon_vma_pool_class = { .name = "anon_vma_pool",
+							  .rank = FL_RANK_ANON_VMA_POOL,
+							  .kind = FL_LOCK_SPIN };
+static struct fl_spinlock anon_vma_pool_lock = { .cls = &anon_vma_pool_class };
+static struct anon_vma *anon_vma_free_list;    /* anon_vma_pool_lock */
+static struct anon_vma_chunk *anon_vma_chunks; /* anon_vma_pool_lock */
+
+static struct anon_vma_chunk *anon_vma_chunk_alloc(void)
 {
-	unsigned long none = 0, id;
+	struct anon_vma_chunk *c = fl_calloc(1, sizeof(*c));
+	int i;
 
-	if (fl_atomic_load(&vma->anon_vma, __ATOMIC_RELAXED))
-		return;
-	id = fl_atomic_add_fetch(&next_anon_vma_id, 1, __ATOMIC_RELAXED);
-	fl_atomic_cmpxchg(&vma->anon_vma, &none, id, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+	if (!c)
+		return NULL;
+	for (i = 0; i < ANON_VMA_CHUNK; i++) {
+		if (fl_rwsem_init(&c->v[i].rwsem, &anon_vma_class)) {
+			while (i--)
+				fl_rwsem_destroy(&c->v[i].rwsem);
+			fl_free(c);
+			return NULL;
+		}
+	}
+	return c;
+}
+
+static struct anon_vma *anon_vma_alloc(void)
+{
+	FL_LOCK_SITE(site);
+	struct anon_vma_chunk *c, *fresh = NULL;
+	struct anon_vma *av;
+
+again:
+	fl_spin_lock_at(&anon_vma_pool_lock, &site);
+	av = anon_vma_free_list;
+	if (av) {
+		anon_vma_free_list = av->next_free;
+	} else {
+		c = anon_vma_chunks;
+		if (!c || c->used == ANON_VMA_CHUNK) {
+			if (!fresh) {
+				spin_unlock(&anon_vma_pool_lock);
+				fresh = anon_vma_chunk_alloc();
+				if (!fresh)
+					return NULL;
+				goto again;
+			}
+			fresh->next = anon_vma_chunks;
+			anon_vma_chunks = c = fresh;
+			fresh = NULL;
+		}
+		av = &c->v[c->used++];
+	}
+	spin_unlock(&anon_vma_pool_lock);
+	if (fresh) { /* another thread refilled the pool meanwhile */
+		int i;
+
+		for (i = 0; i < ANON_VMA_CHUNK; i++)
+			fl_rwsem_destroy(&fresh->v[i].rwsem);
+		fl_free(fresh);
+	}
+	av->root = av;
+	av->num_children = 0;
+	av->num_active_vmas = 0;
+	INIT_LIST_HEAD(&av->rb_root);
+	av->next_free = NULL;
+	/* release: a folio_get_anon_vma() that wins a reference sees it whole */
+	fl_atomic_store(&av->refcount, 1, __ATOMIC_RELEASE);
+	return av;
+}
+
+static void anon_vma_free(struct anon_vma *av)
+{
+	FL_LOCK_SITE(site);
+
+	VM_BUG_ON(!list_empty(&av->rb_root));
+	fl_spin_lock_at(&anon_vma_pool_lock, &site);
+	av->next_free = anon_vma_free_list;
+	anon_vma_free_list = av;
+	spin_unlock(&anon_vma_pool_lock);
+}
+
+/** fl__rmap_exit() - at shutdown, give the anon_vma pool back to the host. */
+void fl__rmap_exit(void)
+{
+	struct anon_vma_chunk *c;
+	int i;
+
+	while ((c = anon_vma_chunks)) {
+		anon_vma_chunks = c->next;
+		for (i = 0; i < ANON_VMA_CHUNK; i++)
+			fl_rwsem_destroy(&c->v[i].rwsem);
+		fl_free(c);
+	}
+	anon_vma_free_list = NULL;
+}
+
+void put_anon_vma(struct anon_vma *av)
+{
+	if (fl_atomic_sub_fetch(&av->refcount, 1, __ATOMIC_ACQ_REL) == 0)
+		anon_vma_free(av);
+}
+
+static void anon_vma_chain_link(struct vm_area_struct *vma, struct anon_vma_chain *avc,
+				struct anon_vma *av)
+{
+	avc->vma = vma;
+	avc->anon_vma = av;
+	list_add(&avc->same_vma, &vma->anon_vma_chain);
+	list_add_tail(&avc->rb, &av->rb_root);
+}
+
+/**
+ * __anon_vma_prepare() - give @vma an anon_vma before its first anon
+ * folio is mapped. Racing faults agree on one.
+ * Context: mmap_lock held (for reading at least). Return: 0 or -ENOMEM.
+ */
+int __anon_vma_prepare(struct vm_area_struct *vma)
+{
+	FL_LOCK_SITE(site);
+	struct mm_struct *mm = vma->vm_mm;
+	struct anon_vma_chain *avc = fl_malloc(sizeof(*avc));
+	struct anon_vma *av, *allocated;
+
+	if (!avc)
+		return -ENOMEM;
+	av = allocated = anon_vma_alloc();
+	if (!av) {
+		fl_free(avc);
+		return -ENOMEM;
+	}
+	anon_vma_lock_write(av);
+	fl_spin_lock_at(&mm->page_table_lock, &site);
+	if (!vma->anon_vma) {
+		anon_vma_chain_link(vma, avc, av);
+		av->num_active_vmas++;
+		/* release: a fault that sees the pointer sees the chain */
+		fl_atomic_store(&vma->anon_vma, av, __ATOMIC_RELEASE);
+		allocated = NULL;
+		avc = NULL;
+	}
+	spin_unlock(&mm->page_table_lock);
+	anon_vma_unlock_write(av);
+	if (allocated)
+		put_anon_vma(allocated);
+	fl_free(avc);
+	return 0;
+}
+
+/**
+ * anon_vma_clone() - link @dst to every anon_vma @src is linked to, as a
+ * VMA split from @src (its anon_vma pointer already copied) must be.
+ * Context: mmap_lock held for writing. Return: 0 or -ENOMEM (nothing linked).
+ */
+int anon_vma_clone(struct vm_area_struct *dst, struct vm_area_struct *src)
+{
+	struct anon_vma_chain *pavc, *avc;
+
+	list_for_each_entry(pavc, &src->anon_vma_chain, same_vma)
+	{
+		struct anon_vma *av = pavc->anon_vma;
+
+		avc = fl_malloc(sizeof(*avc));
+		if (!avc) {
+			dst->anon_vma = NULL;
+			unlink_anon_vmas(dst);
+			return -ENOMEM;
+		}
+		anon_vma_lock_write(av);
+		anon_vma_chain_link(dst, avc, av);
+		anon_vma_unlock_write(av);
+	}
+	if (dst->anon_vma)
+		dst->anon_vma->num_active_vmas++;
+	return 0;
+}
+
+/**
+ * unlink_anon_vmas() - take @vma off every anon_vma it is linked to; an
+ * anon_vma no VMA links to any more loses the VMAs' reference.
+ * Context: mmap_lock held for writing, or the VMA is detached.
+ */
+void unlink_anon_vmas(struct vm_area_struct *vma)
+{
+	struct anon_vma_chain *avc, *next;
+
+	list_for_each_entry_safe(avc, next, &vma->anon_vma_chain, same_vma)
+	{
+		struct anon_vma *av = avc->anon_vma;
+		bool empty;
+
+		anon_vma_lock_write(av);
+		list_del(&avc->rb);
+		if (av == vma->anon_vma)
+			av->num_active_vmas--;
+		empty = list_empty(&av->rb_root);
+		anon_vma_unlock_write(av);
+		list_del(&avc->same_vma);
+		fl_free(avc);
+		if (empty)
+			put_anon_vma(av);
+	}
+	vma->anon_vma = NULL;
+}
+
+/**
+ * folio_get_anon_vma() - the anon_vma of a mapped anon folio, with a
+ * reference, or NULL (not anon, not mapped, or the anon_vma went away).
+ * Context: the caller holds a reference on @folio.
+ */
+struct anon_vma *folio_get_anon_vma(struct folio *folio)
+{
+	struct anon_vma *av;
+	int c;
+
+	if (!folio_test_anon(folio) || !folio_mapped(folio))
+		return NULL;
+	av = READ_ONCE(folio->mapping);
+	c = fl_atomic_load(&av->refcount, __ATOMIC_RELAXED);
+	do {
+		if (!c)
+			return NULL;
+	} while (!fl_atomic_cmpxchg(&av->refcount, &c, c + 1, true, __ATOMIC_ACQUIRE,
+				    __ATOMIC_RELAXED));
+	/* the anon_vma may have been freed and reused since we read ->mapping */
+	if (!folio_mapped(folio)) {
+		put_anon_vma(av);
+		return NULL;
+	}
+	return av;
+}
+
+/* ---- mapcounts and the stats that follow them ---- */
+
+/* The pages of a folio that became mapped or unmapped, by kind. */
+static __always_inline void folio_mod_stat(struct folio *folio, long nr, long nr_pmdmapped)
+{
+	struct pglist_data *pgdat = folio_pgdat(folio);
+	bool anon = folio_test_anon(folio);
+
+	if (nr)
+		mod_node_page_state(pgdat, anon ? NR_ANON_MAPPED : NR_FILE_MAPPED, nr);
+	if (nr_pmdmapped) {
+		if (anon)
+			mod_node_page_state(pgdat, NR_ANON_THPS, nr_pmdmapped);
+		else if (folio_test_swapbacked(folio))
+			mod_node_page_state(pgdat, NR_SHMEM_PMDMAPPED, nr_pmdmapped);
+	}
 }
 
 /**
  * folio_add_new_anon_rmap() - the first mapping of a freshly allocated
  * anon folio: by @pmd, or by one PTE per page.
- * Context: nobody else can see @folio yet, so plain stores are enough.
+ * Context: anon_vma_prepare(@vma) succeeded; nobody else can see @folio
+ * yet, so plain stores are enough.
  */
 __always_inline void folio_add_new_anon_rmap(struct folio *folio, struct vm_area_struct *vma,
 					     unsigned long address, int flags, bool pmd)
@@ -47,12 +312,11 @@ __always_inline void folio_add_new_anon_rmap(struct folio *folio, struct vm_area
 	struct pglist_data *pgdat = folio_pgdat(folio);
 	unsigned long set = 1ul << PG_anon;
 
-	anon_vma_prepare(vma);
 	/* one plain store sets them all: nobody else sees the folio yet */
 	if (!(vma->vm_flags & VM_DROPPABLE))
 		set |= 1ul << PG_swapbacked;
-	folio->mapping = vma->vm_mm;
-	folio->index = address >> PAGE_SHIFT;
+	folio->mapping = vma->anon_vma;
+	folio->index = linear_page_index(vma, address);
 	if (!folio_test_large(folio)) {
 		if (flags & RMAP_EXCLUSIVE)
 			set |= 1ul << PG_anon_exclusive;
@@ -77,21 +341,59 @@ __always_inline void folio_add_new_anon_rmap(struct folio *folio, struct vm_area
 	mod_mthp_stat((int)folio_order(folio), MTHP_STAT_NR_ANON, 1);
 }
 
-/* More PTEs now map pages of an already mapped folio (PMD split, remap). */
+/*
+ * @nr more PTEs map pages of @folio from @page: the folio's mapped pages
+ * count once it goes from unmapped to mapped.
+ */
+static void __folio_add_rmap_ptes(struct folio *folio, int nr)
+{
+	if (!folio_test_large(folio)) {
+		if (fl_atomic_fetch_add(&folio->_mapcount, nr, __ATOMIC_RELAXED) == 0)
+			folio_mod_stat(folio, 1, 0);
+		return;
+	}
+	if (fl_atomic_fetch_add(&folio->_large_mapcount, nr, __ATOMIC_RELAXED) == 0)
+		folio_mod_stat(folio, (long)folio_nr_pages(folio), 0);
+}
+
+/**
+ * folio_add_anon_rmap_ptes() - @nr PTEs now map @folio's pages from
+ * @page (a PMD split, a remap after migration); RMAP_EXCLUSIVE marks the
+ * pages exclusive to this mapping.
+ */
 void folio_add_anon_rmap_ptes(struct folio *folio, struct page *page, int nr,
+			      struct vm_area_struct *vma, int flags)
+{
+	int i;
+
+	(void)vma;
+	__folio_add_rmap_ptes(folio, nr);
+	if (flags & RMAP_EXCLUSIVE)
+		for (i = 0; i < nr; i++)
+			fl_set_bit(PG_anon_exclusive, &page[i].flags);
+}
+
+/** folio_add_file_rmap_ptes() - @nr PTEs now map @folio's pages from @page. */
+void folio_add_file_rmap_ptes(struct folio *folio, struct page *page, int nr,
 			      struct vm_area_struct *vma)
 {
 	(void)page;
 	(void)vma;
-	if (folio_test_large(folio))
-		fl_atomic_fetch_add(&folio->_large_mapcount, nr, __ATOMIC_RELAXED);
-	else
-		fl_atomic_fetch_add(&folio->_mapcount, nr, __ATOMIC_RELAXED);
+	__folio_add_rmap_ptes(folio, nr);
 }
 
-static void folio_mapping_gone(struct folio *folio, long nr)
+/** folio_add_file_rmap_pmd() - a PMD now maps the whole (PMD-sized) @folio. */
+void folio_add_file_rmap_pmd(struct folio *folio, struct page *page, struct vm_area_struct *vma)
 {
-	mod_node_page_state(folio_pgdat(folio), NR_ANON_MAPPED, -nr);
+	long nr = (long)folio_nr_pages(folio), nr_pmdmapped = 0;
+
+	(void)page;
+	(void)vma;
+	if (fl_atomic_fetch_add(&folio->_entire_mapcount, 1, __ATOMIC_RELAXED) == 0)
+		nr_pmdmapped = nr;
+	if (fl_atomic_fetch_add(&folio->_large_mapcount, 1, __ATOMIC_RELAXED) != 0)
+		nr = 0;
+	folio_mod_stat(folio, nr, nr_pmdmapped);
 }
 
 /**
@@ -107,12 +409,12 @@ __always_inline void folio_remove_rmap_ptes(struct folio *folio, struct page *pa
 	(void)vma;
 	if (!folio_test_large(folio)) {
 		if (fl_atomic_sub_fetch(&folio->_mapcount, nr, __ATOMIC_RELAXED) == 0)
-			folio_mapping_gone(folio, 1);
+			folio_mod_stat(folio, -1, 0);
 		return;
 	}
 	left = fl_atomic_sub_fetch(&folio->_large_mapcount, nr, __ATOMIC_RELAXED);
 	if (left == 0) {
-		folio_mapping_gone(folio, (long)folio_nr_pages(folio));
+		folio_mod_stat(folio, -(long)folio_nr_pages(folio), 0);
 		return;
 	}
 	if ((unsigned long)left < folio_nr_pages(folio) && !folio_entire_mapcount(folio) &&
@@ -123,19 +425,468 @@ __always_inline void folio_remove_rmap_ptes(struct folio *folio, struct page *pa
 /* The PMD mapping @folio went away. */
 void folio_remove_rmap_pmd(struct folio *folio, struct page *page, struct vm_area_struct *vma)
 {
-	unsigned long nr = folio_nr_pages(folio);
+	long nr = (long)folio_nr_pages(folio), nr_pmdmapped = 0;
+	bool last;
 	int left;
 
 	(void)page;
 	(void)vma;
-	if (fl_atomic_sub_fetch(&folio->_entire_mapcount, 1, __ATOMIC_RELAXED) == 0)
-		mod_node_page_state(folio_pgdat(folio), NR_ANON_THPS, -(long)nr);
+	last = fl_atomic_sub_fetch(&folio->_entire_mapcount, 1, __ATOMIC_RELAXED) == 0;
+	if (last)
+		nr_pmdmapped = nr;
 	left = fl_atomic_sub_fetch(&folio->_large_mapcount, 1, __ATOMIC_RELAXED);
 	if (left == 0) {
-		folio_mapping_gone(folio, (long)nr);
+		folio_mod_stat(folio, -nr, -nr_pmdmapped);
 		return;
 	}
-	if ((unsigned long)left < nr && !folio_entire_mapcount(folio) && folio_test_anon(folio) &&
-	    !folio_test_partially_mapped(folio))
+	folio_mod_stat(folio, 0, -nr_pmdmapped);
+	if (last && left < nr && folio_test_anon(folio) && !folio_test_partially_mapped(folio))
 		deferred_split_folio(folio, true);
+}
+
+/* ---- page_vma_mapped_walk() ---- */
+
+/* The address in @vma where page @pgoff of a folio would be, or -EFAULT. */
+static unsigned long vma_address(const struct vm_area_struct *vma, pgoff_t pgoff,
+				 unsigned long nr_pages)
+{
+	unsigned long address;
+
+	if (pgoff >= vma->vm_pgoff) {
+		address = vma->vm_start + ((pgoff - vma->vm_pgoff) << PAGE_SHIFT);
+		if (address < vma->vm_start || address >= vma->vm_end)
+			return -EFAULT;
+	} else if (pgoff + nr_pages - 1 >= vma->vm_pgoff) {
+		address = vma->vm_start; /* the folio starts below the VMA */
+	} else {
+		return -EFAULT;
+	}
+	return address;
+}
+
+/* Where the folio's last page would be mapped, plus one page, within the VMA. */
+static unsigned long vma_address_end(const struct page_vma_mapped_walk *pvmw)
+{
+	const struct vm_area_struct *vma = pvmw->vma;
+	unsigned long address;
+
+	address = vma->vm_start + ((pvmw->pgoff + pvmw->nr_pages - vma->vm_pgoff) << PAGE_SHIFT);
+	if (address < vma->vm_start || address > vma->vm_end)
+		address = vma->vm_end;
+	return address;
+}
+
+/* Does the entry map (or, for PVMW_MIGRATION, stand for) a page of the folio? */
+static bool check_pte(const struct page_vma_mapped_walk *pvmw, pteval_t v)
+{
+	unsigned long pfn;
+
+	if (pvmw->flags & PVMW_MIGRATION) {
+		swp_entry_t e;
+
+		if (!is_swap_pte(v))
+			return false;
+		e = pte_to_swp_entry(v);
+		if (!is_migration_entry(e))
+			return false;
+		pfn = swp_offset_pfn(e);
+	} else {
+		if (!(v & _PAGE_PRESENT) || (v & _PAGE_SPECIAL))
+			return false;
+		pfn = pte_pfn(v);
+	}
+	return pfn - pvmw->pfn < pvmw->nr_pages;
+}
+
+void page_vma_mapped_walk_done(struct page_vma_mapped_walk *pvmw)
+{
+	if (pvmw->ptl)
+		spin_unlock(pvmw->ptl);
+	pvmw->ptl = NULL;
+	pvmw->pte = NULL;
+	pvmw->pmd = false;
+}
+
+/**
+ * page_vma_mapped_walk() - the next entry in @pvmw->vma from
+ * @pvmw->address on that maps the folio: a huge PMD (@pvmw->pmd, the PMD
+ * table's lock held) or a PTE (@pvmw->pte, its table's lock held). Call
+ * again for the next one; the lock moves along.
+ * Return: false (and no lock held) once there are no more.
+ */
+bool page_vma_mapped_walk(struct page_vma_mapped_walk *pvmw)
+{
+	FL_LOCK_SITE_NAMED(site_pmd, "page_vma_mapped_walk");
+	FL_LOCK_SITE_NAMED(site_pte, "page_vma_mapped_walk");
+	struct mm_struct *mm = pvmw->vma->vm_mm;
+	unsigned long end = vma_address_end(pvmw);
+
+	if (pvmw->pmd) { /* a PMD maps the whole folio: nothing else in this VMA */
+		page_vma_mapped_walk_done(pvmw);
+		return false;
+	}
+	if (pvmw->pte) {
+		pvmw->address += PAGE_SIZE;
+		if (pvmw->address & (PMD_SIZE - 1)) {
+			pvmw->pte++;
+			goto next_pte;
+		}
+		spin_unlock(pvmw->ptl); /* on to the next table */
+		pvmw->ptl = NULL;
+		pvmw->pte = NULL;
+	}
+	while (pvmw->address < end) {
+		unsigned long next = ALIGN_DOWN(pvmw->address, PMD_SIZE) + PMD_SIZE;
+		struct pgtable *pmdt = walk_pmd_table(mm, pvmw->address);
+		pteval_t *pmdslot, v;
+
+		if (!pmdt) {
+			pvmw->address = ALIGN_DOWN(pvmw->address, PUD_SIZE) + PUD_SIZE;
+			continue;
+		}
+		pmdslot = &pmdt->e[pmd_index(pvmw->address)];
+		v = entry_load(pmdslot);
+		if (pmd_trans_huge(v)) {
+			fl_spin_lock_at(&pmdt->ptl, &site_pmd);
+			v = entry_load(pmdslot);
+			if (pmd_trans_huge(v)) {
+				if (!(pvmw->flags & PVMW_MIGRATION) &&
+				    pte_pfn(v) - pvmw->pfn < pvmw->nr_pages) {
+					pvmw->pmd = true;
+					pvmw->pmdt = pmdt;
+					pvmw->ptl = &pmdt->ptl;
+					return true;
+				}
+				spin_unlock(&pmdt->ptl);
+				return false; /* another folio maps here */
+			}
+			spin_unlock(&pmdt->ptl); /* split meanwhile: look at the PTEs */
+		}
+		if (!entry_is_table(v)) {
+			pvmw->address = next;
+			continue;
+		}
+		pvmw->ptet = entry_table(v);
+		fl_spin_lock_at(&pvmw->ptet->ptl, &site_pte);
+		if (entry_load(pmdslot) != v) { /* the table went: look again */
+			spin_unlock(&pvmw->ptet->ptl);
+			continue;
+		}
+		pvmw->ptl = &pvmw->ptet->ptl;
+		pvmw->pte = &pvmw->ptet->e[pte_index(pvmw->address)];
+next_pte:
+		for (;;) {
+			if (pvmw->address >= end)
+				goto done;
+			if (check_pte(pvmw, READ_ONCE(*pvmw->pte)))
+				return true;
+			pvmw->address += PAGE_SIZE;
+			if (!(pvmw->address & (PMD_SIZE - 1)))
+				break;
+			pvmw->pte++;
+		}
+		spin_unlock(pvmw->ptl);
+		pvmw->ptl = NULL;
+		pvmw->pte = NULL;
+	}
+	return false;
+done:
+	page_vma_mapped_walk_done(pvmw);
+	return false;
+}
+
+static void pvmw_init(struct page_vma_mapped_walk *pvmw, struct folio *folio,
+		      struct vm_area_struct *vma, unsigned long address, unsigned int flags)
+{
+	*pvmw = (struct page_vma_mapped_walk){ .pfn = folio_pfn(folio),
+					       .nr_pages = folio_nr_pages(folio),
+					       .pgoff = folio->index,
+					       .vma = vma,
+					       .address = address,
+					       .flags = flags };
+}
+
+/* ---- rmap_walk() ---- */
+
+static void rmap_walk_anon(struct folio *folio, struct rmap_walk_control *rwc, bool locked)
+{
+	struct anon_vma *av = READ_ONCE(folio->mapping);
+	pgoff_t pgoff = folio->index;
+	unsigned long nr = folio_nr_pages(folio);
+	struct anon_vma_chain *avc;
+
+	VM_BUG_ON(!folio_test_locked(folio) || !av);
+	if (!locked)
+		anon_vma_lock_read(av);
+	list_for_each_entry(avc, &av->rb_root, rb)
+	{
+		struct vm_area_struct *vma = avc->vma;
+		unsigned long address = vma_address(vma, pgoff, nr);
+
+		if (address == (unsigned long)-EFAULT)
+			continue;
+		if (!rwc->rmap_one(folio, vma, address, rwc->arg))
+			break;
+		if (rwc->done && rwc->done(folio))
+			break;
+	}
+	if (!locked)
+		anon_vma_unlock_read(av);
+}
+
+static void rmap_walk_file(struct folio *folio, struct rmap_walk_control *rwc, bool locked)
+{
+	struct address_space *mapping = folio_mapping(folio);
+	pgoff_t pgoff = folio->index;
+	unsigned long nr = folio_nr_pages(folio);
+	struct vm_area_struct *vma;
+
+	if (!mapping)
+		return;
+	if (!locked)
+		i_mmap_lock_read(mapping);
+	list_for_each_entry(vma, &mapping->i_mmap, shared)
+	{
+		unsigned long address = vma_address(vma, pgoff, nr);
+
+		if (address == (unsigned long)-EFAULT)
+			continue;
+		if (!rwc->rmap_one(folio, vma, address, rwc->arg))
+			break;
+		if (rwc->done && rwc->done(folio))
+			break;
+	}
+	if (!locked)
+		i_mmap_unlock_read(mapping);
+}
+
+/**
+ * rmap_walk() - call @rwc->rmap_one for every VMA that may map @folio, at
+ * the address where it would, until it returns false or @rwc->done says
+ * so. Takes the anon_vma or i_mmap lock for reading.
+ * Context: @folio is locked.
+ */
+void rmap_walk(struct folio *folio, struct rmap_walk_control *rwc)
+{
+	if (folio_test_anon(folio))
+		rmap_walk_anon(folio, rwc, false);
+	else
+		rmap_walk_file(folio, rwc, false);
+}
+
+/* rmap_walk_locked() - the same, with the anon_vma or i_mmap lock already held. */
+void rmap_walk_locked(struct folio *folio, struct rmap_walk_control *rwc)
+{
+	if (folio_test_anon(folio))
+		rmap_walk_anon(folio, rwc, true);
+	else
+		rmap_walk_file(folio, rwc, true);
+}
+
+static int folio_not_mapped(struct folio *folio)
+{
+	return !folio_mapped(folio);
+}
+
+/* ---- try_to_migrate(): every mapping of an anon folio becomes a migration entry ---- */
+
+static bool try_to_migrate_one(struct folio *folio, struct vm_area_struct *vma,
+			       unsigned long address, void *arg)
+{
+	unsigned long flags = (unsigned long)arg;
+	struct page_vma_mapped_walk pvmw;
+	bool cleared = false;
+
+	/* the split wants the PMD mapping frozen: 512 migration entries at once */
+	if (flags & TTU_SPLIT_HUGE_PMD)
+		cleared = split_huge_pmd_address(vma, address, true, folio);
+	pvmw_init(&pvmw, folio, vma, address, 0);
+	while (page_vma_mapped_walk(&pvmw)) {
+		struct page *subpage;
+		bool anon_exclusive;
+		pteval_t pteval;
+		swp_entry_t entry;
+
+		/* PMD migration entries come with THP migration (compaction, NUMA) */
+		VM_BUG_ON(pvmw.pmd);
+		subpage = folio_page(folio, pte_pfn(READ_ONCE(*pvmw.pte)) - folio_pfn(folio));
+		anon_exclusive = folio_test_anon(folio) && PageAnonExclusive(subpage);
+		pteval = ptep_get_and_clear(pvmw.pte);
+		cleared = true;
+		if (pteval & _PAGE_DIRTY)
+			folio_set_dirty(folio);
+		/* folio_try_share_anon_rmap_pte(): no GUP pins in the model, so it succeeds */
+		if (anon_exclusive)
+			fl_clear_bit(PG_anon_exclusive, &subpage->flags);
+		if (pteval & _PAGE_RW)
+			entry = make_writable_migration_entry(page_to_pfn(subpage));
+		else if (anon_exclusive)
+			entry = make_readable_exclusive_migration_entry(page_to_pfn(subpage));
+		else
+			entry = make_readable_migration_entry(page_to_pfn(subpage));
+		if (pteval & _PAGE_ACCESSED)
+			entry = make_migration_entry_young(entry);
+		if (pteval & _PAGE_DIRTY)
+			entry = make_migration_entry_dirty(entry);
+		entry_store(pvmw.pte, swp_entry_to_pte(entry));
+		folio_remove_rmap_ptes(folio, subpage, 1, vma);
+		folio_put(folio); /* the mapping's reference; the caller holds one */
+	}
+	/* try_to_unmap_flush(): no CPU may still write through the old entries */
+	if (cleared) {
+		count_fl_stat(FL_TLB_FLUSH, 1);
+		flush_tlb_mm(vma->vm_mm);
+	}
+	return true;
+}
+
+/**
+ * try_to_migrate() - replace every mapping of the locked anon @folio by a
+ * migration entry. @flags: TTU_SPLIT_HUGE_PMD, TTU_RMAP_LOCKED.
+ */
+void try_to_migrate(struct folio *folio, unsigned long flags)
+{
+	struct rmap_walk_control rwc = { .rmap_one = try_to_migrate_one,
+					 .arg = (void *)flags,
+					 .done = folio_not_mapped };
+
+	if (flags & TTU_RMAP_LOCKED)
+		rmap_walk_locked(folio, &rwc);
+	else
+		rmap_walk(folio, &rwc);
+}
+
+/* ---- try_to_unmap(): a file folio's mappings go (it faults back in) ---- */
+
+static bool try_to_unmap_one(struct folio *folio, struct vm_area_struct *vma, unsigned long address,
+			     void *arg)
+{
+	unsigned long flags = (unsigned long)arg;
+	struct page_vma_mapped_walk pvmw;
+	bool cleared = false;
+
+	if (flags & TTU_SPLIT_HUGE_PMD)
+		cleared = split_huge_pmd_address(vma, address, false, folio);
+	pvmw_init(&pvmw, folio, vma, address, 0);
+	while (page_vma_mapped_walk(&pvmw)) {
+		struct page *subpage;
+		pteval_t pteval;
+
+		VM_BUG_ON(pvmw.pmd);
+		subpage = folio_page(folio, pte_pfn(READ_ONCE(*pvmw.pte)) - folio_pfn(folio));
+		pteval = ptep_get_and_clear(pvmw.pte);
+		cleared = true;
+		if (pteval & _PAGE_DIRTY)
+			folio_set_dirty(folio);
+		add_mm_counter(vma->vm_mm, mm_counter_file(folio), -1);
+		folio_remove_rmap_ptes(folio, subpage, 1, vma);
+		folio_put(folio);
+	}
+	if (cleared) {
+		count_fl_stat(FL_TLB_FLUSH, 1);
+		flush_tlb_mm(vma->vm_mm);
+	}
+	return true;
+}
+
+/**
+ * try_to_unmap() - take every mapping of the locked file @folio away.
+ * @flags: TTU_SPLIT_HUGE_PMD, TTU_RMAP_LOCKED.
+ */
+void try_to_unmap(struct folio *folio, unsigned long flags)
+{
+	struct rmap_walk_control rwc = { .rmap_one = try_to_unmap_one,
+					 .arg = (void *)flags,
+					 .done = folio_not_mapped };
+
+	VM_BUG_ON(folio_test_anon(folio));
+	if (flags & TTU_RMAP_LOCKED)
+		rmap_walk_locked(folio, &rwc);
+	else
+		rmap_walk(folio, &rwc);
+}
+
+/* ---- remove_migration_ptes(): map the pages again ---- */
+
+struct rmap_walk_arg {
+	struct folio *folio;
+	bool map_unused_to_zeropage;
+};
+
+/*
+ * A zero-filled order-0 piece of a split THP need not be kept: map the
+ * shared zero page instead (how splitting an underused THP frees memory).
+ * Not for mlocked memory, nor where the zero page is forbidden (the model
+ * treats its no_zero_page knob, our hosts' pvm_no_zero_page=1, as the
+ * kernel's mm_forbids_zeropage()).
+ */
+static bool try_to_map_unused_to_zeropage(struct page_vma_mapped_walk *pvmw, struct folio *folio,
+					  unsigned long idx)
+{
+	struct page *page = folio_page(folio, idx);
+
+	if (folio_test_large(folio))
+		return false;
+	if (folio_test_mlocked(folio) || (pvmw->vma->vm_flags & VM_LOCKED) ||
+	    READ_ONCE(fl__no_zero_page))
+		return false;
+	if (page_tag(page_to_pfn(page)) != 0) /* the model's memchr_inv(page, 0) */
+		return false;
+	add_mm_counter(pvmw->vma->vm_mm, MM_ANONPAGES, -1);
+	entry_store(pvmw->pte, pfn_pte(fl__zero_pfn, _PAGE_PRESENT | _PAGE_SPECIAL));
+	return true;
+}
+
+static bool remove_migration_pte(struct folio *folio, struct vm_area_struct *vma,
+				 unsigned long address, void *arg)
+{
+	struct rmap_walk_arg *rmap_arg = arg;
+	struct page_vma_mapped_walk pvmw;
+
+	pvmw_init(&pvmw, rmap_arg->folio, vma, address, PVMW_SYNC | PVMW_MIGRATION);
+	while (page_vma_mapped_walk(&pvmw)) {
+		unsigned long idx = linear_page_index(vma, pvmw.address) - pvmw.pgoff;
+		swp_entry_t entry = pte_to_swp_entry(READ_ONCE(*pvmw.pte));
+		struct page *new = folio_page(folio, idx);
+		pteval_t pte;
+
+		VM_BUG_ON(pvmw.pmd);
+		if (rmap_arg->map_unused_to_zeropage &&
+		    try_to_map_unused_to_zeropage(&pvmw, folio, idx))
+			continue;
+		folio_get(folio);
+		pte = pfn_pte(page_to_pfn(new), _PAGE_PRESENT);
+		if (is_migration_entry_young(entry))
+			pte |= _PAGE_ACCESSED;
+		if (folio_test_dirty(folio) && is_migration_entry_dirty(entry))
+			pte |= _PAGE_DIRTY;
+		if (is_writable_migration_entry(entry) && (vma->vm_flags & VM_WRITE))
+			pte |= _PAGE_RW;
+		if (folio_test_anon(folio))
+			folio_add_anon_rmap_ptes(folio, new, 1, vma,
+						 swp_type(entry) != SWP_MIGRATION_READ
+							 ? RMAP_EXCLUSIVE
+							 : 0);
+		else
+			folio_add_file_rmap_ptes(folio, new, 1, vma);
+		entry_store(pvmw.pte, pte);
+	}
+	return true;
+}
+
+/**
+ * remove_migration_ptes() - map @dst again wherever migration entries
+ * stand for the pages of @src (the same folio, or a piece of it after a
+ * split). @flags: RMP_LOCKED (the anon_vma is held), RMP_USE_SHARED_ZEROPAGE.
+ */
+void remove_migration_ptes(struct folio *src, struct folio *dst, int flags)
+{
+	struct rmap_walk_arg arg = { .folio = src,
+				     .map_unused_to_zeropage = flags & RMP_USE_SHARED_ZEROPAGE };
+	struct rmap_walk_control rwc = { .rmap_one = remove_migration_pte, .arg = &arg };
+
+	if (flags & RMP_LOCKED)
+		rmap_walk_locked(dst, &rwc);
+	else
+		rmap_walk(dst, &rwc);
 }

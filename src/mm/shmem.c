@@ -479,7 +479,10 @@ int fl__shmem_create(struct shmem_sb_info *sb, const char *name, struct inode **
 		return -ENOMEM;
 	fl_mutex_init(&inode->i_rwsem, &i_rwsem_class);
 	inode->i_mapping = &inode->i_data;
-	fl__address_space_init(&inode->i_data, inode);
+	if (fl__address_space_init(&inode->i_data, inode)) {
+		fl_free(inode);
+		return -ENOMEM;
+	}
 	inode->i_sb = sb;
 	inode->i_nlink = 1;
 	inode->i_count = 1;
@@ -489,6 +492,7 @@ int fl__shmem_create(struct shmem_sb_info *sb, const char *name, struct inode **
 	{
 		if (!strcmp(other->i_name, name)) {
 			mutex_unlock(&sb->lock);
+			fl__address_space_destroy(&inode->i_data);
 			fl_free(inode);
 			return -EEXIST;
 		}
@@ -505,7 +509,7 @@ static void shmem_evict_inode(struct inode *inode)
 {
 	shmem_truncate_range(inode, 0, -1);
 	VM_BUG_ON(inode->i_mapping->nrpages || inode->alloced);
-	xa_destroy(&inode->i_mapping->i_pages);
+	fl__address_space_destroy(inode->i_mapping);
 	fl_free(inode);
 }
 
@@ -522,6 +526,35 @@ void fl__iput(struct inode *inode)
 	mutex_unlock(&sb->lock);
 	if (evict)
 		shmem_evict_inode(inode);
+}
+
+/**
+ * fl__shmem_file_open() - an open file of @inode (f_count 1), holding an
+ * inode reference of its own. Return: NULL on -ENOMEM.
+ */
+struct file *fl__shmem_file_open(struct inode *inode)
+{
+	struct shmem_sb_info *sb = inode->i_sb;
+	struct file *file = fl_malloc(sizeof(*file));
+
+	if (!file)
+		return NULL;
+	file->f_inode = inode;
+	file->f_mapping = inode->i_mapping;
+	file->f_count = 1;
+	mutex_lock(&sb->lock);
+	inode->i_count++;
+	mutex_unlock(&sb->lock);
+	return file;
+}
+
+/** fput() - drop a file reference; the last closes the inode. */
+void fput(struct file *file)
+{
+	if (fl_atomic_sub_fetch(&file->f_count, 1, __ATOMIC_ACQ_REL))
+		return;
+	fl__iput(file->f_inode);
+	fl_free(file);
 }
 
 /** fl__shmem_lookup_path() - open "<mount path>/<name>"; NULL if there is none. */
@@ -919,7 +952,8 @@ void fl__shmem_exit(void)
 	{
 		list_for_each_entry_safe(inode, itmp, &sb->inodes, i_list)
 		{
-			xa_destroy(&inode->i_mapping->i_pages);
+			INIT_LIST_HEAD(&inode->i_mapping->i_mmap); /* its mms are gone */
+			fl__address_space_destroy(inode->i_mapping);
 			fl_free(inode);
 		}
 		list_del(&sb->mnt_list);

@@ -41,6 +41,7 @@ static const char *const vm_event_names[NR_VM_EVENT_ITEMS] = {
 	[THP_FILE_FALLBACK] = "thp_file_fallback",
 	[THP_FILE_FALLBACK_CHARGE] = "thp_file_fallback_charge",
 	[THP_FILE_MAPPED] = "thp_file_mapped",
+	[THP_UNDERUSED_SPLIT_PAGE] = "thp_underused_split_page",
 };
 
 static const char *const mthp_stat_names[__MTHP_STAT_COUNT] = {
@@ -78,6 +79,8 @@ static const char *const fl_stat_names[NR_FL_STAT_ITEMS] = {
 	[FL_XA_STORE] = "fl_xa_store",
 	[FL_XA_NODE_ALLOC] = "fl_xa_node_alloc",
 	[FL_SPLIT_WALK] = "fl_split_walk",
+	[FL_MIGRATION_WAIT] = "fl_migration_entry_wait",
+	[FL_VMA_LOCK_RETRY] = "fl_vma_lock_retry",
 };
 
 /* Order 1 (8kB) exists for shmem and the page cache only: its stats are these. */
@@ -197,6 +200,9 @@ int fl__vmstat_snapshot(struct fl_counters *c)
 	ret |= fl_counters_set(c, "nr_shmem", node_stat_sum(NR_SHMEM));
 	ret |= fl_counters_set(c, "nr_shmem_hugepages",
 			       node_stat_sum(NR_SHMEM_THPS) / HPAGE_PMD_NR);
+	ret |= fl_counters_set(c, "nr_mapped", node_stat_sum(NR_FILE_MAPPED));
+	ret |= fl_counters_set(c, "nr_shmem_pmdmapped",
+			       node_stat_sum(NR_SHMEM_PMDMAPPED) / HPAGE_PMD_NR);
 	for (i = 0; i < NR_VM_EVENT_ITEMS; i++)
 		ret |= fl_counters_set(c, vm_event_names[i], sum_event(i));
 	for (order = 1; order <= PMD_ORDER; order++) {

@@ -41,6 +41,7 @@ enum vm_event_item {
 	THP_FILE_FALLBACK,
 	THP_FILE_FALLBACK_CHARGE,
 	THP_FILE_MAPPED,
+	THP_UNDERUSED_SPLIT_PAGE,
 	NR_VM_EVENT_ITEMS
 };
 
@@ -48,9 +49,11 @@ enum node_stat_item {
 	NR_ANON_MAPPED, /* "nr_anon_pages" */
 	NR_ANON_THPS,	/* pages; printed in PMD units */
 	NR_PAGETABLE,
-	NR_FILE_PAGES, /* page cache pages */
-	NR_SHMEM,      /* of those, shmem and tmpfs */
-	NR_SHMEM_THPS, /* pages of PMD-sized shmem folios; printed in PMD units */
+	NR_FILE_PAGES,	    /* page cache pages */
+	NR_SHMEM,	    /* of those, shmem and tmpfs */
+	NR_SHMEM_THPS,	    /* pages of PMD-sized shmem folios; printed in PMD units */
+	NR_FILE_MAPPED,	    /* "nr_mapped": mapped page-cache pages */
+	NR_SHMEM_PMDMAPPED, /* pages of PMD-mapped shmem folios; printed in PMD units */
 	NR_VM_NODE_STAT_ITEMS
 };
 
@@ -91,6 +94,8 @@ enum fl_stat_item {
 	FL_XA_STORE,	       /* page-cache XArray slots written */
 	FL_XA_NODE_ALLOC,      /* page-cache XArray nodes allocated */
 	FL_SPLIT_WALK,	       /* after-split folios published (either walk) */
+	FL_MIGRATION_WAIT,     /* faults that found a migration entry and waited */
+	FL_VMA_LOCK_RETRY,     /* faults under the VMA lock done again under mmap_lock */
 	NR_FL_STAT_ITEMS
 };
 

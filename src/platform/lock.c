@@ -134,6 +134,19 @@ void fl__spin_wake(struct fl_spinlock *l)
 	futex(&l->val, FUTEX_WAKE_PRIVATE, 1, NULL);
 }
 
+/* x86-64 is little-endian: the word's low 32 bits are its first four bytes */
+void fl_word_wait(unsigned long *word, unsigned long val)
+{
+	struct timespec ts = { 0, PARK_TIMEOUT_NS };
+
+	futex((unsigned int *)word, FUTEX_WAIT_PRIVATE, (unsigned int)val, &ts);
+}
+
+void fl_word_wake_all(unsigned long *word)
+{
+	futex((unsigned int *)word, FUTEX_WAKE_PRIVATE, INT_MAX, NULL);
+}
+
 int fl_rwsem_init(struct fl_rwsem *sem, const struct fl_lock_class *cls)
 {
 	pthread_rwlockattr_t attr;
@@ -177,6 +190,15 @@ void fl_down_write_at(struct fl_rwsem *sem, struct fl_lock_site *s)
 		fl__lock_contended(s, sem->cls, fl_clock_ns() - t0);
 	}
 	fl__lock_acquired(s, sem->cls);
+}
+
+bool fl_down_read_trylock_at(struct fl_rwsem *sem, struct fl_lock_site *s)
+{
+	if (pthread_rwlock_tryrdlock(&sem->rw) != 0)
+		return false;
+	fl__witness_acquire(sem->cls, sem);
+	fl__lock_acquired(s, sem->cls);
+	return true;
 }
 
 void fl_up_read(struct fl_rwsem *sem)

@@ -226,6 +226,7 @@ void fl_down_read_at(struct fl_rwsem *sem, struct fl_lock_site *s);
 void fl_down_write_at(struct fl_rwsem *sem, struct fl_lock_site *s);
 void fl_up_read(struct fl_rwsem *sem);
 void fl_up_write(struct fl_rwsem *sem);
+bool fl_down_read_trylock_at(struct fl_rwsem *sem, struct fl_lock_site *s);
 
 #define down_read(sem)                                                                             \
 	do {                                                                                       \
@@ -237,6 +238,11 @@ void fl_up_write(struct fl_rwsem *sem);
 		FL_LOCK_SITE(fl_site_);                                                            \
 		fl_down_write_at((sem), &fl_site_);                                                \
 	} while (0)
+#define down_read_trylock(sem)                                                                     \
+	__extension__({                                                                            \
+		FL_LOCK_SITE_READ(fl_site_);                                                       \
+		fl_down_read_trylock_at(sem, &fl_site_);                                           \
+	})
 #define up_read(sem) fl_up_read(sem)
 #define up_write(sem) fl_up_write(sem)
 
@@ -254,6 +260,16 @@ struct fl_lock_row {
  * Return: number of rows filled.
  */
 int fl__lock_stats_read(struct fl_lock_row *rows);
+
+/*
+ * Sleeping on a word, for locks that live in bits of a larger word (the
+ * folio lock, PG_locked in folio->flags): fl_word_wait() sleeps while the
+ * low 32 bits of *@word still equal those of @val, and may return early
+ * for no reason (callers look again); fl_word_wake_all() wakes every
+ * thread sleeping on @word. The virtual-CPU platform replaces both.
+ */
+void fl_word_wait(unsigned long *word, unsigned long val);
+void fl_word_wake_all(unsigned long *word);
 void fl__lock_stats_reset(void);
 
 #endif /* FL_PLATFORM_LOCK_H */
