@@ -1314,32 +1314,201 @@ next:
 	return 0;
 }
 
+/*
+ * split_huge_pages_all() - the input "1": every large folio on an LRU in
+ * every zone, split to order 0, walking the frames in order.
+ */
+static void split_huge_pages_all(void)
+{
+	unsigned long total = 0, split = 0;
+	int nid;
+
+	for_each_online_node (nid) {
+		struct zone *zone = &NODE_DATA(nid)->node_zones[0];
+		unsigned long pfn, end = READ_ONCE(zone->frontier_pfn); /* beyond: never used */
+
+		for (pfn = zone->zone_start_pfn; pfn < end; pfn++) {
+			struct page *page = pfn_to_page(pfn);
+			struct folio *folio = page_folio(page);
+			unsigned long nr;
+
+			if (!folio_try_get(folio))
+				continue;
+			if (page_folio(page) != folio || folio_zone(folio) != zone)
+				goto next;
+			if (!folio_test_large(folio) || !folio_test_lru(folio))
+				goto next;
+			total++;
+			folio_lock(folio);
+			nr = folio_nr_pages(folio);
+			if (!split_folio(folio))
+				split++;
+			pfn += nr - 1;
+			folio_unlock(folio);
+next:
+			folio_put(folio);
+		}
+	}
+	(void)total;
+	(void)split;
+}
+
+/*
+ * folio_walk_start() - the folio mapped at @addr in @vma (a PTE or a huge
+ * PMD maps it; not the zero page), with the entry's page-table lock held
+ * in *@ptl, or NULL.
+ */
+static struct folio *folio_walk_start(struct vm_area_struct *vma, unsigned long addr,
+				      struct fl_spinlock **ptl)
+{
+	FL_LOCK_SITE_NAMED(site_pmd, "folio_walk_start");
+	FL_LOCK_SITE_NAMED(site_pte, "folio_walk_start");
+	struct pgtable *pmdt = walk_pmd_table(vma->vm_mm, addr), *ptet;
+	pteval_t *pmdslot, v;
+
+	if (!pmdt)
+		return NULL;
+	pmdslot = &pmdt->e[pmd_index(addr)];
+	v = entry_load(pmdslot);
+	if (pmd_trans_huge(v)) {
+		fl_spin_lock_at(&pmdt->ptl, &site_pmd);
+		v = entry_load(pmdslot);
+		if (pmd_trans_huge(v)) {
+			*ptl = &pmdt->ptl;
+			return pfn_folio(pte_pfn(v));
+		}
+		spin_unlock(&pmdt->ptl);
+	}
+	if (!entry_is_table(v))
+		return NULL;
+	ptet = entry_table(v);
+	fl_spin_lock_at(&ptet->ptl, &site_pte);
+	if (entry_load(pmdslot) != v)
+		goto unlock;
+	v = READ_ONCE(ptet->e[pte_index(addr)]);
+	if (!(v & _PAGE_PRESENT) || (v & _PAGE_SPECIAL))
+		goto unlock;
+	*ptl = &ptet->ptl;
+	return pfn_folio(pte_pfn(v));
+unlock:
+	spin_unlock(&ptet->ptl);
+	return NULL;
+}
+
+/*
+ * split_huge_pages_pid() - the pid form: every large folio mapped in
+ * [@vaddr_start, @vaddr_end) of process @pid, page by page, split to
+ * @new_order (uniformly, or at @in_folio_offset when that lies inside).
+ * A folio whose references say it cannot be split is skipped before it is
+ * locked. With the seed's drain on, the LRU caches are drained once,
+ * before the walk takes any page-table lock (its review asked for that or
+ * no drain at all); 6.18 does not drain here.
+ * Return: 0, -ESRCH (no such process).
+ */
+static int split_huge_pages_pid(int pid, unsigned long vaddr_start, unsigned long vaddr_end,
+				unsigned int new_order, long in_folio_offset)
+{
+	unsigned long addr, total = 0, split = 0;
+	struct mm_struct *mm = fl__find_get_mm(pid);
+
+	if (!mm)
+		return -ESRCH;
+	vaddr_start &= PAGE_MASK;
+	vaddr_end &= PAGE_MASK;
+	if (split_drain_on())
+		lru_add_drain_all();
+	down_read(&mm->mmap_lock);
+	for (addr = vaddr_start; addr < vaddr_end; addr += PAGE_SIZE) {
+		struct vm_area_struct *vma = find_vma(mm, addr);
+		struct address_space *mapping = NULL;
+		unsigned int target_order = new_order;
+		struct fl_spinlock *ptl;
+		struct folio *folio;
+
+		if (!vma || addr < vma->vm_start)
+			break;
+		folio = folio_walk_start(vma, addr, &ptl);
+		if (!folio)
+			continue;
+		if (!folio_test_large(folio))
+			goto next;
+		if (!folio_test_anon(folio)) {
+			mapping = folio->mapping;
+			if (mapping && mapping->min_order > target_order)
+				target_order = mapping->min_order;
+		}
+		if (target_order >= folio_order(folio))
+			goto next;
+		total++;
+		if (!folio_test_private(folio) && !can_split_folio(folio, 0, NULL))
+			goto next;
+		if (!folio_trylock(folio))
+			goto next;
+		folio_get(folio);
+		spin_unlock(ptl);
+		if (folio_test_anon(folio) || folio->mapping == mapping) {
+			int ret;
+
+			if (in_folio_offset < 0 ||
+			    (unsigned long)in_folio_offset >= folio_nr_pages(folio))
+				ret = split_folio_to_order(folio, target_order);
+			else
+				ret = folio_split(folio, target_order,
+						  folio_page(folio, in_folio_offset), NULL);
+			if (!ret)
+				split++;
+		}
+		folio_unlock(folio);
+		folio_put(folio);
+		continue;
+next:
+		spin_unlock(ptl);
+	}
+	up_read(&mm->mmap_lock);
+	mmput(mm);
+	(void)total;
+	(void)split;
+	return 0;
+}
+
 /**
  * fl__split_huge_pages_write() - what a write of @input to
- * /sys/kernel/debug/split_huge_pages does (at most 255 bytes are read).
- * The path form only: "<path>,0x<start>,0x<end>[,<new_order>[,<offset>]]"
- * with page indexes in hex; the pid form and "1" come with anon rmap.
- * Return: 0, or -EINVAL for input the kernel refuses (or a path that
- * does not open).
+ * /sys/kernel/debug/split_huge_pages does (at most 255 bytes are read):
+ * "<path>,0x<start>,0x<end>[,<new_order>[,<offset>]]" with page indexes
+ * of a file, "<pid>,0x<vstart>,0x<vend>[,<new_order>[,<offset>]]" with
+ * addresses of a process (the model's pids are its processes' ids), or
+ * "1" for every large folio in the system (to order 0).
+ * Return: 0, -EINVAL for input the kernel refuses (or a path that does
+ * not open), -ESRCH for a pid that is not a process.
  */
 int fl__split_huge_pages_write(const char *input)
 {
 	char buf[MAX_INPUT_BUF_SZ], *comma, path[MAX_INPUT_BUF_SZ];
 	unsigned long start, end;
 	long in_folio_offset = -1;
-	int new_order = 0, n;
+	int new_order = 0, n, pid;
 
 	snprintf(buf, sizeof(buf), "%s", input);
 	buf[strcspn(buf, "\n")] = '\0';
-	if (buf[0] != '/')
-		return -EINVAL; /* the pid form and "1": not yet */
-	comma = strchr(buf, ',');
-	if (!comma)
+	if (buf[0] == '/') {
+		comma = strchr(buf, ',');
+		if (!comma)
+			return -EINVAL;
+		*comma = '\0';
+		snprintf(path, sizeof(path), "%s", buf);
+		n = sscanf(comma + 1, "0x%lx,0x%lx,%d,%ld", &start, &end, &new_order,
+			   &in_folio_offset);
+		if (n < 2 || new_order < 0 || new_order > MAX_PAGE_ORDER)
+			return -EINVAL;
+		return split_huge_pages_in_file(path, start, end, (unsigned int)new_order,
+						in_folio_offset);
+	}
+	n = sscanf(buf, "%d,0x%lx,0x%lx,%d,%ld", &pid, &start, &end, &new_order, &in_folio_offset);
+	if (n == 1 && pid == 1) {
+		split_huge_pages_all();
+		return 0;
+	}
+	if (n < 3 || new_order < 0 || new_order > MAX_PAGE_ORDER)
 		return -EINVAL;
-	*comma = '\0';
-	snprintf(path, sizeof(path), "%s", buf);
-	n = sscanf(comma + 1, "0x%lx,0x%lx,%d,%ld", &start, &end, &new_order, &in_folio_offset);
-	if (n < 2 || new_order < 0 || new_order > MAX_PAGE_ORDER)
-		return -EINVAL;
-	return split_huge_pages_in_file(path, start, end, (unsigned int)new_order, in_folio_offset);
+	return split_huge_pages_pid(pid, start, end, (unsigned int)new_order, in_folio_offset);
 }

@@ -19,12 +19,13 @@
 
 /* Lock ranks: a lock may only be taken while holding lower-ranked ones. */
 enum {
-	FL_RANK_DRAIN_MUTEX = 10,
 	FL_RANK_I_RWSEM = 15,
 	FL_RANK_SHMEM_SB = 17,
 	FL_RANK_MMAP_LOCK = 20,
 	FL_RANK_I_MMAP = 24,
 	FL_RANK_ANON_VMA = 26,
+	/* a split drains the LRU caches under i_rwsem, mmap_lock, i_mmap or the anon_vma */
+	FL_RANK_DRAIN_MUTEX = 28,
 	FL_RANK_PAGE_TABLE_LOCK = 30,
 	FL_RANK_PMD_PTL = 38,
 	FL_RANK_PTE_PTL = 40,
@@ -35,6 +36,7 @@ enum {
 	FL_RANK_SPLIT_QUEUE = 65, /* taken inside the lruvec lock by folios_put_refs() */
 	FL_RANK_PCP = 70,
 	FL_RANK_ZONE = 80,
+	FL_RANK_MMLIST = 87,
 	FL_RANK_ANON_VMA_POOL = 88,
 	FL_RANK_PGTABLE_POOL = 90,
 };
@@ -519,6 +521,8 @@ static inline unsigned long encoded_nr_pages(struct encoded_page *p)
 /* mmap.c */
 struct mm_struct *mm_alloc(int id);
 void mmput(struct mm_struct *mm);
+struct mm_struct *fl__find_get_mm(int pid);
+void fl__mmap_exit(void);
 void exit_mmap(struct mm_struct *mm);
 int do_mmap(struct mm_struct *mm, unsigned long len, unsigned long vm_flags, unsigned long *addr);
 int do_munmap(struct mm_struct *mm, unsigned long start, unsigned long len);

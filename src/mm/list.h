@@ -22,6 +22,8 @@ struct list_head {
 		&(name), &(name)                                                                   \
 	}
 
+#define LIST_HEAD(name) struct list_head name = LIST_HEAD_INIT(name)
+
 static inline void INIT_LIST_HEAD(struct list_head *l)
 {
 	WRITE_ONCE(l->next, l);

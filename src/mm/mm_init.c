@@ -83,6 +83,7 @@ void fl__mm_shutdown(void)
 {
 	fl__shmem_exit();
 	fl__rmap_exit();
+	fl__mmap_exit();
 	fl__swap_exit();
 	fl__page_alloc_exit();
 	fl__vmstat_exit();

@@ -404,8 +404,10 @@ struct mm_struct {
 	struct pgtable *pgtable_pool;
 	struct mm_rss_cpu *rss; /* [nr_cpu_ids] */
 	unsigned long mmap_base;
-	long nr_ptes; /* page_table_lock */
-	int id;
+	long nr_ptes;		 /* page_table_lock */
+	int id;			 /* the process's pid in the model */
+	int mm_users;		 /* atomic: the process, and mmget_not_zero() users */
+	struct list_head mmlist; /* every live mm; mm_list_lock */
 };
 
 /* mm_counter updates go to the current CPU's slot: no shared cache line */

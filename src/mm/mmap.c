@@ -61,6 +61,13 @@ static const struct fl_lock_class page_table_lock_class = { .name = "mm->page_ta
 							    .rank = FL_RANK_PAGE_TABLE_LOCK,
 							    .kind = FL_LOCK_SPIN };
 
+/* every live mm, for the split_huge_pages pid form (find_get_task_by_vpid()) */
+static const struct fl_lock_class mm_list_class = { .name = "mmlist_lock",
+						    .rank = FL_RANK_MMLIST,
+						    .kind = FL_LOCK_SPIN };
+static struct fl_spinlock mm_list_lock = { .cls = &mm_list_class };
+static LIST_HEAD(mm_list);
+
 static inline struct vma_array *mm_array(struct mm_struct *mm)
 {
 	return (struct vma_array *)((char *)mm->vmas - offsetof(struct vma_array, v));
@@ -68,6 +75,7 @@ static inline struct vma_array *mm_array(struct mm_struct *mm)
 
 struct mm_struct *mm_alloc(int id)
 {
+	FL_LOCK_SITE(site);
 	struct mm_struct *mm = fl_calloc(1, sizeof(*mm));
 	struct vma_array *arr;
 
@@ -94,6 +102,10 @@ struct mm_struct *mm_alloc(int id)
 	}
 	mm->mmap_base = MMAP_BASE;
 	mm->id = id;
+	mm->mm_users = 1;
+	fl_spin_lock_at(&mm_list_lock, &site);
+	list_add_tail(&mm->mmlist, &mm_list);
+	spin_unlock(&mm_list_lock);
 	return mm;
 err_rwsem:
 	fl_free(mm->rss);
@@ -679,11 +691,52 @@ void exit_mmap(struct mm_struct *mm)
 	up_write(&mm->mmap_lock);
 }
 
+/* fl__mmap_exit() - at shutdown, forget the mms a failed run did not put. */
+void fl__mmap_exit(void)
+{
+	INIT_LIST_HEAD(&mm_list);
+}
+
+/**
+ * fl__find_get_mm() - the address space of process @pid with a reference
+ * (mmput() drops it), or NULL if there is no such process.
+ */
+struct mm_struct *fl__find_get_mm(int pid)
+{
+	FL_LOCK_SITE(site);
+	struct mm_struct *mm, *found = NULL;
+
+	fl_spin_lock_at(&mm_list_lock, &site);
+	list_for_each_entry(mm, &mm_list, mmlist)
+	{
+		int users = fl_atomic_load(&mm->mm_users, __ATOMIC_RELAXED);
+
+		if (mm->id != pid || !users)
+			continue;
+		fl_atomic_fetch_add(&mm->mm_users, 1, __ATOMIC_ACQUIRE);
+		found = mm;
+		break;
+	}
+	spin_unlock(&mm_list_lock);
+	return found;
+}
+
+/** mmput() - drop a reference; the last tears the address space down. */
 void mmput(struct mm_struct *mm)
 {
+	FL_LOCK_SITE(site);
 	struct retired_array *r;
 	struct vma_chunk *c;
+	bool last;
 
+	/* under the list lock: fl__find_get_mm() never takes a dying mm */
+	fl_spin_lock_at(&mm_list_lock, &site);
+	last = fl_atomic_sub_fetch(&mm->mm_users, 1, __ATOMIC_ACQ_REL) == 0;
+	if (last)
+		list_del(&mm->mmlist);
+	spin_unlock(&mm_list_lock);
+	if (!last)
+		return;
 	exit_mmap(mm);
 	fl__pgtable_free(mm, mm->pgd);
 	fl__pgtable_pool_destroy(mm);

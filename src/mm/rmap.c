@@ -639,14 +639,15 @@ static void rmap_walk_file(struct folio *folio, struct rmap_walk_control *rwc, b
 	struct address_space *mapping = folio_mapping(folio);
 	pgoff_t pgoff = folio->index;
 	unsigned long nr = folio_nr_pages(folio);
-	struct vm_area_struct *vma;
+	struct list_head *pos;
 
 	if (!mapping)
 		return;
 	if (!locked)
 		i_mmap_lock_read(mapping);
-	list_for_each_entry(vma, &mapping->i_mmap, shared)
-	{
+	/* not list_for_each_entry(): a VMA is cache-line aligned, the list head is not */
+	list_for_each (pos, &mapping->i_mmap) {
+		struct vm_area_struct *vma = list_entry(pos, struct vm_area_struct, shared);
 		unsigned long address = vma_address(vma, pgoff, nr);
 
 		if (address == (unsigned long)-EFAULT)
