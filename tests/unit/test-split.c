@@ -15,9 +15,10 @@
  * expected counts come from the rules in kernel-6.18-audit.md B and C
  * (worked out by hand in each case's comment), never from a run.
  */
+/* before the harness: its static "mm" would shadow pgtable.h parameters */
+#include "../src/mm/pgtable.h"
 #include "mm_harness.h"
 #include "../src/mm/fs.h"
-#include "../src/mm/pgtable.h"
 
 #define SZ_2M (2ul << 20)
 #define THP "transparent_hugepage/"
