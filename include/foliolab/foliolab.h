@@ -160,6 +160,12 @@ struct fl_result {
 	int nr_metrics;
 	int status; /* 0 ok, else the run failed (see error) */
 	char error[256];
+	/*
+	 * What the run could not do on this target and did without (e.g. a
+	 * host in lockdown refusing a debugfs write): said in every report
+	 * and in the JSON, never skipped silently. Empty when nothing was.
+	 */
+	char note[256];
 };
 
 /* the version of this build: "<release> (<what the model follows>)" */

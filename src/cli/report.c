@@ -242,8 +242,13 @@ static void report_counters(FILE *f, const struct fl_result *r)
 {
 	static const char *const scopes[] = { "", "workload", "system" };
 	char sys[FL_NAME_MAX + 8];
-	int i, shown = 0;
+	int i, shown = 0, w = 32;
 
+	/* a window's counters ("queue:hugepages-64kB/stats/...") widen the name column */
+	for (i = 0; i < r->counters.nr; i++)
+		if (r->counters.v[i].value && (int)strlen(r->counters.v[i].name) > w &&
+		    strncmp(r->counters.v[i].name, "system:", 7))
+			w = (int)strlen(r->counters.v[i].name);
 	if (!r->noise.nr) {
 		fprintf(f, "\ncounters that changed (/proc/vmstat names):\n");
 	} else {
@@ -262,10 +267,10 @@ static void report_counters(FILE *f, const struct fl_result *r)
 			continue;
 		shown++;
 		if (!r->noise.nr) {
-			fprintf(f, "  %-32s %14lld\n", c->name, (long long)c->value);
+			fprintf(f, "  %-*s %14lld\n", w, c->name, (long long)c->value);
 			continue;
 		}
-		fprintf(f, "  %-32s %14lld  %-8s  idle %lld", c->name, (long long)c->value,
+		fprintf(f, "  %-*s %14lld  %-8s  idle %lld", w, c->name, (long long)c->value,
 			scopes[c->scope], (long long)fl_counters_get(&r->noise, c->name));
 		snprintf(sys, sizeof(sys), "system:%s", c->name);
 		s = fl_counters_find(&r->counters, sys);
@@ -294,6 +299,8 @@ void report_run(FILE *f, const struct fl_result *r)
 	fprintf(f, "  data check: %lld page tags read back, %lld wrong\n",
 		(long long)fl_counters_get(&r->counters, "fl_tag_checked"),
 		(long long)fl_counters_get(&r->counters, "fl_tag_mismatch"));
+	if (r->note[0])
+		fprintf(f, "  note: %s\n", r->note);
 	report_counters(f, r);
 	report_mthp(f, r);
 	if (r->noise.nr)

@@ -492,6 +492,9 @@ int report_compare(FILE *f, const struct fl_result *r, int nr, const struct fl_t
 	if (c.nr_noise)
 		report_noise_note(f, r, nr);
 	for (j = 0; j < nr; j++)
+		if (r[j].note[0])
+			fprintf(f, "\nnote [%s]: %s\n", r[j].label, r[j].note);
+	for (j = 0; j < nr; j++)
 		if (r[j].status)
 			fprintf(f, "\nFAILED [%s]: %s\n", r[j].label, r[j].error);
 	for (j = 0; j < c.nr_checks; j++) {

@@ -4,14 +4,17 @@
  * run's own, mounted in the run folder (recorded in the restore file
  * first, unmounted at the end, on signals and by `foliolab host
  * restore`), files in it through open/fallocate/ftruncate/pwrite/pread,
- * and debugfs's split_huge_pages, which a kernel in lockdown refuses.
+ * and debugfs's split_huge_pages and shrinker count/scan files (a kernel in
+ * lockdown refuses the writes).
  *
  * A page's tag is the first 8 bytes of the page, as in a mapping.
  *
  * Conventions in this file: "m" is a mount, "f" a file; errors are
- * -errno; debugfs is mounted at /sys/kernel/debug only while a split
- * request needs it, and the refusal is remembered for the rest of the run.
+ * -errno; debugfs is mounted at /sys/kernel/debug only while a split or a
+ * shrinker request needs it, and a refused write is remembered for the
+ * rest of the run.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -24,6 +27,7 @@
 
 #define DEBUGFS "/sys/kernel/debug"
 #define SPLIT_FILE DEBUGFS "/split_huge_pages"
+#define SHRINKER_DIR DEBUGFS "/shrinker"
 
 struct fl_tmpfs {
 	char path[HOST_PATH_MAX];
@@ -181,22 +185,27 @@ int fl__host_pread_tags(struct fl_thread *th, struct fl_file *f, uint64_t off, u
 	return (int)i;
 }
 
-/* A refusal of debugfs, once seen, is the kernel's answer for the whole run. */
+/* A refusal of a debugfs write, once seen, is the kernel's answer for the run. */
 static char debugfs_refusal[256];
 
-/* Open split_huge_pages for writing, mounting debugfs (recorded) if it is not. */
-static int open_split_file(char *err, size_t len)
+/*
+ * Open a file under debugfs, mounting debugfs (recorded first) if it is
+ * not; debugfs_done() unmounts what this mounted. A kernel in lockdown
+ * refuses writes to debugfs but lets read-only files (mode 0444 or less)
+ * be read.
+ */
+static int debugfs_open(const char *path, int flags, char *err, size_t len)
 {
 	struct fl__host_change c = { .kind = HOST_UNDO_MOUNT, .path = DEBUGFS };
-	bool mounted = false;
+	bool writing = (flags & O_ACCMODE) != O_RDONLY;
 	int fd, ret;
 
-	if (debugfs_refusal[0]) {
+	if (writing && debugfs_refusal[0]) {
 		snprintf(err, len, "%s", debugfs_refusal);
 		return -EPERM;
 	}
 	if (geteuid() != 0) {
-		snprintf(err, len, "writing %s needs root", SPLIT_FILE);
+		snprintf(err, len, "%s needs root", path);
 		return -EPERM;
 	}
 	if (!fl__host_is_mount(DEBUGFS, "debugfs")) {
@@ -210,21 +219,46 @@ static int open_split_file(char *err, size_t len)
 			fl__host_undo(HOST_UNDO_MOUNT, DEBUGFS);
 			return ret;
 		}
-		mounted = true;
 	}
-	fd = open(SPLIT_FILE, O_WRONLY | O_CLOEXEC);
+	fd = open(path, flags | O_CLOEXEC);
 	if (fd < 0) {
 		ret = -errno;
-		snprintf(debugfs_refusal, sizeof(debugfs_refusal),
-			 "refused by the kernel: %s (%s%s)", SPLIT_FILE, strerror(errno),
+		snprintf(err, len, "refused by the kernel: %s (%s%s)", path, strerror(errno),
 			 errno == EPERM ? "; the kernel is locked down, which restricts debugfs"
 					: "");
-		snprintf(err, len, "%s", debugfs_refusal);
-		if (mounted)
-			fl__host_undo(HOST_UNDO_MOUNT, DEBUGFS);
+		if (writing && errno == EPERM)
+			snprintf(debugfs_refusal, sizeof(debugfs_refusal), "%s", err);
 		return ret;
 	}
 	return fd;
+}
+
+/* Unmount debugfs if debugfs_open() mounted it. */
+static void debugfs_done(void)
+{
+	if (fl__host_undo_pending(HOST_UNDO_MOUNT, DEBUGFS))
+		fl__host_undo(HOST_UNDO_MOUNT, DEBUGFS);
+}
+
+/* Write @input to split_huge_pages; the kernel's refusal goes to @err. */
+static int split_huge_pages_write(const char *input, char *err, size_t len)
+{
+	size_t n = strlen(input);
+	int fd, ret = 0;
+
+	fd = debugfs_open(SPLIT_FILE, O_WRONLY, err, len);
+	if (fd >= 0) {
+		if (write(fd, input, n) != (ssize_t)n) {
+			ret = -errno;
+			snprintf(err, len, "%s refused '%s' (%s)", SPLIT_FILE, input,
+				 strerror(errno));
+		}
+		close(fd);
+	} else {
+		ret = fd;
+	}
+	debugfs_done();
+	return ret;
 }
 
 int fl__host_split_huge_pages_file(struct fl_thread *th, struct fl_file *f, uint64_t first,
@@ -232,25 +266,166 @@ int fl__host_split_huge_pages_file(struct fl_thread *th, struct fl_file *f, uint
 				   size_t len)
 {
 	char input[HOST_PATH_MAX + 160];
-	int fd, n, ret = 0;
 
 	(void)th;
-	fd = open_split_file(err, len);
+	if (in_folio_offset >= 0)
+		snprintf(input, sizeof(input), "%s,0x%llx,0x%llx,%d,%ld", f->path,
+			 (unsigned long long)first, (unsigned long long)end, new_order,
+			 in_folio_offset);
+	else
+		snprintf(input, sizeof(input), "%s,0x%llx,0x%llx,%d", f->path,
+			 (unsigned long long)first, (unsigned long long)end, new_order);
+	return split_huge_pages_write(input, err, len);
+}
+
+int fl__host_split_huge_pages_range(struct fl_thread *th, uint64_t addr, uint64_t len,
+				    int new_order, long in_folio_offset, char *err, size_t errlen)
+{
+	char input[160];
+
+	(void)th;
+	if (!len)
+		snprintf(input, sizeof(input), "1");
+	else if (in_folio_offset >= 0)
+		snprintf(input, sizeof(input), "%d,0x%llx,0x%llx,%d,%ld", (int)getpid(),
+			 (unsigned long long)addr, (unsigned long long)(addr + len), new_order,
+			 in_folio_offset);
+	else
+		snprintf(input, sizeof(input), "%d,0x%llx,0x%llx,%d", (int)getpid(),
+			 (unsigned long long)addr, (unsigned long long)(addr + len), new_order);
+	return split_huge_pages_write(input, err, errlen);
+}
+
+/*
+ * debugfs's shrinker/<name>-<id>/ folder for @name, in @dir; -ENOENT with
+ * the reason when the kernel has no such shrinker.
+ */
+static int shrinker_dir(const char *name, char *dir, size_t dirlen, char *err, size_t len)
+{
+	size_t nl = strlen(name);
+	struct dirent *de;
+	DIR *d;
+	int fd, ret = -ENOENT;
+
+	/* mounts debugfs if need be; the folder itself is world-readable */
+	fd = debugfs_open(DEBUGFS, O_RDONLY | O_DIRECTORY, err, len);
 	if (fd < 0)
 		return fd;
-	if (in_folio_offset >= 0)
-		n = snprintf(input, sizeof(input), "%s,0x%llx,0x%llx,%d,%ld", f->path,
-			     (unsigned long long)first, (unsigned long long)end, new_order,
-			     in_folio_offset);
-	else
-		n = snprintf(input, sizeof(input), "%s,0x%llx,0x%llx,%d", f->path,
-			     (unsigned long long)first, (unsigned long long)end, new_order);
-	if (write(fd, input, (size_t)n) != n) {
-		ret = -errno;
-		snprintf(err, len, "%s refused '%s' (%s)", SPLIT_FILE, input, strerror(errno));
-	}
 	close(fd);
-	if (fl__host_undo_pending(HOST_UNDO_MOUNT, DEBUGFS))
-		fl__host_undo(HOST_UNDO_MOUNT, DEBUGFS);
+	d = opendir(SHRINKER_DIR);
+	if (!d) {
+		ret = -errno;
+		snprintf(err, len, "cannot read %s (%s%s)", SHRINKER_DIR, strerror(errno),
+			 errno == ENOENT ? "; the kernel is built without CONFIG_SHRINKER_DEBUG" : "");
+		return ret;
+	}
+	while ((de = readdir(d))) {
+		/* <name>-<id>, the id all digits */
+		if (strncmp(de->d_name, name, nl) || de->d_name[nl] != '-' ||
+		    strspn(de->d_name + nl + 1, "0123456789") != strlen(de->d_name + nl + 1) ||
+		    !de->d_name[nl + 1])
+			continue;
+		snprintf(dir, dirlen, "%s/%s", SHRINKER_DIR, de->d_name);
+		ret = 0;
+		break;
+	}
+	closedir(d);
+	if (ret)
+		snprintf(err, len, "the kernel has no shrinker %s in %s", name, SHRINKER_DIR);
+	return ret;
+}
+
+/*
+ * Read shrinker/<name>-<id>/count: one line per memcg with objects, "<memcg
+ * inode> <count on node 0> <count on node 1> ...". Sum all counts into
+ * @count and keep up to @max memcg inodes in @inos.
+ */
+static int shrinker_read_count(const char *name, uint64_t *count, unsigned long *inos,
+			       int max, int *nr_inos, char *err, size_t len)
+{
+	char dir[HOST_PATH_MAX], path[HOST_PATH_MAX + 16], buf[8192];
+	size_t used = 0;
+	ssize_t n;
+	char *line, *save;
+	int fd, ret;
+
+	ret = shrinker_dir(name, dir, sizeof(dir), err, len);
+	if (ret)
+		return ret;
+	snprintf(path, sizeof(path), "%s/count", dir);
+	fd = debugfs_open(path, O_RDONLY, err, len);
+	if (fd < 0)
+		return fd;
+	while (used < sizeof(buf) - 1 && (n = read(fd, buf + used, sizeof(buf) - 1 - used)) > 0)
+		used += (size_t)n;
+	close(fd);
+	buf[used] = 0;
+	*count = 0;
+	*nr_inos = 0;
+	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char *p = line, *q;
+		unsigned long ino = strtoul(p, &q, 10);
+
+		if (q == p)
+			continue;
+		if (*nr_inos < max)
+			inos[(*nr_inos)++] = ino;
+		for (p = q;; p = q) {
+			unsigned long long v = strtoull(p, &q, 10);
+
+			if (q == p)
+				break;
+			*count += v;
+		}
+	}
+	return 0;
+}
+
+int fl__host_shrinker_count(struct fl_thread *th, const char *name, uint64_t *count, char *err,
+			    size_t len)
+{
+	unsigned long inos[1];
+	int nr, ret;
+
+	(void)th;
+	ret = shrinker_read_count(name, count, inos, 1, &nr, err, len);
+	debugfs_done();
+	return ret;
+}
+
+/* Scan @nr objects on node @nid in every memcg the count lists. */
+int fl__host_shrinker_scan(struct fl_thread *th, const char *name, int nid, uint64_t nr,
+			   char *err, size_t len)
+{
+	char dir[HOST_PATH_MAX], path[HOST_PATH_MAX + 16], input[96];
+	unsigned long inos[64];
+	uint64_t count;
+	int fd, i, n, ret;
+
+	(void)th;
+	ret = shrinker_read_count(name, &count, inos, 64, &n, err, len);
+	if (!ret)
+		ret = shrinker_dir(name, dir, sizeof(dir), err, len);
+	if (ret)
+		goto out;
+	snprintf(path, sizeof(path), "%s/scan", dir);
+	for (i = 0; i < n && !ret; i++) {
+		int m;
+
+		fd = debugfs_open(path, O_WRONLY, err, len);
+		if (fd < 0) {
+			ret = fd;
+			break;
+		}
+		m = snprintf(input, sizeof(input), "%lu %d %llu", inos[i], nid,
+			     (unsigned long long)nr);
+		if (write(fd, input, (size_t)m) != m) {
+			ret = -errno;
+			snprintf(err, len, "%s refused '%s' (%s)", path, input, strerror(errno));
+		}
+		close(fd);
+	}
+out:
+	debugfs_done();
 	return ret;
 }

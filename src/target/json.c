@@ -114,6 +114,8 @@ static void put_result(FILE *f, const struct fl_result *r)
 	put_scopes(f, &r->counters);
 	fputs(",\n      ", f);
 	put_kv_str(f, "scope_note", r->scope_note, false);
+	fputs(",\n      ", f);
+	put_kv_str(f, "note", r->note, false);
 	/* system-wide targets: the same counters over an idle interval, scaled to wall_s */
 	put_counters(f, "noise", &r->noise);
 	fprintf(f, ",\n      \"noise_s\": %.6f,\n      ", r->noise_s);

@@ -531,6 +531,65 @@ static int model_split_huge_pages_file(struct fl_thread *th, struct fl_file *f, 
 	return ret;
 }
 
+static int model_split_huge_pages_range(struct fl_thread *th, uint64_t addr, uint64_t len,
+					int new_order, long in_folio_offset, char *err,
+					size_t errlen)
+{
+	char input[256];
+	int ret;
+
+	if (!len)
+		snprintf(input, sizeof(input), "1");
+	else if (in_folio_offset >= 0)
+		snprintf(input, sizeof(input), "%d,0x%llx,0x%llx,%d,%ld", thread_mm(th)->id,
+			 (unsigned long long)addr, (unsigned long long)(addr + len), new_order,
+			 in_folio_offset);
+	else
+		snprintf(input, sizeof(input), "%d,0x%llx,0x%llx,%d", thread_mm(th)->id,
+			 (unsigned long long)addr, (unsigned long long)(addr + len), new_order);
+	ret = fl__split_huge_pages_write(input);
+	if (ret)
+		snprintf(err, errlen, "split_huge_pages refused '%s' (%s)", input, strerror(-ret));
+	return ret;
+}
+
+#define DEFERRED_SPLIT_SHRINKER "thp-deferred_split"
+
+static int model_shrinker_count(struct fl_thread *th, const char *name, uint64_t *count,
+				char *err, size_t len)
+{
+	int nid;
+
+	(void)th;
+	if (strcmp(name, DEFERRED_SPLIT_SHRINKER)) {
+		snprintf(err, len, "no shrinker '%s' (the model has %s)", name,
+			 DEFERRED_SPLIT_SHRINKER);
+		return -ENOENT;
+	}
+	*count = 0;
+	for_each_online_node (nid)
+		*count += deferred_split_count(nid);
+	return 0;
+}
+
+static int model_shrinker_scan(struct fl_thread *th, const char *name, int nid, uint64_t nr,
+			       char *err, size_t len)
+{
+	(void)th;
+	if (strcmp(name, DEFERRED_SPLIT_SHRINKER)) {
+		snprintf(err, len, "no shrinker '%s' (the model has %s)", name,
+			 DEFERRED_SPLIT_SHRINKER);
+		return -ENOENT;
+	}
+	if (nid < 0 || nid >= fl__nr_node_ids) {
+		snprintf(err, len, "shrinker scan: node %d does not exist (0..%d)", nid,
+			 fl__nr_node_ids - 1);
+		return -EINVAL;
+	}
+	deferred_split_scan(nid, nr);
+	return 0;
+}
+
 const struct fl_target_ops fl__model_target_ops = {
 	.name = "model",
 	.open = model_open,
@@ -563,4 +622,7 @@ const struct fl_target_ops fl__model_target_ops = {
 	.pwrite_tags = model_pwrite_tags,
 	.pread_tags = model_pread_tags,
 	.split_huge_pages_file = model_split_huge_pages_file,
+	.split_huge_pages_range = model_split_huge_pages_range,
+	.shrinker_count = model_shrinker_count,
+	.shrinker_scan = model_shrinker_scan,
 };

@@ -152,6 +152,25 @@ struct fl_target_ops {
 	int (*split_huge_pages_file)(struct fl_thread *th, struct fl_file *f, uint64_t first,
 				     uint64_t end, int new_order, long in_folio_offset, char *err,
 				     size_t len);
+	/*
+	 * The pid form of split_huge_pages for the calling thread's process:
+	 * the large folios mapped in [@addr, @addr + @len) (bytes), split as
+	 * the path form splits; @len 0 writes "1" instead (every large folio
+	 * of the machine, to order 0). Return: as split_huge_pages_file().
+	 */
+	int (*split_huge_pages_range)(struct fl_thread *th, uint64_t addr, uint64_t len,
+				      int new_order, long in_folio_offset, char *err, size_t errlen);
+	/*
+	 * A shrinker as debugfs's shrinker/<name>-<id>/ offers it: its count
+	 * (summed over nodes and memcgs), and a scan of @nr objects on node
+	 * @nid (in every memcg that has any). The model has one shrinker,
+	 * "thp-deferred_split". Return: 0, or -errno with the reason in @err
+	 * (a host in lockdown refuses the scan).
+	 */
+	int (*shrinker_count)(struct fl_thread *th, const char *name, uint64_t *count, char *err,
+			      size_t len);
+	int (*shrinker_scan)(struct fl_thread *th, const char *name, int nid, uint64_t nr,
+			     char *err, size_t len);
 };
 
 struct fl_target {
@@ -289,6 +308,26 @@ static inline int fl_split_huge_pages_file(struct fl_thread *th, struct fl_file 
 {
 	return fl_thread_target(th)->ops->split_huge_pages_file(th, f, first, end, new_order,
 								in_folio_offset, err, len);
+}
+
+static inline int fl_split_huge_pages_range(struct fl_thread *th, uint64_t addr, uint64_t len,
+					    int new_order, long in_folio_offset, char *err,
+					    size_t errlen)
+{
+	return fl_thread_target(th)->ops->split_huge_pages_range(th, addr, len, new_order,
+								 in_folio_offset, err, errlen);
+}
+
+static inline int fl_shrinker_count(struct fl_thread *th, const char *name, uint64_t *count,
+				    char *err, size_t len)
+{
+	return fl_thread_target(th)->ops->shrinker_count(th, name, count, err, len);
+}
+
+static inline int fl_shrinker_scan(struct fl_thread *th, const char *name, int nid, uint64_t nr,
+				   char *err, size_t len)
+{
+	return fl_thread_target(th)->ops->shrinker_scan(th, name, nid, nr, err, len);
 }
 
 #endif /* FL_TARGET_TARGET_H */

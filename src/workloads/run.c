@@ -28,7 +28,33 @@ static const struct fl_workload *const workloads[] = {
 	&fl__wl_lru_microbench,
 	&fl__wl_page_fault1,
 	&fl__wl_shmem_split,
+	&fl__wl_anon_split,
+	&fl__wl_deferred_split,
 };
+
+unsigned long fl__mthp_always_kb(const struct fl_config *cfg)
+{
+	const char *top = "madvise";
+	unsigned long best = 0, kb;
+	int i, n;
+
+	for (i = 0; i < cfg->knobs.nr; i++)
+		if (!strcmp(cfg->knobs.v[i].name, "transparent_hugepage/enabled"))
+			top = cfg->knobs.v[i].value;
+	for (i = 0; i < cfg->knobs.nr; i++) {
+		const struct fl_knob *k = &cfg->knobs.v[i];
+
+		n = 0;
+		if (sscanf(k->name, "transparent_hugepage/hugepages-%lukB/enabled%n", &kb, &n) != 1 ||
+		    k->name[n])
+			continue;
+		if ((!strcmp(k->value, "always") ||
+		     (!strcmp(k->value, "inherit") && !strcmp(top, "always"))) &&
+		    kb > best)
+			best = kb;
+	}
+	return best;
+}
 
 FL_API int fl_workload_count(void)
 {

@@ -45,12 +45,21 @@ struct fl_workload {
 extern const struct fl_workload fl__wl_lru_microbench;
 extern const struct fl_workload fl__wl_page_fault1;
 extern const struct fl_workload fl__wl_shmem_split;
+extern const struct fl_workload fl__wl_anon_split;
+extern const struct fl_workload fl__wl_deferred_split;
 const struct fl_workload *fl__workload_find(const char *name);
 
 static inline void fl_progress(struct fl_wl_ctx *ctx, uint64_t n)
 {
 	__atomic_fetch_add(&ctx->progress_done, n, __ATOMIC_RELAXED);
 }
+
+/*
+ * The largest folio size, in KiB, that @cfg's knobs make anon faults
+ * allocate: a hugepages-<N>kB/enabled set to always, or to inherit with
+ * the top-level enabled set to always. 0 when the knobs set none.
+ */
+unsigned long fl__mthp_always_kb(const struct fl_config *cfg);
 
 void fl__add_metric(struct fl_result *res, const char *name, const char *unit, double value);
 
