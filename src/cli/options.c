@@ -451,6 +451,15 @@ int cli_parse(int argc, char **argv, struct cli_opts *o, char *err, size_t len)
 				return -EINVAL;
 			}
 			fl_config_set_knob(&o->base, "foliolab/split_drain", val);
+		} else if (!strcmp(optbuf, "--deferred-split-drain")) {
+			if (strcmp(val, "per-folio") && strcmp(val, "per-batch")) {
+				snprintf(err, len,
+					 "--deferred-split-drain %s: accepted per-folio, per-batch "
+					 "(seed 000 4/4: once per scan batch)",
+					 val);
+				return -EINVAL;
+			}
+			fl_config_set_knob(&o->base, "foliolab/deferred_split_drain", val);
 		} else if (!strcmp(optbuf, "--lru-add-free-dead")) {
 			if (strcmp(val, "on") && strcmp(val, "off")) {
 				snprintf(err, len, "--lru-add-free-dead %s: accepted on, off", val);

@@ -204,5 +204,85 @@ for a in "--punch-offset 1M --punch-len 2M|the hole must lie inside a 2 MiB foli
 		nok "shmem-split ${a%%|*} (exit $rc)"; sed 's/^/# /' "$T/stderr"
 	fi
 done
+# anon-split on the model, counts from the rule. 8 MiB of 64K folios is
+# 128 folios; each round splits all of them, so the last round's window
+# sees 128 splits at 64K and 128 fewer 64K anon folios, and every page of
+# both rounds reads its tag back.
+if command -v python3 >/dev/null; then
+	"$FL" run anon-split --mthp 64K=always --size 8M --rounds 2 --json "$T/as.json" \
+		>"$T/stdout" 2>"$T/stderr"
+	rc=$?
+	got="$(jcount "$T/as.json" split:hugepages-64kB/stats/split)"
+	got="$got $(jcount "$T/as.json" split:hugepages-64kB/stats/nr_anon)"
+	got="$got $(jcount "$T/as.json" fl_tag_checked) $(jcount "$T/as.json" fl_tag_mismatch)"
+	if [ $rc -eq 0 ] && [ "$got" = "128 -128 4096 0" ]; then
+		ok "anon-split 64K to order 0: 128 splits, tags kept"
+	else
+		nok "anon-split 64K (exit $rc): $got"; sed 's/^/# /' "$T/stderr"
+	fi
+	# A 2M folio split at page 100 to order 3 (non-uniform) leaves pieces
+	# of orders 8 7 6 5 4 3 3 (halving around page 100); the pid walk then
+	# meets each larger piece: those of 128 pages or more hold page 100 and
+	# are split the same way, smaller ones are split uniformly. Per folio:
+	# 1 split at 2M, 1 at 1M, 2 at 512K, 4 at 256K, 4 at 128K, 4 at 64K,
+	# and all 64 pieces end at order 3 (32K). Four folios.
+	"$FL" run anon-split --mthp 2M=always --size 8M --rounds 1 --new-order 3 \
+		--in-folio-offset 100 --json "$T/as.json" >"$T/stdout" 2>"$T/stderr"
+	rc=$?
+	got=
+	for kb in 2048 1024 512 256 128 64; do
+		got="$got $(jcount "$T/as.json" split:hugepages-${kb}kB/stats/split)"
+	done
+	got="$got $(jcount "$T/as.json" split:hugepages-32kB/stats/nr_anon)"
+	got="$got $(jcount "$T/as.json" split:thp_split_page) $(jcount "$T/as.json" fl_tag_mismatch)"
+	if [ $rc -eq 0 ] && [ "$got" = " 4 4 8 16 16 16 256 4 0" ]; then
+		ok "anon-split 2M at page 100 to order 3: the walk's splits by size, 32K pieces"
+	else
+		nok "anon-split non-uniform (exit $rc): $got"; sed 's/^/# /' "$T/stderr"
+	fi
+	# deferred-split: 2 threads x 8 MiB of 64K folios = 256 folios, each
+	# partially unmapped once (queued, split_deferred), then split by the
+	# shrinker (split; the one unmapped page of each freed), 128 a scan:
+	# 2 scans. With 2M folios the DONTNEED splits each PMD first
+	# (thp_split_pmd) and a PMD-sized folio counts thp_deferred_split_page;
+	# a batch of 1 takes one scan per folio.
+	"$FL" run deferred-split --mthp 64K=always --size 8M --json "$T/ds.json" \
+		>"$T/stdout" 2>"$T/stderr"
+	rc=$?
+	got="$(jcount "$T/ds.json" queue:hugepages-64kB/stats/split_deferred)"
+	got="$got $(jcount "$T/ds.json" queue:hugepages-64kB/stats/nr_anon_partially_mapped)"
+	got="$got $(jcount "$T/ds.json" scan:hugepages-64kB/stats/split)"
+	got="$got $(jcount "$T/ds.json" scan:hugepages-64kB/stats/nr_anon_partially_mapped)"
+	got="$got $(jcount "$T/ds.json" scan:pgfree) $(jcount "$T/ds.json" fl_tag_checked)"
+	got="$got $(jcount "$T/ds.json" fl_tag_mismatch)"
+	if [ $rc -eq 0 ] && [ "$got" = "256 256 256 -256 256 4096 0" ] &&
+		grep -q "result: folios 256, queued 256, scans 2, left 0" "$T/stdout"; then
+		ok "deferred-split 64K: 256 queued, 2 scans split them all, tags kept"
+	else
+		nok "deferred-split 64K (exit $rc): $got"; sed 's/^/# /' "$T/stderr"
+	fi
+	"$FL" run deferred-split --mthp 2M=always --size 8M --batch 1 --json "$T/ds.json" \
+		>"$T/stdout" 2>"$T/stderr"
+	rc=$?
+	got="$(jcount "$T/ds.json" queue:thp_split_pmd) $(jcount "$T/ds.json" queue:thp_deferred_split_page)"
+	got="$got $(jcount "$T/ds.json" scan:thp_split_page) $(jcount "$T/ds.json" fl_tag_mismatch)"
+	if [ $rc -eq 0 ] && [ "$got" = "8 8 8 0" ] &&
+		grep -q "result: folios 8, queued 8, scans 8, left 0" "$T/stdout"; then
+		ok "deferred-split 2M, batch 1: PMD split, queued, one scan a folio"
+	else
+		nok "deferred-split 2M (exit $rc): $got"; sed 's/^/# /' "$T/stderr"
+	fi
+else
+	skip "anon-split counts" "python3 is not installed"
+	skip "anon-split non-uniform counts" "python3 is not installed"
+	skip "deferred-split 64K counts" "python3 is not installed"
+	skip "deferred-split 2M counts" "python3 is not installed"
+fi
+bad "deferred-split without a large folio size" "give --mthp SIZE=always" \
+	run deferred-split --size 8M
+bad "anon-split --in-folio-offset out of range" "accepted a whole number -1..511" \
+	run anon-split --in-folio-offset 600
+bad "--deferred-split-drain with a bad value" "accepted per-folio, per-batch" \
+	run deferred-split --mthp 64K=always --deferred-split-drain sometimes
 echo "1..$n"
 exit $fail

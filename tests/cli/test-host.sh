@@ -331,6 +331,33 @@ else
 fi
 knobs_same "after a split_huge_pages attempt"
 
+# the pid form, from anon-split: split where debugfs is writable, else refused
+"$FL" run anon-split --target=host --mthp 64K=always --size 4M --rounds 1 >"$T/out" 2>"$T/err"
+rc=$?
+if [ $rc -eq 0 ] && grep -q "split:hugepages-64kB/stats/split *64 " "$T/out"; then
+	ok "split_huge_pages pid form on the host split all 64 folios"
+elif [ $rc -eq 1 ] && grep -q "FAILED: anon-split failed: refused by the kernel: /sys/kernel/debug/split_huge_pages" "$T/out"; then
+	ok "split_huge_pages pid form refused by the kernel, and the report says why"
+else
+	nok "anon-split on the host (exit $rc)"; sed 's/^/# /' "$T/out" "$T/err"
+fi
+knobs_same "after an anon-split attempt"
+
+# deferred-split: every 64K folio queued (the queue window is the kernel's
+# own count); the shrinker runs where debugfs's shrinker files exist and
+# may be written, and the note says why where they do not
+"$FL" run deferred-split --target=host --mthp 64K=always --size 4M --threads 1 \
+	>"$T/out" 2>"$T/err"
+rc=$?
+if [ $rc -eq 0 ] && grep -q "queue:hugepages-64kB/stats/split_deferred *64 " "$T/out" &&
+	{ grep -q "result: folios 64, queued 64, scans 1, left 0" "$T/out" ||
+		grep -q "note: shrinker .*not run: " "$T/out"; }; then
+	ok "deferred-split on the host: 64 queued; shrinker run or its absence said"
+else
+	nok "deferred-split on the host (exit $rc)"; sed 's/^/# /' "$T/out" "$T/err"
+fi
+knobs_same "after a deferred-split run"
+
 # without root: one line, exit 2, nothing changed
 if command -v setpriv >/dev/null 2>&1; then
 	setpriv --reuid=65534 --regid=65534 --clear-groups env FOLIOLAB_RUNDIR="$T/nobody" \
