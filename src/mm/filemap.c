@@ -82,6 +82,28 @@ static void folio_wait_bit_common(struct folio *folio, bool lock)
 	}
 }
 
+/**
+ * migration_entry_wait_on_locked() - a fault found a migration entry of
+ * @folio under @ptl: ask to be woken (PG_waiters) while the entry still
+ * pins the folio, drop @ptl, and sleep until the folio's flags change
+ * (its unlock). One wait, and the folio is not looked at again: by then it
+ * may be split, freed and reused (the kernel's function of this name).
+ * Context: @ptl held, the entry seen under it; releases @ptl.
+ */
+void migration_entry_wait_on_locked(struct folio *folio, struct fl_spinlock *ptl)
+{
+	unsigned long old = fl_atomic_load(&folio->flags, __ATOMIC_ACQUIRE);
+
+	/* the folio is locked while its migration entries exist */
+	while ((old & (1ul << PG_locked)) && !(old & (1ul << PG_waiters)) &&
+	       !fl_atomic_cmpxchg(&folio->flags, &old, old | (1ul << PG_waiters), false,
+				  __ATOMIC_ACQUIRE, __ATOMIC_ACQUIRE))
+		; /* old was reloaded */
+	spin_unlock(ptl);
+	if (old & (1ul << PG_locked))
+		fl_word_wait(&folio->flags, old | (1ul << PG_waiters));
+}
+
 /** folio_lock() - take PG_locked, sleeping while another holds it. */
 void folio_lock(struct folio *folio)
 {

@@ -142,6 +142,7 @@ static inline bool folio_trylock(struct folio *folio)
 }
 void folio_unlock(struct folio *folio);
 void folio_wait_locked(struct folio *folio);
+void migration_entry_wait_on_locked(struct folio *folio, struct fl_spinlock *ptl);
 int fl__address_space_init(struct address_space *mapping, struct inode *host);
 void fl__address_space_destroy(struct address_space *mapping);
 void *filemap_get_entry(struct address_space *mapping, pgoff_t index);

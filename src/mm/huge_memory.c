@@ -814,7 +814,8 @@ static void split_prep_compound(struct page *page, unsigned int order)
 		p->_tail_pad = 0;
 		fl_atomic_store(&p->compound_head, (unsigned long)page | 1, __ATOMIC_RELEASE);
 	}
-	WRITE_ONCE(page->flags, page->flags | (1ul << PG_head));
+	/* atomic: @page is published, a migration-entry fault may set PG_waiters */
+	fl_set_bit(PG_head, &page->flags);
 	folio->_flags_1 = order;
 	folio->_large_mapcount = 0;
 	folio->_entire_mapcount = 0;
@@ -863,7 +864,8 @@ static void __split_folio_to_order(struct folio *folio, unsigned int old_order,
 		folio->_flags_1 = new_order;
 		folio->_folio_nr_pages = (unsigned int)new_nr;
 	} else {
-		WRITE_ONCE(folio->flags, folio->flags & ~(1ul << PG_head));
+		/* atomic: a fault on a migration entry may be setting PG_waiters */
+		fl_clear_bit(PG_head, &folio->flags);
 	}
 	count_fl_stat(FL_LIVE_FOLIOS, (long)(nr / new_nr) - 1);
 }

@@ -379,7 +379,9 @@ static int do_wp_page(struct vm_fault *vmf, struct pgtable *ptet, pteval_t orig)
  * migration_entry_wait() - the PTE stands for a page a split has taken
  * away for a moment: wait until the folio is unlocked (the split is
  * over), then let the access retry. The folio is locked while its entries
- * exist, so it cannot be freed before we start to wait.
+ * exist, so it cannot be freed while the PTE lock is held; the wait asks
+ * for its wake-up before dropping that lock and never looks at the folio
+ * after it.
  */
 static void migration_entry_wait(struct vm_fault *vmf, pteval_t orig)
 {
@@ -394,9 +396,8 @@ static void migration_entry_wait(struct vm_fault *vmf, pteval_t orig)
 		return;
 	}
 	folio = pfn_swap_entry_folio(pte_to_swp_entry(orig));
-	spin_unlock(&ptet->ptl);
 	count_fl_stat(FL_MIGRATION_WAIT, 1);
-	folio_wait_locked(folio);
+	migration_entry_wait_on_locked(folio, &ptet->ptl);
 }
 
 /* do_swap_page() - a non-present, non-none PTE: a migration entry (swap comes later). */

@@ -400,9 +400,9 @@ struct mm_struct {
 	struct vm_area_struct *vma_pool; /* freed VMAs, reused, freed with the mm */
 	void *vma_chunks;
 	struct pgtable *pgd;
-	struct fl_spinlock pool_lock; /* page-table host-memory pool */
-	struct pgtable *pgtable_pool;
-	struct mm_rss_cpu *rss; /* [nr_cpu_ids] */
+	struct fl_spinlock pool_lock;	 /* page-table host-memory pool */
+	struct pgtable *pgtable_pool[2]; /* [1]: PMD tables, [0]: the other levels */
+	struct mm_rss_cpu *rss;		 /* [nr_cpu_ids] */
 	unsigned long mmap_base;
 	long nr_ptes;		 /* page_table_lock */
 	int id;			 /* the process's pid in the model */

@@ -10,7 +10,10 @@
  * pointer to a table freed meanwhile reads a table of the same mm, never
  * freed host memory (the model's stand-in for the RCU-delayed free of
  * page tables; what the walker then reads is made safe by the TLB flush,
- * tlbflush.h).
+ * tlbflush.h). A fault that took a table's lock just as the table was
+ * freed finds the PMD changed and retries (pte_offset_map_lock()); the
+ * lock itself is never re-made, so each level has a pool of its own and a
+ * recycled table keeps its lock and lock class.
  *
  * Conventions in this file: @level is 0 for a PTE table, 1 PMD, 2 PUD, 3 PGD.
  */
@@ -40,9 +43,9 @@ struct pgtable *fl__pgtable_alloc(struct mm_struct *mm, int level)
 	if (!desc)
 		return NULL;
 	fl_raw_spin_lock(&mm->pool_lock);
-	t = mm->pgtable_pool;
+	t = mm->pgtable_pool[level == 1];
 	if (t)
-		mm->pgtable_pool = t->next_free;
+		mm->pgtable_pool[level == 1] = t->next_free;
 	fl_raw_spin_unlock(&mm->pool_lock);
 	if (!t) {
 		t = fl_aligned_alloc(PAGE_SIZE, sizeof(*t));
@@ -51,10 +54,9 @@ struct pgtable *fl__pgtable_alloc(struct mm_struct *mm, int level)
 			return NULL;
 		}
 		t->deposit = NULL;
-		fl_spin_lock_init(&t->ptl, &pte_ptl_class);
+		fl_spin_lock_init(&t->ptl, level == 1 ? &pmd_ptl_class : &pte_ptl_class);
 	}
 	memset(t->e, 0, sizeof(t->e));
-	t->ptl.cls = level == 1 ? &pmd_ptl_class : &pte_ptl_class;
 	t->desc = desc;
 	t->level = level;
 	t->next_free = NULL;
@@ -84,24 +86,27 @@ void fl__pgtable_free(struct mm_struct *mm, struct pgtable *t)
 		t->desc = NULL;
 	}
 	fl_raw_spin_lock(&mm->pool_lock);
-	t->next_free = mm->pgtable_pool;
-	mm->pgtable_pool = t;
+	t->next_free = mm->pgtable_pool[t->level == 1];
+	mm->pgtable_pool[t->level == 1] = t;
 	fl_raw_spin_unlock(&mm->pool_lock);
 }
 
 void fl__pgtable_pool_destroy(struct mm_struct *mm)
 {
-	while (mm->pgtable_pool) {
-		struct pgtable *t = mm->pgtable_pool;
+	int i;
 
-		mm->pgtable_pool = t->next_free;
-		fl_free(t->deposit);
-		fl_free(t);
-	}
+	for (i = 0; i < 2; i++)
+		while (mm->pgtable_pool[i]) {
+			struct pgtable *t = mm->pgtable_pool[i];
+
+			mm->pgtable_pool[i] = t->next_free;
+			fl_free(t->deposit);
+			fl_free(t);
+		}
 }
 
 void fl__pgtable_pool_init(struct mm_struct *mm)
 {
 	fl_spin_lock_init(&mm->pool_lock, &pgtable_pool_class);
-	mm->pgtable_pool = NULL;
+	mm->pgtable_pool[0] = mm->pgtable_pool[1] = NULL;
 }

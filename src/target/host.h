@@ -127,8 +127,8 @@ int fl__host_split_huge_pages_range(struct fl_thread *th, uint64_t addr, uint64_
 				    int new_order, long in_folio_offset, char *err, size_t errlen);
 int fl__host_shrinker_count(struct fl_thread *th, const char *name, uint64_t *count, char *err,
 			    size_t len);
-int fl__host_shrinker_scan(struct fl_thread *th, const char *name, int nid, uint64_t nr,
-			   char *err, size_t len);
+int fl__host_shrinker_scan(struct fl_thread *th, const char *name, int nid, uint64_t nr, char *err,
+			   size_t len);
 
 /* host_mem.c: a process's mappings, recorded so stray accesses are refused */
 #define HOST_MAX_MAPPINGS 4096

@@ -316,7 +316,8 @@ static int shrinker_dir(const char *name, char *dir, size_t dirlen, char *err, s
 	if (!d) {
 		ret = -errno;
 		snprintf(err, len, "cannot read %s (%s%s)", SHRINKER_DIR, strerror(errno),
-			 errno == ENOENT ? "; the kernel is built without CONFIG_SHRINKER_DEBUG" : "");
+			 errno == ENOENT ? "; the kernel is built without CONFIG_SHRINKER_DEBUG"
+					 : "");
 		return ret;
 	}
 	while ((de = readdir(d))) {
@@ -340,8 +341,8 @@ static int shrinker_dir(const char *name, char *dir, size_t dirlen, char *err, s
  * inode> <count on node 0> <count on node 1> ...". Sum all counts into
  * @count and keep up to @max memcg inodes in @inos.
  */
-static int shrinker_read_count(const char *name, uint64_t *count, unsigned long *inos,
-			       int max, int *nr_inos, char *err, size_t len)
+static int shrinker_read_count(const char *name, uint64_t *count, unsigned long *inos, int max,
+			       int *nr_inos, char *err, size_t len)
 {
 	char dir[HOST_PATH_MAX], path[HOST_PATH_MAX + 16], buf[8192];
 	size_t used = 0;
@@ -394,8 +395,8 @@ int fl__host_shrinker_count(struct fl_thread *th, const char *name, uint64_t *co
 }
 
 /* Scan @nr objects on node @nid in every memcg the count lists. */
-int fl__host_shrinker_scan(struct fl_thread *th, const char *name, int nid, uint64_t nr,
-			   char *err, size_t len)
+int fl__host_shrinker_scan(struct fl_thread *th, const char *name, int nid, uint64_t nr, char *err,
+			   size_t len)
 {
 	char dir[HOST_PATH_MAX], path[HOST_PATH_MAX + 16], input[96];
 	unsigned long inos[64];

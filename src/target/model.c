@@ -555,8 +555,8 @@ static int model_split_huge_pages_range(struct fl_thread *th, uint64_t addr, uin
 
 #define DEFERRED_SPLIT_SHRINKER "thp-deferred_split"
 
-static int model_shrinker_count(struct fl_thread *th, const char *name, uint64_t *count,
-				char *err, size_t len)
+static int model_shrinker_count(struct fl_thread *th, const char *name, uint64_t *count, char *err,
+				size_t len)
 {
 	int nid;
 

@@ -159,7 +159,8 @@ struct fl_target_ops {
 	 * of the machine, to order 0). Return: as split_huge_pages_file().
 	 */
 	int (*split_huge_pages_range)(struct fl_thread *th, uint64_t addr, uint64_t len,
-				      int new_order, long in_folio_offset, char *err, size_t errlen);
+				      int new_order, long in_folio_offset, char *err,
+				      size_t errlen);
 	/*
 	 * A shrinker as debugfs's shrinker/<name>-<id>/ offers it: its count
 	 * (summed over nodes and memcgs), and a scan of @nr objects on node

@@ -67,7 +67,8 @@ static int ds_parse(const struct fl_config *cfg, void *params, char *err, size_t
 
 	if (!kb) {
 		snprintf(err, len,
-			 "deferred-split needs a large folio size: give --mthp SIZE=always (16K..2M)");
+			 "deferred-split needs a large folio size: give --mthp SIZE=always "
+			 "(16K..2M)");
 		return -EINVAL;
 	}
 	p->folio = (uint64_t)kb << 10;

@@ -25,11 +25,8 @@
 #define ALIGN_UP_U64(x, a) (((x) + (a)-1) / (a) * (a))
 
 static const struct fl_workload *const workloads[] = {
-	&fl__wl_lru_microbench,
-	&fl__wl_page_fault1,
-	&fl__wl_shmem_split,
-	&fl__wl_anon_split,
-	&fl__wl_deferred_split,
+	&fl__wl_lru_microbench, &fl__wl_page_fault1,	&fl__wl_shmem_split,
+	&fl__wl_anon_split,	&fl__wl_deferred_split,
 };
 
 unsigned long fl__mthp_always_kb(const struct fl_config *cfg)
@@ -45,7 +42,8 @@ unsigned long fl__mthp_always_kb(const struct fl_config *cfg)
 		const struct fl_knob *k = &cfg->knobs.v[i];
 
 		n = 0;
-		if (sscanf(k->name, "transparent_hugepage/hugepages-%lukB/enabled%n", &kb, &n) != 1 ||
+		if (sscanf(k->name, "transparent_hugepage/hugepages-%lukB/enabled%n", &kb, &n) !=
+			    1 ||
 		    k->name[n])
 			continue;
 		if ((!strcmp(k->value, "always") ||
