@@ -75,6 +75,8 @@ PY
 		echo "ok $n - $name${known:+ # known: $known}"
 	else
 		echo "not ok $n - $name (exit $rc): $verdict"
+		# stderr too: prove shows it where it hides a failing line
+		echo "conformance $name (exit $rc): $verdict" >&2
 		sed 's/^/# /' "$T/$name.err"
 		fail=1
 	fi
