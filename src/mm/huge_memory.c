@@ -819,6 +819,7 @@ static void split_prep_compound(struct page *page, unsigned int order)
 	folio->_flags_1 = order;
 	folio->_large_mapcount = 0;
 	folio->_entire_mapcount = 0;
+	folio->_nr_pages_mapped = 0;
 	folio->_folio_nr_pages = (unsigned int)nr;
 	folio->_pincount = 0;
 	if (order >= 2) {

@@ -49,6 +49,8 @@ extern unsigned long fl__fail_page_alloc_orders;
  * booted with pvm_no_zero_page=1 (a test aid of our hosts' kernels)
  */
 extern bool fl__no_zero_page;
+/* rmap.c: per-page mapcounts kept (CONFIG_PAGE_MAPCOUNT), foliolab/page_mapcount */
+extern bool fl__page_mapcount;
 /* huge_memory.c: publish after-split folios walking backwards (seed 002) */
 extern bool fl__split_walk_reverse;
 /* memory.c: test hook, every Nth store writes a wrong tag (0: off) */

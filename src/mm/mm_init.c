@@ -41,6 +41,7 @@ static void knobs_default(void)
 	fl__lru_cache_policy = policies[2].p;
 	fl__lru_add_free_dead = false;
 	fl__no_zero_page = false;
+	fl__page_mapcount = true;
 	fl__split_walk_reverse = false;
 	fl__split_drain = -1;
 	fl__deferred_split_drain_batch = true;
@@ -196,6 +197,17 @@ int fl__mm_knob_set(const char *name, const char *value, char *err, size_t len)
 		fl__no_zero_page = value[1] == 'n';
 		return 0;
 	}
+	if (!strcmp(name, "foliolab/page_mapcount")) {
+		if (strcmp(value, "on") && strcmp(value, "off")) {
+			snprintf(err, len,
+				 "foliolab/page_mapcount: '%s' is not on (CONFIG_PAGE_MAPCOUNT, "
+				 "per-page mapcounts) or off (CONFIG_NO_PAGE_MAPCOUNT)",
+				 value);
+			return -EINVAL;
+		}
+		fl__page_mapcount = value[1] == 'n';
+		return 0;
+	}
 	if (!strcmp(name, "foliolab/split_walk")) {
 		if (strcmp(value, "forward") && strcmp(value, "reverse")) {
 			snprintf(err, len,
@@ -309,6 +321,7 @@ int fl__mm_knobs_read(struct fl_knobs *out)
 	ret |= fl_knobs_set(out, "foliolab/lru_add_free_dead",
 			    fl__lru_add_free_dead ? "on" : "off");
 	ret |= fl_knobs_set(out, "foliolab/no_zero_page", fl__no_zero_page ? "on" : "off");
+	ret |= fl_knobs_set(out, "foliolab/page_mapcount", fl__page_mapcount ? "on" : "off");
 	ret |= fl_knobs_set(out, "foliolab/split_walk",
 			    fl__split_walk_reverse ? "reverse" : "forward");
 	ret |= fl_knobs_set(out, "foliolab/split_drain",

@@ -9,9 +9,11 @@
  * arrays are reserved address space, touched only where frames are used.
  *
  * Conventions in this file: "pfn" indexes mem_map; a folio is its head
- * page; mapcounts are 0-based (the kernel stores them offset by -1); large
- * folios follow CONFIG_NO_PAGE_MAPCOUNT: one _large_mapcount per folio, no
- * per-page mapcount.
+ * page; mapcounts are 0-based (the kernel stores them offset by -1). A
+ * large folio keeps a _large_mapcount (every PTE and PMD that maps it)
+ * and, with foliolab/page_mapcount on (CONFIG_PAGE_MAPCOUNT, the default,
+ * as our hosts' kernels), each page's own _mapcount and the folio's
+ * _nr_pages_mapped as well; off is CONFIG_NO_PAGE_MAPCOUNT.
  */
 #ifndef FL_MM_TYPES_H
 #define FL_MM_TYPES_H
@@ -112,6 +114,10 @@ struct page {
 	unsigned long memcg_data;
 };
 
+/* _nr_pages_mapped: a PMD mapping adds ENTIRELY_MAPPED, each PTE-mapped page 1 */
+#define ENTIRELY_MAPPED 0x800000
+#define FOLIO_PAGES_MAPPED (ENTIRELY_MAPPED - 1)
+
 /*
  * struct folio - the head page plus the fields a large folio keeps in its
  * second and third pages, laid over consecutive struct pages as the kernel
@@ -140,7 +146,9 @@ struct folio {
 	int _entire_mapcount; /* PMD mappings (atomic) */
 	unsigned int _folio_nr_pages;
 	unsigned int _pincount;
-	unsigned long _page1_pad[4];
+	int _nr_pages_mapped; /* PAGE_MAPCOUNT: pages PTE-mapped, + ENTIRELY_MAPPED (atomic) */
+	int _page1_pad0;
+	unsigned long _page1_pad[3]; /* page[1]._mapcount lies in here */
 	/* page 2 */
 	unsigned long _flags_2;
 	unsigned long _head_2;

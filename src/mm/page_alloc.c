@@ -327,6 +327,7 @@ static void prep_compound_page(struct page *page, unsigned int order)
 	folio->_flags_1 = order;
 	folio->_large_mapcount = 0;
 	folio->_entire_mapcount = 0;
+	folio->_nr_pages_mapped = 0;
 	folio->_folio_nr_pages = (unsigned int)nr;
 	folio->_pincount = 0;
 	if (order >= 2) {
@@ -419,9 +420,11 @@ static __always_inline bool free_pages_prepare(struct page *page, unsigned int o
 			    (flags & ((1ul << PG_lru) | (1ul << PG_buddy)))))
 		return false;
 	VM_BUG_ON(folio_test_partially_mapped(folio));
+	VM_BUG_ON(order && (folio->_nr_pages_mapped || folio->_large_mapcount));
 	for (i = 1; i < nr; i++) {
 		struct page *p = page + i;
 
+		VM_BUG_ON(p->_mapcount); /* a page still counted as mapped */
 		WRITE_ONCE(p->compound_head, 0ul);
 		p->_tail_pad = 0;
 		p->mapping = NULL;

@@ -18,15 +18,19 @@
  * piece by piece after a split, sparing zero-filled order-0 pieces when
  * asked (the shared zero page takes their place).
  *
- * Mapcounts follow CONFIG_NO_PAGE_MAPCOUNT: a large folio has one
- * _large_mapcount (every PTE and PMD that maps it) and an
- * _entire_mapcount (PMD mappings), no per-page mapcount. nr_anon_pages
- * and nr_mapped count the pages of every mapped folio, also of a
- * partially mapped one, and drop when the last mapping goes. A large anon
- * folio whose mapcount falls below its page count while no PMD maps it is
- * partially mapped: it goes to deferred_split_folio(), also while a split
- * unmaps it PTE by PTE (6.18 does the same; the split takes it off the
- * queue again).
+ * Mapcounts: a large folio has one _large_mapcount (every PTE and PMD
+ * that maps it) and an _entire_mapcount (PMD mappings). With
+ * foliolab/page_mapcount on (CONFIG_PAGE_MAPCOUNT, as our hosts' kernels
+ * are built) each page also counts its own PTE mappings and the folio
+ * counts its PTE-mapped pages in _nr_pages_mapped (+ ENTIRELY_MAPPED while
+ * a PMD maps it): nr_anon_pages and nr_mapped then follow each page, and a
+ * large anon folio is partially mapped once one of its pages loses its
+ * last mapping while another keeps one. Off (CONFIG_NO_PAGE_MAPCOUNT),
+ * they count every page of a mapped folio until its last mapping goes,
+ * and a folio is partially mapped when its mapcount falls below its page
+ * count while no PMD maps it. Either way a partially mapped folio goes to
+ * deferred_split_folio(), also while a split unmaps it PTE by PTE (6.18
+ * does the same; the split takes it off the queue again).
  *
  * Conventions in this file: @vma maps @folio; callers of the rmap counting
  * functions hold the page-table lock of the entries being changed; rmap
@@ -283,6 +287,8 @@ struct anon_vma *folio_get_anon_vma(struct folio *folio)
 
 /* ---- mapcounts and the stats that follow them ---- */
 
+bool fl__page_mapcount = true;
+
 /* The pages of a folio that became mapped or unmapped, by kind. */
 static __always_inline void folio_mod_stat(struct folio *folio, long nr, long nr_pmdmapped)
 {
@@ -333,27 +339,48 @@ __always_inline void folio_add_new_anon_rmap(struct folio *folio, struct vm_area
 	} else {
 		fl_atomic_store(&folio->_large_mapcount, (int)nr, __ATOMIC_RELAXED);
 	}
-	if (flags & RMAP_EXCLUSIVE) {
-		for (i = 0; i < nr; i++)
-			fl_set_bit(PG_anon_exclusive, &folio_page(folio, i)->flags);
+	if (fl__page_mapcount)
+		folio->_nr_pages_mapped = pmd ? ENTIRELY_MAPPED : (int)nr;
+	if ((flags & RMAP_EXCLUSIVE) || (fl__page_mapcount && !pmd)) {
+		for (i = 0; i < nr; i++) {
+			struct page *page = folio_page(folio, i);
+
+			if (flags & RMAP_EXCLUSIVE)
+				fl_set_bit(PG_anon_exclusive, &page->flags);
+			if (fl__page_mapcount && !pmd)
+				page->_mapcount = 1;
+		}
 	}
 	mod_node_page_state(pgdat, NR_ANON_MAPPED, (long)nr);
 	mod_mthp_stat((int)folio_order(folio), MTHP_STAT_NR_ANON, 1);
 }
 
 /*
- * @nr more PTEs map pages of @folio from @page: the folio's mapped pages
- * count once it goes from unmapped to mapped.
+ * @nr more PTEs map pages of @folio from @page. Per-page mapcounts: each
+ * page that becomes mapped counts, unless a PMD maps the whole folio
+ * already. Without: the folio's pages count once it goes from unmapped to
+ * mapped.
  */
-static void __folio_add_rmap_ptes(struct folio *folio, int nr)
+static void __folio_add_rmap_ptes(struct folio *folio, struct page *page, int nr)
 {
+	int i, first = 0;
+
 	if (!folio_test_large(folio)) {
 		if (fl_atomic_fetch_add(&folio->_mapcount, nr, __ATOMIC_RELAXED) == 0)
 			folio_mod_stat(folio, 1, 0);
 		return;
 	}
-	if (fl_atomic_fetch_add(&folio->_large_mapcount, nr, __ATOMIC_RELAXED) == 0)
-		folio_mod_stat(folio, (long)folio_nr_pages(folio), 0);
+	if (!fl__page_mapcount) {
+		if (fl_atomic_fetch_add(&folio->_large_mapcount, nr, __ATOMIC_RELAXED) == 0)
+			folio_mod_stat(folio, (long)folio_nr_pages(folio), 0);
+		return;
+	}
+	for (i = 0; i < nr; i++)
+		first += fl_atomic_fetch_add(&page[i]._mapcount, 1, __ATOMIC_RELAXED) == 0;
+	if (first && fl_atomic_add_fetch(&folio->_nr_pages_mapped, first, __ATOMIC_RELAXED) <
+			     ENTIRELY_MAPPED)
+		folio_mod_stat(folio, first, 0);
+	fl_atomic_fetch_add(&folio->_large_mapcount, nr, __ATOMIC_RELAXED);
 }
 
 /**
@@ -367,7 +394,7 @@ void folio_add_anon_rmap_ptes(struct folio *folio, struct page *page, int nr,
 	int i;
 
 	(void)vma;
-	__folio_add_rmap_ptes(folio, nr);
+	__folio_add_rmap_ptes(folio, page, nr);
 	if (flags & RMAP_EXCLUSIVE)
 		for (i = 0; i < nr; i++)
 			fl_set_bit(PG_anon_exclusive, &page[i].flags);
@@ -377,9 +404,8 @@ void folio_add_anon_rmap_ptes(struct folio *folio, struct page *page, int nr,
 void folio_add_file_rmap_ptes(struct folio *folio, struct page *page, int nr,
 			      struct vm_area_struct *vma)
 {
-	(void)page;
 	(void)vma;
-	__folio_add_rmap_ptes(folio, nr);
+	__folio_add_rmap_ptes(folio, page, nr);
 }
 
 /** folio_add_file_rmap_pmd() - a PMD now maps the whole (PMD-sized) @folio. */
@@ -387,12 +413,31 @@ void folio_add_file_rmap_pmd(struct folio *folio, struct page *page, struct vm_a
 {
 	long nr = (long)folio_nr_pages(folio), nr_pmdmapped = 0;
 
+	bool first;
+	int mapped;
+
 	(void)page;
 	(void)vma;
-	if (fl_atomic_fetch_add(&folio->_entire_mapcount, 1, __ATOMIC_RELAXED) == 0)
+	first = fl_atomic_fetch_add(&folio->_entire_mapcount, 1, __ATOMIC_RELAXED) == 0;
+	if (first)
 		nr_pmdmapped = nr;
-	if (fl_atomic_fetch_add(&folio->_large_mapcount, 1, __ATOMIC_RELAXED) != 0)
+	if (!fl__page_mapcount) {
+		if (fl_atomic_fetch_add(&folio->_large_mapcount, 1, __ATOMIC_RELAXED) != 0)
+			nr = 0;
+		folio_mod_stat(folio, nr, nr_pmdmapped);
+		return;
+	}
+	fl_atomic_fetch_add(&folio->_large_mapcount, 1, __ATOMIC_RELAXED);
+	if (first) {
+		/* the pages no PTE maps yet start to count */
+		mapped = fl_atomic_add_fetch(&folio->_nr_pages_mapped, ENTIRELY_MAPPED,
+					     __ATOMIC_RELAXED);
+		nr = mapped < 2 * ENTIRELY_MAPPED ? nr - (mapped & FOLIO_PAGES_MAPPED) : 0;
+		if (nr < 0)
+			nr = 0;
+	} else {
 		nr = 0;
+	}
 	folio_mod_stat(folio, nr, nr_pmdmapped);
 }
 
@@ -403,13 +448,28 @@ void folio_add_file_rmap_pmd(struct folio *folio, struct page *page, struct vm_a
 __always_inline void folio_remove_rmap_ptes(struct folio *folio, struct page *page, int nr,
 					    struct vm_area_struct *vma)
 {
-	int left;
+	int left, i, last = 0;
 
-	(void)page;
 	(void)vma;
 	if (!folio_test_large(folio)) {
 		if (fl_atomic_sub_fetch(&folio->_mapcount, nr, __ATOMIC_RELAXED) == 0)
 			folio_mod_stat(folio, -1, 0);
+		return;
+	}
+	if (fl__page_mapcount) {
+		int mapped = ENTIRELY_MAPPED;
+
+		fl_atomic_sub_fetch(&folio->_large_mapcount, nr, __ATOMIC_RELAXED);
+		for (i = 0; i < nr; i++)
+			last += fl_atomic_sub_fetch(&page[i]._mapcount, 1, __ATOMIC_RELAXED) == 0;
+		if (last)
+			mapped = fl_atomic_sub_fetch(&folio->_nr_pages_mapped, last,
+						     __ATOMIC_RELAXED);
+		if (mapped >= ENTIRELY_MAPPED)
+			return; /* nothing unmapped for good, or a PMD still maps it all */
+		folio_mod_stat(folio, -last, 0);
+		if (mapped && folio_test_anon(folio) && !folio_test_partially_mapped(folio))
+			deferred_split_folio(folio, true);
 		return;
 	}
 	left = fl_atomic_sub_fetch(&folio->_large_mapcount, nr, __ATOMIC_RELAXED);
@@ -434,6 +494,25 @@ void folio_remove_rmap_pmd(struct folio *folio, struct page *page, struct vm_are
 	last = fl_atomic_sub_fetch(&folio->_entire_mapcount, 1, __ATOMIC_RELAXED) == 0;
 	if (last)
 		nr_pmdmapped = nr;
+	if (fl__page_mapcount) {
+		fl_atomic_sub_fetch(&folio->_large_mapcount, 1, __ATOMIC_RELAXED);
+		if (last) {
+			/* the pages no PTE maps stop counting */
+			int mapped = fl_atomic_sub_fetch(&folio->_nr_pages_mapped,
+							 ENTIRELY_MAPPED, __ATOMIC_RELAXED);
+
+			nr = mapped < ENTIRELY_MAPPED ? nr - (mapped & FOLIO_PAGES_MAPPED) : 0;
+			if (nr < 0)
+				nr = 0;
+		} else {
+			nr = 0;
+		}
+		folio_mod_stat(folio, -nr, -nr_pmdmapped);
+		if (nr && nr < nr_pmdmapped && folio_test_anon(folio) &&
+		    !folio_test_partially_mapped(folio))
+			deferred_split_folio(folio, true);
+		return;
+	}
 	left = fl_atomic_sub_fetch(&folio->_large_mapcount, 1, __ATOMIC_RELAXED);
 	if (left == 0) {
 		folio_mod_stat(folio, -nr, -nr_pmdmapped);

@@ -213,6 +213,32 @@ static int check_one(struct fl_agreement *a, const struct fl_result *m, const st
 	return add_row(a, &row);
 }
 
+/*
+ * A window counter ("scan:pgfree") of a window one side did not count at
+ * all (its step could not run there, as the run's note says): nothing to
+ * hold against the other side.
+ */
+static bool window_missing(const struct fl_result *m, const struct fl_result *h,
+			   const char *name)
+{
+	const char *colon = strchr(name, ':');
+	size_t n = colon ? (size_t)(colon - name) + 1 : 0;
+	int k, i;
+
+	if (!colon)
+		return false;
+	for (k = 0; k < 2; k++) {
+		const struct fl_counters *c = k ? &h->counters : &m->counters;
+		bool any = false;
+
+		for (i = 0; i < c->nr && !any; i++)
+			any = !strncmp(c->v[i].name, name, n);
+		if (!any)
+			return true;
+	}
+	return false;
+}
+
 FL_API int fl_agreement_check(const struct fl_result *r, int nr, int host,
 			      const struct fl_tolerance *tol, struct fl_agreement *out)
 {
@@ -233,6 +259,7 @@ FL_API int fl_agreement_check(const struct fl_result *r, int nr, int host,
 			const char *name = c->v[i].name;
 
 			if (fl_counter_checked(name) && !seen(out, name) &&
+			    !window_missing(m, h, name) &&
 			    (fl_counters_get(&m->counters, name) ||
 			     fl_counters_get(&h->counters, name)))
 				ret = check_one(out, m, h, name, tol);

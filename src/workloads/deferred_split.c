@@ -10,22 +10,28 @@
  * count, scan --batch objects on node 0, until the count is 0 (or stops
  * falling). Each scanned folio is split and its unmapped page freed
  * (thp_split_page, split). The threads then read every page back (the
- * advised page reads 0) and unmap.
+ * advised page reads 0) and unmap. --shrink off leaves the queue to the
+ * unmap (what a host that cannot run the shrinker does anyway).
  *
  * Two counting windows: "queue" around the MADV_DONTNEEDs, "scan" around
- * the shrinker. Results: queued (the count after the advice), scans, left
- * (the count at the end).
+ * the shrinker (left out where the shrinker could not run). Results:
+ * queued (the count after the advice), scans, left (the count at the end).
+ * The steps are one set of threads meeting at barriers, so the host's
+ * thread start-up is paid once.
  *
  * The folio size is the largest one --mthp sets to always (the advice
  * strides by it). A host in lockdown lets the count be read but refuses
  * the scan, and a kernel built without CONFIG_SHRINKER_DEBUG has no
  * shrinker files at all: the run then says so in its note (never
- * silently), and the folios stay queued until the unmap frees them.
+ * silently), and the folios stay queued until the unmap frees them;
+ * compare with --shrink off then holds the rest of the run against the
+ * model.
  *
  * Conventions in this file: sizes are bytes; "folio" is the --mthp size
  * unit of the mapping, whatever the fault could allocate.
  */
 #include <errno.h>
+#include <sched.h>
 #include <stdio.h>
 #include <string.h>
 #include "workload.h"
@@ -38,23 +44,33 @@ struct ds_params {
 	uint64_t size;
 	uint64_t folio; /* bytes */
 	long batch;
+	bool shrink; /* --shrink on */
+};
+
+/* All threads wait here for each other (a spin-and-yield barrier in shared memory). */
+struct ds_barrier {
+	unsigned int arrived; /* atomic */
+	unsigned int round;   /* atomic */
 };
 
 struct ds_shared {
 	const struct ds_params *p;
 	struct fl_wl_ctx *ctx;
 	uint64_t addr[MAX_THREADS];
+	struct ds_barrier barrier;
 	int error; /* atomic */
 	struct fl_tag_tally tags;
 	/* the shrinker task's results */
 	uint64_t queued, left, scans;
-	char note[200];
+	char note[256];
 };
 
 static const struct fl_workload_param_info ds_param_info[] = {
 	{ "threads", "2", "threads of the one process, a mapping each (1..1024)" },
 	{ "size", "16M", "bytes each thread maps (a multiple of the folio size, up to 64G)" },
 	{ "batch", "128", "objects per shrinker scan, sc->nr_to_scan (1..1000000)" },
+	{ "shrink", "on",
+	  "on: run the shrinker until the queue is empty; off: leave the queue to the unmap" },
 	{ NULL, NULL, NULL },
 };
 
@@ -62,8 +78,9 @@ static int ds_parse(const struct fl_config *cfg, void *params, char *err, size_t
 {
 	const struct fl_workload_info *wi = &fl__wl_deferred_split.info;
 	struct ds_params *p = params;
+	static const char *const on_off[] = { "on", "off", NULL };
 	unsigned long kb = fl__mthp_always_kb(cfg);
-	int ret;
+	int ret, shrink = 0;
 
 	if (!kb) {
 		snprintf(err, len,
@@ -78,6 +95,9 @@ static int ds_parse(const struct fl_config *cfg, void *params, char *err, size_t
 				     err, len);
 	if (!ret)
 		ret = fl__param_int(cfg, wi, "batch", 1, 1000000, &p->batch, err, len);
+	if (!ret)
+		ret = fl__param_choice(cfg, wi, "shrink", on_off, &shrink, err, len);
+	p->shrink = shrink == 0;
 	return ret;
 }
 
@@ -98,22 +118,40 @@ static uint64_t tag_of(int thread)
 	return (uint64_t)(thread + 1) << 44;
 }
 
-/* Map and write. */
-static void ds_fill(struct fl_thread *th, void *arg)
+static void barrier_wait(struct ds_barrier *b, unsigned int n)
 {
-	struct ds_shared *sh = arg;
+	unsigned int round = __atomic_load_n(&b->round, __ATOMIC_ACQUIRE);
+
+	if (__atomic_add_fetch(&b->arrived, 1, __ATOMIC_ACQ_REL) == n) {
+		__atomic_store_n(&b->arrived, 0, __ATOMIC_RELAXED);
+		__atomic_store_n(&b->round, round + 1, __ATOMIC_RELEASE);
+		return;
+	}
+	while (__atomic_load_n(&b->round, __ATOMIC_ACQUIRE) == round)
+		sched_yield();
+}
+
+static bool failed(struct ds_shared *sh)
+{
+	return __atomic_load_n(&sh->error, __ATOMIC_RELAXED) != 0;
+}
+
+/* Map and write. */
+static void ds_fill(struct fl_thread *th, struct ds_shared *sh)
+{
 	int ret = fl_mmap_apart(th, sh->p->size, &sh->addr[th->index]);
 
 	if (!ret)
 		ret = fl_write(th, sh->addr[th->index], sh->p->size, 4096, tag_of(th->index), 1);
-	if (ret)
+	if (ret) {
+		sh->addr[th->index] = 0;
 		fl__first_error(&sh->error, ret);
+	}
 }
 
 /* MADV_DONTNEED the first page of every folio. */
-static void ds_advise(struct fl_thread *th, void *arg)
+static void ds_advise(struct fl_thread *th, struct ds_shared *sh)
 {
-	struct ds_shared *sh = arg;
 	uint64_t off;
 	int ret = 0;
 
@@ -123,19 +161,23 @@ static void ds_advise(struct fl_thread *th, void *arg)
 		fl__first_error(&sh->error, ret);
 }
 
-/* Scan until the queue is empty, or three scans in a row leave it as it was. */
-static void ds_shrink(struct fl_thread *th, void *arg)
+/*
+ * Scan until the queue is empty, or three scans in a row leave it as it
+ * was. Return: true if the shrinker could be run (the scan window
+ * counts), false if the target has no such shrinker or refused it (the
+ * note says which).
+ */
+static bool ds_shrink(struct fl_thread *th, struct ds_shared *sh)
 {
-	struct ds_shared *sh = arg;
-	char err[sizeof(sh->note) - 40];
+	static const char hint[] = "; compare with --shrink off to hold the rest";
+	char err[160];
 	uint64_t count, before;
 	int ret, stuck = 0;
 
-	/* a target without the shrinker's files: said in the note, the run goes on */
 	ret = fl_shrinker_count(th, SHRINKER, &count, err, sizeof(err));
 	if (ret) {
-		snprintf(sh->note, sizeof(sh->note), "shrinker not run: %s", err);
-		return;
+		snprintf(sh->note, sizeof(sh->note), "shrinker not run: %s%s", err, hint);
+		return false;
 	}
 	sh->queued = count;
 	while (count && stuck < 3) {
@@ -143,34 +185,37 @@ static void ds_shrink(struct fl_thread *th, void *arg)
 		ret = fl_shrinker_scan(th, SHRINKER, 0, (uint64_t)sh->p->batch, err, sizeof(err));
 		if (ret) {
 			/* lockdown: the queue stays for the unmap; said, not skipped */
-			snprintf(sh->note, sizeof(sh->note), "shrinker scan not run: %s", err);
-			break;
+			snprintf(sh->note, sizeof(sh->note), "shrinker scan not run: %s%s", err,
+				 hint);
+			return sh->scans > 0;
 		}
 		sh->scans++;
 		ret = fl_shrinker_count(th, SHRINKER, &count, err, sizeof(err));
 		if (ret) {
 			snprintf(sh->note, sizeof(sh->note), "shrinker count: %s", err);
-			return;
+			return true;
 		}
 		stuck = count < before ? 0 : stuck + 1;
 	}
 	sh->left = count;
-	if (count && !sh->note[0])
+	if (count)
 		snprintf(sh->note, sizeof(sh->note),
 			 "%llu objects stayed queued after three scans that freed none",
 			 (unsigned long long)count);
+	return true;
 }
 
 /* Read every page back (the advised first page of each folio reads 0), then unmap. */
-static void ds_check(struct fl_thread *th, void *arg)
+static void ds_check(struct fl_thread *th, struct ds_shared *sh)
 {
 	enum { CHUNK = 512 };
-	struct ds_shared *sh = arg;
 	const struct ds_params *p = sh->p;
 	uint64_t got[CHUNK], page, i, addr = sh->addr[th->index], wrong = 0, checked = 0;
 	uint64_t pages = p->size / 4096, per_folio = p->folio / 4096;
 	int ret = 0;
 
+	if (!addr)
+		return;
 	for (page = 0; page < pages && !ret; page += CHUNK) {
 		uint64_t n = pages - page < CHUNK ? pages - page : CHUNK;
 
@@ -184,10 +229,51 @@ static void ds_check(struct fl_thread *th, void *arg)
 	}
 	__atomic_fetch_add(&sh->tags.checked, checked, __ATOMIC_RELAXED);
 	__atomic_fetch_add(&sh->tags.wrong, wrong, __ATOMIC_RELAXED);
-	if (!ret)
-		ret = fl_munmap(th, addr, p->size);
+	if (fl_munmap(th, addr, p->size) && !ret)
+		ret = -EFAULT;
 	if (ret)
 		fl__first_error(&sh->error, ret);
+}
+
+/*
+ * Every thread: map and write; advise; (thread 0 alone: the shrinker);
+ * read back and unmap, the threads meeting at a barrier between steps.
+ * One set of threads for the whole run: the host's thread start-up
+ * (stacks, TLS) is counted once, not per step.
+ */
+static void ds_thread(struct fl_thread *th, void *arg)
+{
+	struct ds_shared *sh = arg;
+	struct fl_wl_ctx *ctx = sh->ctx;
+	unsigned int n = (unsigned int)sh->p->threads;
+	int ret;
+
+	ds_fill(th, sh);
+	barrier_wait(&sh->barrier, n);
+	if (th->index == 0 && !failed(sh) && (ret = fl__window_begin(ctx)))
+		fl__first_error(&sh->error, ret);
+	fl_progress(ctx, th->index == 0);
+	barrier_wait(&sh->barrier, n);
+	if (!failed(sh))
+		ds_advise(th, sh);
+	barrier_wait(&sh->barrier, n);
+	if (th->index == 0 && !failed(sh)) {
+		ret = fl__window_end(ctx, "queue");
+		if (!ret && sh->p->shrink)
+			ret = fl__window_begin(ctx);
+		if (!ret && sh->p->shrink) {
+			if (ds_shrink(th, sh))
+				ret = fl__window_end(ctx, "scan");
+			else
+				fl__window_discard(ctx);
+		}
+		if (ret)
+			fl__first_error(&sh->error, ret);
+		fl_progress(ctx, 2);
+	}
+	barrier_wait(&sh->barrier, n);
+	ds_check(th, sh);
+	fl_progress(ctx, th->index == 0);
 }
 
 static int ds_run(struct fl_wl_ctx *ctx, const void *params)
@@ -205,35 +291,12 @@ static int ds_run(struct fl_wl_ctx *ctx, const void *params)
 	ret = ctx->target->ops->proc_create(ctx->target, &proc);
 	if (ret)
 		return ret;
-	ret = fl_run_threads(proc, (int)p->threads, ds_fill, sh);
+	ret = fl_run_threads(proc, (int)p->threads, ds_thread, sh);
 	ret = ret ? ret : sh->error;
-	fl_progress(ctx, 1);
-	if (!ret)
-		ret = fl__window_begin(ctx);
-	if (!ret)
-		ret = fl_run_threads(proc, (int)p->threads, ds_advise, sh);
-	ret = ret ? ret : sh->error;
-	if (!ret)
-		ret = fl__window_end(ctx, "queue");
-	fl_progress(ctx, 1);
-	if (!ret)
-		ret = fl__window_begin(ctx);
-	if (!ret)
-		ret = fl_run_threads(proc, 1, ds_shrink, sh);
-	ret = ret ? ret : sh->error;
-	if (!ret)
-		ret = fl__window_end(ctx, "scan");
-	fl_progress(ctx, 1);
-	if (!ret)
-		ret = fl_run_threads(proc, (int)p->threads, ds_check, sh);
-	ret = ret ? ret : sh->error;
-	fl_progress(ctx, 1);
 	ctx->target->ops->proc_exit(proc);
 	ctx->tags_checked = sh->tags.checked;
 	ctx->tags_wrong = sh->tags.wrong;
 	snprintf(ctx->res->note, sizeof(ctx->res->note), "%s", sh->note);
-	if (ret && sh->note[0])
-		snprintf(ctx->why, sizeof(ctx->why), "%s", sh->note);
 	fl__add_metric(ctx->res, "folios", "", (double)p->threads * (double)(p->size / p->folio));
 	fl__add_metric(ctx->res, "queued", "", (double)sh->queued);
 	fl__add_metric(ctx->res, "scans", "", (double)sh->scans);

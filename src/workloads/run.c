@@ -401,6 +401,11 @@ int fl__window_begin(struct fl_wl_ctx *ctx)
 	return ctx->target->ops->counters(ctx->target, &ctx->window);
 }
 
+void fl__window_discard(struct fl_wl_ctx *ctx)
+{
+	fl_counters_free(&ctx->window);
+}
+
 int fl__window_end(struct fl_wl_ctx *ctx, const char *name)
 {
 	struct fl_counters now = { 0 };

@@ -72,6 +72,8 @@ void fl__add_metric(struct fl_result *res, const char *name, const char *unit, d
  */
 int fl__window_begin(struct fl_wl_ctx *ctx);
 int fl__window_end(struct fl_wl_ctx *ctx, const char *name);
+/* Drop a window begun but not to be counted (the step could not run). */
+void fl__window_discard(struct fl_wl_ctx *ctx);
 
 /* param helpers: the value of --NAME (or its default), range-checked */
 int fl__param_int(const struct fl_config *cfg, const struct fl_workload_info *wi, const char *name,

@@ -193,6 +193,34 @@ static bool test_json_has_the_agreement(void)
 	return true;
 }
 
+/*
+ * A window one side did not count (its step could not run there) gives no
+ * rows; a window both counted is held row by row, a counter missing on one
+ * side reading 0.
+ */
+static bool test_window_counted_on_one_side_only(void)
+{
+	struct fl_tolerance tol = { .pct = 1.0, .min = 10, .noise = 3.0 };
+	struct fl_result r[2];
+	struct fl_agreement a;
+	const struct fl_agree_row *w;
+
+	result(&r[0], "model", "model", "always", "order0");
+	result(&r[1], "host", "host", "always", NULL);
+	fl_counters_set(&r[0].counters, "scan:pgfree", 256);
+	fl_counters_set(&r[0].counters, "queue:pgfree", 100);
+	fl_counters_set_scoped(&r[1].counters, "queue:pgfault", 1, FL_SCOPE_WORKLOAD);
+	ASSERT_EQ(fl_agreement_check(r, 2, 1, &tol, &a), 0);
+	ASSERT_TRUE(fl_agreement_find(&a, "scan:pgfree") == NULL);
+	w = fl_agreement_find(&a, "queue:pgfree");
+	ASSERT_TRUE(w && w->differs && w->host == 0);
+	ASSERT_EQ(a.nr, 2); /* queue:pgfree and queue:pgfault */
+	fl_agreement_free(&a);
+	free_all(r, 2);
+	return true;
+}
+
 TEST_MAIN(TEST(test_partner_same_sizes_order0_preferred), TEST(test_checked_counters),
+	  TEST(test_window_counted_on_one_side_only),
 	  TEST(test_differs_exactly_beyond_the_tolerance),
 	  TEST(test_floor_only_upward_for_startup_events), TEST(test_json_has_the_agreement))

@@ -126,13 +126,19 @@ static bool test_dontneed_frees_every_frame(void)
 	return down();
 }
 
-static bool test_partial_unmap_keeps_large_folio(void)
+/*
+ * Unmap 4 pages of a 16-page folio. nr_anon_pages: with per-page
+ * mapcounts (CONFIG_PAGE_MAPCOUNT, @page_mapcount) the 4 pages stop
+ * counting; without, the folio counts whole until its last mapping goes.
+ */
+static bool partial_unmap(bool page_mapcount)
 {
 	struct folio *f;
 	unsigned long a;
 	long base;
 
 	ASSERT_TRUE(up());
+	ASSERT_TRUE(knob("foliolab/page_mapcount", page_mapcount ? "on" : "off"));
 	ASSERT_TRUE(knob(THP "hugepages-64kB/enabled", "always"));
 	a = map(SZ_2M);
 	ASSERT_TRUE(fill(a, 65536));
@@ -146,14 +152,63 @@ static bool test_partial_unmap_keeps_large_folio(void)
 	ASSERT_EQ(mthp(64, "split_deferred"), 1);
 	ASSERT_EQ(mthp(64, "nr_anon_partially_mapped"), 1);
 	ASSERT_EQ(mthp(64, "nr_anon"), 1);
-	ASSERT_EQ(counter("nr_anon_pages"), 16);
+	ASSERT_EQ(counter("nr_anon_pages"), page_mapcount ? 12 : 16);
+	if (page_mapcount)
+		ASSERT_EQ(f->_nr_pages_mapped, 12);
 	ASSERT_EQ(peek(mm, a + 32768), a + 32768); /* the rest keeps its data */
 	ASSERT_EQ(do_madvise(mm, a, 65536, MADV_DONTNEED), 0);
 	ASSERT_EQ(free_now(), base + 16); /* the PTE table stays: the zap was not 2M */
 	ASSERT_EQ(mthp(64, "nr_anon_partially_mapped"), 0);
 	ASSERT_EQ(mthp(64, "nr_anon"), 0);
 	ASSERT_EQ(mthp(64, "split_deferred"), 1); /* an event count stays */
+	ASSERT_EQ(counter("nr_anon_pages"), 0);
 	return down();
+}
+
+static bool test_partial_unmap_keeps_large_folio(void)
+{
+	return partial_unmap(true) && partial_unmap(false);
+}
+
+/*
+ * DONTNEED one page of a PMD-mapped THP: the PMD is split into 512 PTEs
+ * (their rmap added, then the PMD's removed: no change in mapped pages),
+ * then one PTE goes. Per-page mapcounts: 511 pages count on; without:
+ * 512. Either way the folio is partially mapped, and a PMD-sized one
+ * counts thp_deferred_split_page.
+ */
+static bool pmd_partial_unmap(bool page_mapcount)
+{
+	struct folio *f;
+	unsigned long a;
+
+	ASSERT_TRUE(up());
+	ASSERT_TRUE(knob("foliolab/page_mapcount", page_mapcount ? "on" : "off"));
+	ASSERT_TRUE(knob(THP "enabled", "always"));
+	a = map(SZ_2M);
+	ASSERT_TRUE(fill(a, SZ_2M));
+	ASSERT_EQ(counter("nr_anon_transparent_hugepages"), 1); /* in THPs, as /proc/vmstat */
+	ASSERT_EQ(counter("nr_anon_pages"), 512);
+	ASSERT_EQ(do_madvise(mm, a + 4096, 4096, MADV_DONTNEED), 0);
+	ASSERT_EQ(counter("thp_split_pmd"), 1);
+	ASSERT_EQ(counter("nr_anon_transparent_hugepages"), 0);
+	ASSERT_EQ(counter("nr_anon_pages"), page_mapcount ? 511 : 512);
+	ASSERT_EQ(counter("thp_deferred_split_page"), 1);
+	ASSERT_EQ(mthp(2048, "split_deferred"), 1);
+	f = mapped_folio(mm, a);
+	ASSERT_EQ(folio_order(f), 9);
+	ASSERT_EQ(folio_large_mapcount(f), 511);
+	if (page_mapcount)
+		ASSERT_EQ(f->_nr_pages_mapped, 511);
+	ASSERT_EQ(peek(mm, a + 8192), a + 8192);
+	ASSERT_EQ(do_madvise(mm, a, SZ_2M, MADV_DONTNEED), 0);
+	ASSERT_EQ(counter("nr_anon_pages"), 0);
+	return down();
+}
+
+static bool test_pmd_partial_unmap(void)
+{
+	return pmd_partial_unmap(true) && pmd_partial_unmap(false);
 }
 
 static bool test_gather_batches_and_put_chunks(void)
@@ -322,6 +377,7 @@ static bool test_munmap_and_exit_free_tables(void)
 }
 
 TEST_MAIN(TEST(test_dontneed_frees_every_frame), TEST(test_partial_unmap_keeps_large_folio),
+	  TEST(test_pmd_partial_unmap),
 	  TEST(test_gather_batches_and_put_chunks), TEST(test_gather_force_flush),
 	  TEST(test_large_folio_takes_two_entries), TEST(test_munmap_and_exit_free_tables),
 	  TEST(test_pgfree_counts_each_page_once), TEST(test_flush_only_when_something_was_cleared))
