@@ -565,10 +565,22 @@ static void copy_host_thp(struct fl_config *c)
 	}
 }
 
+static bool config_has_knob(const struct fl_config *c, const char *name)
+{
+	int i;
+
+	for (i = 0; i < c->knobs.nr; i++)
+		if (!strcmp(c->knobs.v[i].name, name))
+			return true;
+	return false;
+}
+
 /*
- * A host booted with pvm_no_zero_page=1 takes a page on every read fault:
- * in a compare with it, the model columns do the same (foliolab/no_zero_page),
- * unless the command line set that knob itself.
+ * What the host kernel was booted or built with, given to the model
+ * columns of a compare with it unless the command line set the knob
+ * itself: pvm_no_zero_page=1 (a page on every read fault:
+ * foliolab/no_zero_page=on), CONFIG_NO_PAGE_MAPCOUNT=y (no per-page
+ * mapcounts: foliolab/page_mapcount=off).
  */
 static void copy_host_cmdline(struct fl_config *c)
 {
@@ -580,13 +592,16 @@ static void copy_host_cmdline(struct fl_config *c)
 		fl_host_knobs(&host);
 		read = true;
 	}
-	for (i = 0; i < c->knobs.nr; i++)
-		if (!strcmp(c->knobs.v[i].name, "foliolab/no_zero_page"))
-			return;
-	for (i = 0; i < host.nr; i++)
+	for (i = 0; i < host.nr; i++) {
 		if (!strcmp(host.v[i].name, "cmdline/pvm_no_zero_page") &&
-		    strcmp(host.v[i].value, "0"))
+		    strcmp(host.v[i].value, "0") &&
+		    !config_has_knob(c, "foliolab/no_zero_page"))
 			fl_config_set_knob(c, "foliolab/no_zero_page", "on");
+		if (!strcmp(host.v[i].name, "config/CONFIG_NO_PAGE_MAPCOUNT") &&
+		    !config_has_knob(c, "foliolab/page_mapcount"))
+			fl_config_set_knob(c, "foliolab/page_mapcount",
+					   strcmp(host.v[i].value, "y") ? "on" : "off");
+	}
 }
 
 static void add_label(char *label, const char *part)

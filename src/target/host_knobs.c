@@ -247,6 +247,37 @@ static void add_cmdline_knobs(struct fl_knobs *out)
 			fl_knobs_set(out, "cmdline/pvm_no_zero_page", tok + 17);
 }
 
+/*
+ * Build options of the host's kernel that change what the model counts, as
+ * read-only knobs "config/<option>" (y or n), from /proc/config.gz where
+ * the kernel offers it (IKCONFIG_PROC; read through gzip, which every
+ * Debian system has): CONFIG_NO_PAGE_MAPCOUNT (no per-page mapcounts, as
+ * foliolab/page_mapcount=off makes the model do).
+ */
+static void add_config_knobs(struct fl_knobs *out)
+{
+	static const char opt[] = "CONFIG_NO_PAGE_MAPCOUNT";
+	char line[256];
+	bool found = false, set = false;
+	FILE *f;
+
+	if (access("/proc/config.gz", R_OK))
+		return;
+	f = popen("gzip -dc /proc/config.gz 2>/dev/null", "r");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		if (!strncmp(line, opt, sizeof(opt) - 1) && line[sizeof(opt) - 1] == '=') {
+			found = true;
+			set = line[sizeof(opt)] == 'y';
+		} else if (!strncmp(line, "# CONFIG_", 9) && strstr(line, opt)) {
+			found = true;
+		}
+	}
+	if (pclose(f) == 0 && found)
+		fl_knobs_set(out, "config/" "CONFIG_NO_PAGE_MAPCOUNT", set ? "y" : "n");
+}
+
 int fl__host_knobs_read(struct fl_knobs *out)
 {
 	static const char *const top[] = { "enabled", "defrag", "use_zero_page", "shrink_underused",
@@ -279,6 +310,7 @@ int fl__host_knobs_read(struct fl_knobs *out)
 		add_knob(out, rel);
 	}
 	add_cmdline_knobs(out);
+	add_config_knobs(out);
 	return 0;
 }
 
