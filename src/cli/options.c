@@ -594,8 +594,7 @@ static void copy_host_cmdline(struct fl_config *c)
 	}
 	for (i = 0; i < host.nr; i++) {
 		if (!strcmp(host.v[i].name, "cmdline/pvm_no_zero_page") &&
-		    strcmp(host.v[i].value, "0") &&
-		    !config_has_knob(c, "foliolab/no_zero_page"))
+		    strcmp(host.v[i].value, "0") && !config_has_knob(c, "foliolab/no_zero_page"))
 			fl_config_set_knob(c, "foliolab/no_zero_page", "on");
 		if (!strcmp(host.v[i].name, "config/CONFIG_NO_PAGE_MAPCOUNT") &&
 		    !config_has_knob(c, "foliolab/page_mapcount"))

@@ -16,6 +16,7 @@
  */
 #include "internal.h"
 #include "fs.h"
+#include "pgtable.h"
 
 static const struct fl_lock_class i_pages_class = { .name = "mapping->i_pages",
 						    .rank = FL_RANK_I_PAGES,
@@ -255,4 +256,146 @@ unsigned int find_get_entries(struct address_space *mapping, pgoff_t *start, pgo
 		*start = folio_next_index(folio);
 	}
 	return nr;
+}
+
+/* ---- fault-around: map what the cache holds near a fault ---- */
+
+#define MAP_PAGES_MAX 16 /* folios in one fault-around window (FAULT_AROUND_PAGES) */
+
+/*
+ * The next folio at or after *@index and not after @end that is
+ * uptodate and could be locked without waiting, locked and referenced;
+ * *@index moves past it. NULL when there is none.
+ */
+static struct folio *next_uptodate_folio(struct address_space *mapping, pgoff_t *index, pgoff_t end)
+{
+	for (;;) {
+		XA_STATE(xas, &mapping->i_pages, *index);
+		struct folio *folio;
+
+		if (*index > end)
+			return NULL;
+		xas_lock(&xas);
+		folio = xas_find(&xas, end);
+		if (folio && !xa_is_value(folio) && !folio_try_get(folio))
+			folio = XA_RETRY_ENTRY;
+		xas_unlock(&xas);
+		fl__xas_account(&xas);
+		if (!folio)
+			return NULL;
+		if (xa_is_retry(folio))
+			continue;
+		*index = xas.xa_index + 1;
+		if (xa_is_value(folio))
+			continue;
+		if (!folio_trylock(folio)) {
+			folio_put(folio);
+			continue;
+		}
+		if (folio->mapping == mapping && folio_test_uptodate(folio)) {
+			*index = folio_next_index(folio);
+			return folio;
+		}
+		folio_unlock(folio);
+		folio_put(folio);
+	}
+}
+
+/*
+ * Map the none PTEs of @folio's pages [@first, @last] of the file, a run
+ * at a time, each page with a reference. Return: VM_FAULT_NOPAGE if the
+ * fault address was among them (the access is done), else 0.
+ * Context: the PTE table @ptet locked.
+ */
+static int filemap_map_folio_range(struct vm_fault *vmf, struct folio *folio, pgoff_t first,
+				   pgoff_t last, struct pgtable *ptet, long *rss)
+{
+	struct vm_area_struct *vma = vmf->vma;
+	pgoff_t i = first;
+	int ret = 0;
+
+	while (i <= last) {
+		unsigned long addr = vma->vm_start + ((i - vma->vm_pgoff) << PAGE_SHIFT);
+		pteval_t *slot = &ptet->e[pte_index(addr)];
+		struct page *page = folio_page(folio, i - folio->index);
+		int n = 0;
+
+		while (i + (pgoff_t)n <= last && !READ_ONCE(slot[n]))
+			n++;
+		if (!n) {
+			i++;
+			continue;
+		}
+		folio_ref_add(folio, n);
+		set_pte_range(vmf, folio, page, n, addr, slot);
+		*rss += n;
+		if (vmf->address >= addr &&
+		    vmf->address < addr + ((unsigned long)n << PAGE_SHIFT)) {
+			vmf_access(vmf, page_to_pfn(page) + ((vmf->address - addr) >> PAGE_SHIFT));
+			ret = VM_FAULT_NOPAGE;
+		}
+		i += (pgoff_t)n;
+	}
+	return ret;
+}
+
+/**
+ * filemap_map_pages() - fault-around (vm_ops->map_pages): map the pages
+ * of [@start_pgoff, @end_pgoff] (inside the VMA and one PTE table) that
+ * the page cache holds uptodate and unlocked, without allocating. A
+ * PMD-sized folio over an empty PMD is mapped with the PMD (do_set_pmd()).
+ * The folios are gathered first and mapped under the PTE lock after (the
+ * kernel walks under RCU; the model's XArray lock ranks above the PTE lock).
+ * Return: VM_FAULT_NOPAGE if the fault address got mapped, else 0.
+ */
+int filemap_map_pages(struct vm_fault *vmf, pgoff_t start_pgoff, pgoff_t end_pgoff)
+{
+	struct vm_area_struct *vma = vmf->vma;
+	struct address_space *mapping = vma->vm_file->f_mapping;
+	struct folio *folios[MAP_PAGES_MAX];
+	loff_t size = READ_ONCE(mapping->host->i_size);
+	pgoff_t index = start_pgoff;
+	struct pgtable *ptet;
+	long rss = 0;
+	int i, n = 0, ret = 0, member;
+
+	if (!size)
+		return 0;
+	if (end_pgoff > (pgoff_t)((size - 1) >> PAGE_SHIFT))
+		end_pgoff = (pgoff_t)((size - 1) >> PAGE_SHIFT);
+	while (n < MAP_PAGES_MAX && (folios[n] = next_uptodate_folio(mapping, &index, end_pgoff)))
+		n++;
+	if (!n)
+		return 0;
+	/* filemap_map_pmd() */
+	if (!entry_load(&vmf->pmdt->e[vmf->pmd_idx]) && folio_order(folios[0]) == PMD_ORDER &&
+	    !do_set_pmd(vmf, folios[0], folio_page(folios[0], start_pgoff - folios[0]->index))) {
+		folio_unlock(folios[0]); /* its reference is the PMD's now */
+		for (i = 1; i < n; i++) {
+			folio_unlock(folios[i]);
+			folio_put(folios[i]);
+		}
+		return VM_FAULT_NOPAGE;
+	}
+	member = mm_counter_file(folios[0]);
+	fl__vmf_prealloc_install(vmf);
+	ptet = fl__vmf_pte_lock(vmf);
+	for (i = 0; i < n; i++) {
+		struct folio *folio = folios[i];
+		pgoff_t first = folio->index > start_pgoff ? folio->index : start_pgoff;
+		pgoff_t last = folio_next_index(folio) - 1;
+
+		if (last > end_pgoff)
+			last = end_pgoff;
+		if (ptet)
+			ret |= filemap_map_folio_range(vmf, folio, first, last, ptet, &rss);
+		folio_unlock(folio);
+		folio_put(folio);
+	}
+	if (ptet) {
+		if (rss)
+			add_mm_counter(vma->vm_mm, member, rss);
+		spin_unlock(&ptet->ptl);
+	}
+	return ret;
 }

@@ -62,7 +62,8 @@ struct inode {
 struct file {
 	struct inode *f_inode;
 	struct address_space *f_mapping;
-	int f_count; /* atomic */
+	int f_count;		     /* atomic */
+	struct file *f_next_delayed; /* on the delayed-fput list after the last fput() */
 };
 
 /* tmpfs mount option huge= and the top-level shmem_enabled knob */
@@ -155,6 +156,17 @@ void fl__xas_account(const struct xa_state *xas);
 
 /* mmap.c */
 void vma_link_file(struct vm_area_struct *vma, struct file *file);
+/* memory.c: zap the mappings of a file range (or of one folio) in every VMA */
+void unmap_mapping_range(struct address_space *mapping, loff_t holebegin, loff_t holelen,
+			 int even_cows);
+void unmap_mapping_folio(struct folio *folio);
+/* filemap.c: fault-around for a file mapping (vm_ops->map_pages) */
+int filemap_map_pages(struct vm_fault *vmf, pgoff_t start_pgoff, pgoff_t end_pgoff);
+/* shmem.c: what a tmpfs mapping does on a fault */
+extern const struct vm_operations_struct shmem_vm_ops;
+/* mmap.c: a mapping of a tmpfs file */
+int do_mmap_file(struct mm_struct *mm, struct file *file, loff_t off, unsigned long len,
+		 unsigned long vm_flags, unsigned long *addr);
 void unlink_file_vma(struct vm_area_struct *vma);
 
 /* truncate.c */
@@ -175,6 +187,8 @@ static inline struct file *get_file(struct file *file)
 	return file;
 }
 void fput(struct file *file);
+/* Close the files whose last reference went under a lock (the kernel's task_work). */
+void flush_delayed_fput(void);
 void shmem_uncharge(struct inode *inode, long pages);
 int fl__shmem_unlink(struct inode *inode);
 int shmem_fallocate(struct inode *inode, int mode, loff_t offset, loff_t len);

@@ -337,12 +337,18 @@ unsigned long thp_vma_allowable_orders(struct vm_area_struct *vma, unsigned long
 	return orders & mask & THP_ORDERS_ALL_ANON;
 }
 
-/* The naturally aligned 2^@order block around @addr lies inside @vma. */
+/*
+ * The naturally aligned 2^@order block around @addr lies inside @vma, and,
+ * in a file mapping, maps a naturally aligned block of the file.
+ */
 bool thp_vma_suitable_order(struct vm_area_struct *vma, unsigned long addr, int order)
 {
 	unsigned long size = PAGE_SIZE << order;
 	unsigned long haddr = ALIGN_DOWN(addr, size);
 
+	if (!vma_is_anonymous(vma) &&
+	    ((vma->vm_start >> PAGE_SHIFT) - vma->vm_pgoff) & ((1ul << order) - 1))
+		return false;
 	return haddr >= vma->vm_start && haddr + size <= vma->vm_end;
 }
 

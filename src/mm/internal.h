@@ -228,6 +228,18 @@ static inline pgoff_t linear_page_index(const struct vm_area_struct *vma, unsign
 	return ((address - vma->vm_start) >> PAGE_SHIFT) + vma->vm_pgoff;
 }
 
+static inline unsigned long vma_pages(const struct vm_area_struct *vma)
+{
+	return (vma->vm_end - vma->vm_start) >> PAGE_SHIFT;
+}
+
+/* folio_mark_dirty(): tmpfs keeps no dirty accounting, so only the flag (noop_dirty_folio()) */
+static inline void folio_mark_dirty(struct folio *folio)
+{
+	if (!folio_test_dirty(folio))
+		folio_set_dirty(folio);
+}
+
 static inline bool vma_is_anonymous(const struct vm_area_struct *vma)
 {
 	return !vma->vm_ops;
@@ -376,6 +388,7 @@ void folio_unqueue_deferred_split(struct folio *folio);
 #define VM_FAULT_FALLBACK 0x4
 #define VM_FAULT_RETRY 0x8   /* retry under mmap_lock */
 #define VM_FAULT_SIGBUS 0x10 /* an entry the model cannot resolve */
+#define VM_FAULT_NOPAGE 0x20 /* a handler mapped the page (or a racer did) */
 #define VM_FAULT_ERROR (VM_FAULT_OOM | VM_FAULT_SIGSEGV | VM_FAULT_SIGBUS)
 #define FAULT_FLAG_WRITE 0x1
 #define FAULT_FLAG_VMA_LOCK 0x1000 /* the fault holds the per-VMA lock, not mmap_lock */
@@ -386,7 +399,10 @@ struct vm_fault {
 	unsigned int flags;
 	struct pgtable *pmdt; /* the PMD table */
 	int pmd_idx;
-	unsigned long orders; /* mTHP orders the knobs allow in this VMA */
+	unsigned long orders;	      /* mTHP orders the knobs allow in this VMA */
+	pgoff_t pgoff;		      /* file page of the address (linear_page_index()) */
+	struct page *page;	      /* ->fault(): the file page, its folio locked */
+	struct pgtable *prealloc_pte; /* fault-around's PTE table, for an empty PMD */
 	/*
 	 * The faulting access itself: a handler that maps the page may do it
 	 * under the page-table lock and set done, sparing "hardware" the
@@ -415,7 +431,15 @@ int handle_mm_fault(struct vm_area_struct *vma, unsigned long address, unsigned 
 		    uint64_t *tag, bool *done);
 struct zap_details {
 	bool reclaim_pt;
+	bool even_cows;		    /* zap private (CoW) anon pages too */
+	struct folio *single_folio; /* only this folio's entries */
 };
+int do_set_pmd(struct vm_fault *vmf, struct folio *folio, struct page *page);
+void set_pte_range(struct vm_fault *vmf, struct folio *folio, struct page *page, int nr,
+		   unsigned long addr, pteval_t *slot);
+struct pgtable *fl__vmf_pte_lock(struct vm_fault *vmf);
+void fl__vmf_prealloc_install(struct vm_fault *vmf);
+int finish_fault(struct vm_fault *vmf, struct folio *folio, struct page *page);
 void unmap_page_range(struct mmu_gather *tlb, struct vm_area_struct *vma, unsigned long addr,
 		      unsigned long end, const struct zap_details *details);
 void free_pgtables(struct mmu_gather *tlb, struct mm_struct *mm, unsigned long addr,

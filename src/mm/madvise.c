@@ -197,7 +197,7 @@ static int madvise_vma_flags(struct mm_struct *mm, unsigned long start, unsigned
 int do_madvise(struct mm_struct *mm, unsigned long start, size_t len, int behavior)
 {
 	struct mmu_gather tlb;
-	struct zap_details details = { .reclaim_pt = true };
+	struct zap_details details = { .reclaim_pt = true, .even_cows = true };
 	unsigned long end, covered = 0;
 	int i, ret = 0;
 
@@ -239,7 +239,9 @@ int do_madvise(struct mm_struct *mm, unsigned long start, size_t len, int behavi
 			continue;
 		s = vma->vm_start > start ? vma->vm_start : start;
 		e = vma->vm_end < end ? vma->vm_end : end;
-		if (vma->vm_flags & VM_LOCKED) {
+		/* lazy-free is for anonymous memory only (madvise_free_single_vma()) */
+		if ((vma->vm_flags & VM_LOCKED) ||
+		    (behavior == MADV_FREE && !vma_is_anonymous(vma))) {
 			ret = -EINVAL;
 			break;
 		}

@@ -334,8 +334,13 @@ static int wp_page_copy(struct vm_fault *vmf, pteval_t orig, struct folio *old,
 	}
 	if (old)
 		folio_remove_rmap_ptes(old, old_page, 1, vma);
-	else
+	if (old && !folio_test_anon(old)) {
+		/* a private file page becomes an anon copy */
+		add_mm_counter(vma->vm_mm, mm_counter_file(old), -1);
 		add_mm_counter(vma->vm_mm, MM_ANONPAGES, 1);
+	} else if (!old) {
+		add_mm_counter(vma->vm_mm, MM_ANONPAGES, 1);
+	}
 	folio_add_new_anon_rmap(new, vma, vmf->address, RMAP_EXCLUSIVE, false);
 	folio_add_lru_vma(new, vma);
 	entry_store(&ptet->e[i], pfn_pte(folio_pfn(new), vma_pte_prot(vma)));
@@ -412,6 +417,303 @@ static int do_swap_page(struct vm_fault *vmf, pteval_t orig)
 	return VM_FAULT_SIGBUS;
 }
 
+/* ---- faults in file mappings (tmpfs) ---- */
+
+/* fault_around_bytes: 64 KiB, 16 pages (the kernel's default) */
+#define FAULT_AROUND_PAGES 16
+
+/*
+ * set_pte_range() - map @nr pages of @folio from @page at @addr into
+ * @slot[0..nr): file pages (their rmap added), or, for a write fault in a
+ * private mapping, the one new anon page (CoW). A shared writable
+ * mapping's PTEs are writable; a write makes them dirty, as does a folio
+ * already dirty. The fault address's PTE is young (the access is done
+ * under the lock); pages mapped around it are not.
+ * Context: the PTE table's lock held; @slot[0..nr) none.
+ */
+void set_pte_range(struct vm_fault *vmf, struct folio *folio, struct page *page, int nr,
+		   unsigned long addr, pteval_t *slot)
+{
+	struct vm_area_struct *vma = vmf->vma;
+	bool write = vmf->flags & FAULT_FLAG_WRITE;
+	unsigned long pfn = page_to_pfn(page);
+	pteval_t prot = _PAGE_PRESENT;
+	int i;
+
+	if (write && !(vma->vm_flags & VM_SHARED)) {
+		folio_add_new_anon_rmap(folio, vma, addr, RMAP_EXCLUSIVE, false);
+		folio_add_lru_vma(folio, vma);
+		prot |= _PAGE_RW | _PAGE_DIRTY;
+	} else {
+		folio_add_file_rmap_ptes(folio, page, nr, vma);
+		if ((vma->vm_flags & (VM_SHARED | VM_WRITE)) == (VM_SHARED | VM_WRITE))
+			prot |= _PAGE_RW;
+		if (write || ((prot & _PAGE_RW) && folio_test_dirty(folio)))
+			prot |= _PAGE_DIRTY;
+	}
+	for (i = 0; i < nr; i++, addr += PAGE_SIZE)
+		entry_store(&slot[i], pfn_pte(pfn + (unsigned long)i,
+					      prot | (addr == vmf->address ? _PAGE_ACCESSED : 0)));
+}
+
+/* Install fault-around's preallocated PTE table if the PMD is still empty. */
+void fl__vmf_prealloc_install(struct vm_fault *vmf)
+{
+	FL_LOCK_SITE_NAMED(site, "pmd_install");
+
+	if (!vmf->prealloc_pte)
+		return;
+	fl_spin_lock_at(&vmf->pmdt->ptl, &site);
+	if (!entry_load(&vmf->pmdt->e[vmf->pmd_idx])) {
+		entry_store(&vmf->pmdt->e[vmf->pmd_idx], table_entry(vmf->prealloc_pte));
+		vmf->prealloc_pte = NULL;
+	}
+	spin_unlock(&vmf->pmdt->ptl);
+}
+
+/* The fault's PTE table, locked, or NULL (none, or a huge PMD). */
+struct pgtable *fl__vmf_pte_lock(struct vm_fault *vmf)
+{
+	FL_LOCK_SITE_NAMED(site, "filemap_map_pages");
+
+	return pte_offset_map_lock(vmf->pmdt, vmf->pmd_idx, &site);
+}
+
+/**
+ * do_set_pmd() - map the PMD-sized file @folio with one PMD entry
+ * (thp_file_mapped), if the VMA and the file offset allow it.
+ * Return: 0, VM_FAULT_FALLBACK (use PTEs) or VM_FAULT_NOPAGE (the PMD is
+ * taken).
+ */
+int do_set_pmd(struct vm_fault *vmf, struct folio *folio, struct page *page)
+{
+	FL_LOCK_SITE(site);
+	struct vm_area_struct *vma = vmf->vma;
+	struct pgtable *pmdt = vmf->pmdt;
+	pteval_t v = _PAGE_PRESENT | _PAGE_PSE | _PAGE_ACCESSED;
+
+	(void)page;
+	if (folio_order(folio) != PMD_ORDER ||
+	    !thp_vma_suitable_order(vma, vmf->address & PMD_MASK, PMD_ORDER))
+		return VM_FAULT_FALLBACK;
+	fl_spin_lock_at(&pmdt->ptl, &site);
+	if (entry_load(&pmdt->e[vmf->pmd_idx])) {
+		spin_unlock(&pmdt->ptl);
+		return VM_FAULT_NOPAGE;
+	}
+	if ((vma->vm_flags & (VM_SHARED | VM_WRITE)) == (VM_SHARED | VM_WRITE))
+		v |= _PAGE_RW;
+	if (vmf->flags & FAULT_FLAG_WRITE)
+		v |= _PAGE_DIRTY;
+	add_mm_counter(vma->vm_mm, mm_counter_file(folio), HPAGE_PMD_NR);
+	folio_add_file_rmap_pmd(folio, folio_page(folio, 0), vma);
+	entry_store(&pmdt->e[vmf->pmd_idx], pfn_pte(folio_pfn(folio), v));
+	vmf_access(vmf, folio_pfn(folio) + (unsigned long)pte_index(vmf->address));
+	spin_unlock(&pmdt->ptl);
+	count_vm_event(THP_FILE_MAPPED);
+	return 0;
+}
+
+/**
+ * finish_fault() - map the page ->fault() found (or the CoW copy): a
+ * PMD-sized folio with a PMD where the table is empty; a large tmpfs
+ * folio whole, where it lies inside the VMA and the PTE table and its
+ * PTEs are none (6.18), else the one page. The folio's reference from the
+ * fault becomes the first mapping's.
+ * Return: 0, VM_FAULT_NOPAGE (someone else mapped it: drop the
+ * reference), or VM_FAULT_OOM.
+ */
+int finish_fault(struct vm_fault *vmf, struct folio *folio, struct page *page)
+{
+	FL_LOCK_SITE(site);
+	struct vm_area_struct *vma = vmf->vma;
+	bool cow = (vmf->flags & FAULT_FLAG_WRITE) && !(vma->vm_flags & VM_SHARED);
+	unsigned long addr = vmf->address, nr = folio_nr_pages(folio);
+	struct page *fault_page = page;
+	struct pgtable *ptet;
+	pteval_t pmdv = entry_load(&vmf->pmdt->e[vmf->pmd_idx]);
+	pteval_t *slot;
+	int ret;
+
+	if (!pmdv) {
+		if (!cow && folio_order(folio) == PMD_ORDER) {
+			ret = do_set_pmd(vmf, folio, page);
+			if (ret != VM_FAULT_FALLBACK)
+				return ret;
+		}
+		if (vmf->prealloc_pte)
+			fl__vmf_prealloc_install(vmf);
+		else if (pte_alloc(vma->vm_mm, vmf->pmdt, vmf->pmd_idx))
+			return VM_FAULT_OOM;
+	}
+	if (cow || nr == 1) {
+		nr = 1;
+	} else {
+		unsigned long idx = (unsigned long)(page - folio_page(folio, 0));
+		unsigned long vma_off = vmf->pgoff - vma->vm_pgoff;
+		unsigned long pte_off = (unsigned long)pte_index(vmf->address);
+
+		if (vma_off < idx || vma_off + (nr - idx) > vma_pages(vma) || pte_off < idx ||
+		    pte_off + (nr - idx) > PTRS_PER_TABLE) {
+			nr = 1;
+		} else {
+			addr = vmf->address - idx * PAGE_SIZE;
+			page = folio_page(folio, 0);
+		}
+	}
+again:
+	ptet = pte_offset_map_lock(vmf->pmdt, vmf->pmd_idx, &site);
+	if (!ptet)
+		return VM_FAULT_NOPAGE; /* a huge PMD took the place */
+	slot = &ptet->e[pte_index(addr)];
+	if (nr == 1 && READ_ONCE(*slot)) {
+		spin_unlock(&ptet->ptl);
+		return VM_FAULT_NOPAGE;
+	}
+	if (nr > 1 && !pte_range_none(slot, (int)nr)) {
+		/* part of the range is mapped: the one page, as 6.18 falls back */
+		spin_unlock(&ptet->ptl);
+		nr = 1;
+		addr = vmf->address;
+		page = fault_page;
+		goto again;
+	}
+	if (nr > 1)
+		folio_ref_add(folio, (int)nr - 1);
+	set_pte_range(vmf, folio, page, (int)nr, addr, slot);
+	add_mm_counter(vma->vm_mm, cow ? MM_ANONPAGES : mm_counter_file(folio), (long)nr);
+	vmf_access(vmf, page_to_pfn(page) + ((vmf->address - addr) >> PAGE_SHIFT));
+	spin_unlock(&ptet->ptl);
+	return 0;
+}
+
+/*
+ * do_fault_around() - map what the page cache already holds in the 16
+ * pages around the fault (fault_around_bytes), inside the VMA and the PTE
+ * table, through ->map_pages().
+ * Return: VM_FAULT_NOPAGE if the fault address got mapped, else 0 (or an error).
+ */
+static int do_fault_around(struct vm_fault *vmf)
+{
+	struct vm_area_struct *vma = vmf->vma;
+	unsigned long pte_off = (unsigned long)pte_index(vmf->address);
+	unsigned long vma_off = vmf->pgoff - vma->vm_pgoff;
+	unsigned long from, to;
+
+	from = ALIGN_DOWN(pte_off, FAULT_AROUND_PAGES);
+	if (from < pte_off - (pte_off < vma_off ? pte_off : vma_off))
+		from = pte_off - (pte_off < vma_off ? pte_off : vma_off);
+	to = from + FAULT_AROUND_PAGES;
+	if (to > PTRS_PER_TABLE)
+		to = PTRS_PER_TABLE;
+	if (to > pte_off + vma_pages(vma) - vma_off)
+		to = pte_off + vma_pages(vma) - vma_off;
+	if (!entry_load(&vmf->pmdt->e[vmf->pmd_idx])) {
+		vmf->prealloc_pte = fl__pgtable_alloc(vma->vm_mm, 0);
+		if (!vmf->prealloc_pte)
+			return VM_FAULT_OOM;
+	}
+	return vma->vm_ops->map_pages(vmf, vmf->pgoff + from - pte_off,
+				      vmf->pgoff + to - 1 - pte_off);
+}
+
+/* ->fault(): the file's folio at vmf->pgoff, locked and referenced. */
+static int __do_fault(struct vm_fault *vmf)
+{
+	int ret = vmf->vma->vm_ops->fault(vmf);
+
+	if (!ret && !vmf->page)
+		ret = VM_FAULT_SIGBUS;
+	return ret;
+}
+
+/* A read: fault around, then the page itself. */
+static int do_read_fault(struct vm_fault *vmf)
+{
+	struct folio *folio;
+	int ret;
+
+	if (vmf->vma->vm_ops->map_pages) {
+		ret = do_fault_around(vmf);
+		if (ret)
+			return ret;
+	}
+	ret = __do_fault(vmf);
+	if (ret)
+		return ret;
+	folio = page_folio(vmf->page);
+	ret = finish_fault(vmf, folio, vmf->page);
+	folio_unlock(folio);
+	if (ret)
+		folio_put(folio);
+	return ret;
+}
+
+/* A write in a private mapping: a new anon page with the file page's data. */
+static int do_cow_fault(struct vm_fault *vmf)
+{
+	struct folio *new, *folio;
+	int ret;
+
+	ret = vmf_anon_prepare(vmf);
+	if (ret)
+		return ret;
+	new = folio_alloc(GFP_HIGHUSER_MOVABLE, 0);
+	if (!new)
+		return VM_FAULT_OOM;
+	ret = __do_fault(vmf);
+	if (ret) {
+		folio_put(new);
+		return ret;
+	}
+	folio = page_folio(vmf->page);
+	page_tag_set(folio_pfn(new), page_tag(page_to_pfn(vmf->page)));
+	ret = finish_fault(vmf, new, folio_page(new, 0));
+	folio_unlock(folio);
+	folio_put(folio);
+	if (ret)
+		folio_put(new);
+	return ret;
+}
+
+/* A write in a shared mapping: map the file page writable, the folio dirty. */
+static int do_shared_fault(struct vm_fault *vmf)
+{
+	struct folio *folio;
+	int ret;
+
+	ret = __do_fault(vmf);
+	if (ret)
+		return ret;
+	folio = page_folio(vmf->page);
+	ret = finish_fault(vmf, folio, vmf->page);
+	if (!ret)
+		folio_mark_dirty(folio); /* fault_dirty_shared_page() */
+	folio_unlock(folio);
+	if (ret)
+		folio_put(folio);
+	return ret;
+}
+
+/* do_fault() - a none PTE in a file mapping. */
+static int do_fault(struct vm_fault *vmf)
+{
+	int ret;
+
+	if (!(vmf->flags & FAULT_FLAG_WRITE))
+		ret = do_read_fault(vmf);
+	else if (!(vmf->vma->vm_flags & VM_SHARED))
+		ret = do_cow_fault(vmf);
+	else
+		ret = do_shared_fault(vmf);
+	if (vmf->prealloc_pte) {
+		/* fault-around's table went unused (a PMD mapped the folio) */
+		fl__pgtable_free(vmf->vma->vm_mm, vmf->prealloc_pte);
+		vmf->prealloc_pte = NULL;
+	}
+	return ret & ~VM_FAULT_NOPAGE;
+}
+
 static __always_inline int handle_pte_fault(struct vm_fault *vmf)
 {
 	FL_LOCK_SITE(site);
@@ -423,8 +725,11 @@ static __always_inline int handle_pte_fault(struct vm_fault *vmf)
 		return 0; /* a huge PMD appeared: retry */
 	if (pmdv)
 		orig = entry_load(&entry_table(pmdv)->e[pte_index(vmf->address)]);
-	if (!orig) /* no PTE table yet (pmdv 0), or a none PTE */
+	if (!orig) { /* no PTE table yet (pmdv 0), or a none PTE */
+		if (!vma_is_anonymous(vmf->vma))
+			return do_fault(vmf);
 		return do_anonymous_page(vmf, pmdv);
+	}
 	if (!(orig & _PAGE_PRESENT))
 		return do_swap_page(vmf, orig);
 	ptet = pte_offset_map_lock(vmf->pmdt, vmf->pmd_idx, &site);
@@ -463,7 +768,10 @@ static int __handle_mm_fault(struct vm_area_struct *vma, unsigned long address, 
 		return VM_FAULT_OOM;
 	vmf.pmdt = pmdt;
 	vmf.pmd_idx = pmd_index(address);
-	vmf.orders = thp_vma_allowable_orders(vma, vma->vm_flags, THP_ORDERS_ALL_ANON);
+	vmf.pgoff = linear_page_index(vma, address);
+	vmf.orders = vma_is_anonymous(vma)
+			     ? thp_vma_allowable_orders(vma, vma->vm_flags, THP_ORDERS_ALL_ANON)
+			     : 0;
 	pmdv = entry_load(&pmdt->e[vmf.pmd_idx]);
 	if (!pmdv && (vmf.orders & (1ul << PMD_ORDER))) {
 		ret = do_huge_pmd_anonymous_page(&vmf);
@@ -829,6 +1137,22 @@ static void try_to_free_pte(struct mmu_gather *tlb, struct pgtable *pmdt, int id
 }
 
 /*
+ * Whether a zap with @details takes @folio's entries: every one by
+ * default (munmap, MADV_DONTNEED); unmap_mapping_range() leaves private
+ * (CoW) anon pages alone unless asked (even_cows), and may want one folio
+ * only.
+ */
+static __always_inline bool should_zap_folio(const struct zap_details *details,
+					     const struct folio *folio)
+{
+	if (!details)
+		return true;
+	if (details->single_folio && folio != details->single_folio)
+		return false;
+	return details->reclaim_pt || details->even_cows || !folio_test_anon(folio);
+}
+
+/*
  * Zap [@addr, @end), which lies in the PTE table @pmdt[@pidx] points to.
  * When the mmu_gather fills up, flush it and go on from where the zap
  * stopped (the kernel's retry): the range is still the one the caller
@@ -873,8 +1197,14 @@ retry:
 			 */
 			swp_entry_t entry = pte_to_swp_entry(v);
 
-			if (is_migration_entry(entry))
-				rss[mm_counter(pfn_swap_entry_folio(entry))]--;
+			if (is_migration_entry(entry)) {
+				folio = pfn_swap_entry_folio(entry);
+				if (!should_zap_folio(details, folio)) {
+					addr += PAGE_SIZE;
+					continue;
+				}
+				rss[mm_counter(folio)]--;
+			}
 			ptep_get_and_clear(slot);
 			addr += PAGE_SIZE;
 			continue;
@@ -887,12 +1217,23 @@ retry:
 		}
 		page = pfn_to_page(pte_pfn(v));
 		folio = page_folio(page);
+		if (!should_zap_folio(details, folio)) {
+			addr += PAGE_SIZE;
+			continue;
+		}
 		nr = 1;
 		if (folio_test_large(folio))
 			nr = folio_pte_batch(folio, pte_pfn(v), slot,
 					     (int)((end - addr) >> PAGE_SHIFT));
-		for (j = 0; j < nr; j++)
-			ptep_get_and_clear(&slot[j]);
+		for (j = 0, v = 0; j < nr; j++)
+			v |= ptep_get_and_clear(&slot[j]);
+		if (!folio_test_anon(folio)) {
+			/* the bits the batch's entries gathered (get_and_clear_full_ptes()) */
+			if (v & _PAGE_DIRTY)
+				folio_mark_dirty(folio);
+			if (v & _PAGE_ACCESSED)
+				folio_mark_accessed(folio);
+		}
 		tlb_remove_tlb_entries(tlb, addr, (unsigned long)nr);
 		rss[mm_counter(folio)] -= nr;
 		folio_remove_rmap_ptes(folio, page, nr, vma);
@@ -964,6 +1305,62 @@ void unmap_page_range(struct mmu_gather *tlb, struct vm_area_struct *vma, unsign
 			zap_pmd_range(tlb, vma, pmdt, addr, next, details);
 		addr = next;
 	}
+}
+
+/*
+ * Zap the file pages [@first, @last] wherever a VMA of @mapping maps them.
+ * Context: nothing that would keep the VMAs from changing is needed
+ * beyond i_mmap_rwsem, which a VMA split or unlink takes for writing.
+ */
+static void unmap_mapping_pages(struct address_space *mapping, pgoff_t first, pgoff_t last,
+				const struct zap_details *details)
+{
+	struct mmu_gather tlb;
+	struct list_head *pos;
+
+	i_mmap_lock_read(mapping);
+	/* not list_for_each_entry(): a VMA is cache-line aligned, the list head is not */
+	list_for_each (pos, &mapping->i_mmap) {
+		struct vm_area_struct *vma = list_entry(pos, struct vm_area_struct, shared);
+		pgoff_t vba = vma->vm_pgoff, vea = vba + vma_pages(vma) - 1;
+		unsigned long start, end;
+
+		if (vea < first || vba > last)
+			continue;
+		start = vma->vm_start + ((first > vba ? first - vba : 0) << PAGE_SHIFT);
+		end = vma->vm_start + (((last < vea ? last : vea) - vba + 1) << PAGE_SHIFT);
+		tlb_gather_mmu(&tlb, vma->vm_mm, false);
+		unmap_page_range(&tlb, vma, start, end, details);
+		tlb_finish_mmu(&tlb);
+	}
+	i_mmap_unlock_read(mapping);
+}
+
+/**
+ * unmap_mapping_range() - zap every mapping of the file bytes
+ * [@holebegin, @holebegin + @holelen) (@holelen 0: to the end), whole
+ * pages, in every VMA mapping the file; private CoW copies go too when
+ * @even_cows (truncation keeps no copy of a page past the end; a punched
+ * hole keeps them).
+ */
+void unmap_mapping_range(struct address_space *mapping, loff_t holebegin, loff_t holelen,
+			 int even_cows)
+{
+	struct zap_details details = { .even_cows = even_cows != 0 };
+	pgoff_t first = (pgoff_t)(holebegin >> PAGE_SHIFT), last = ~0ul;
+
+	if (holelen)
+		last = first + (pgoff_t)((holelen + (loff_t)PAGE_SIZE - 1) >> PAGE_SHIFT) - 1;
+	if (!list_empty(&mapping->i_mmap))
+		unmap_mapping_pages(mapping, first, last, &details);
+}
+
+/** unmap_mapping_folio() - zap every mapping of @folio (locked), and nothing else. */
+void unmap_mapping_folio(struct folio *folio)
+{
+	struct zap_details details = { .single_folio = folio };
+
+	unmap_mapping_pages(folio->mapping, folio->index, folio_next_index(folio) - 1, &details);
 }
 
 /*

@@ -313,6 +313,7 @@ struct pgtable {
 #define VM_READ 0x1ul
 #define VM_WRITE 0x2ul
 #define VM_SHARED 0x8ul
+#define VM_MAYSHARE 0x80ul
 #define VM_LOCKED 0x2000ul
 #define VM_DROPPABLE 0x40000ul
 #define VM_HUGEPAGE 0x20000000ul
@@ -354,7 +355,10 @@ struct anon_vma_chain {
 
 /* struct vm_operations_struct - what a file mapping does on a fault. */
 struct vm_operations_struct {
+	/* the folio at vmf->pgoff, locked and referenced, in vmf->page */
 	int (*fault)(struct vm_fault *vmf);
+	/* map what the page cache holds in [start, end] around the fault */
+	int (*map_pages)(struct vm_fault *vmf, pgoff_t start_pgoff, pgoff_t end_pgoff);
 };
 
 struct vm_area_struct {

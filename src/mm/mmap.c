@@ -476,14 +476,18 @@ static bool vma_merge_new_range(struct mm_struct *mm, unsigned long start, unsig
 	return true;
 }
 
-/**
- * do_mmap() - create an anonymous private mapping of @len bytes.
- * Return: 0 with the address in *@addr, -EINVAL, or -ENOMEM.
+/*
+ * __do_mmap() - a mapping of @len bytes: anonymous (@file NULL) or of
+ * @file from page @pgoff. A length of whole PMDs gets a PMD-aligned
+ * address (thp_get_unmapped_area(); for a file, when the offset is
+ * PMD-aligned too, as shmem_get_unmapped_area() gives a huge-capable
+ * tmpfs). A file mapping joins the file's i_mmap and never merges.
  */
-int do_mmap(struct mm_struct *mm, unsigned long len, unsigned long vm_flags, unsigned long *addr)
+static int __do_mmap(struct mm_struct *mm, struct file *file, unsigned long len,
+		     unsigned long vm_flags, pgoff_t pgoff, unsigned long *addr)
 {
 	struct vm_area_struct *vma;
-	unsigned long start;
+	unsigned long start, align = PAGE_SIZE;
 	int ret = -ENOMEM;
 
 	if (!len)
@@ -491,13 +495,15 @@ int do_mmap(struct mm_struct *mm, unsigned long len, unsigned long vm_flags, uns
 	len = ALIGN_UP(len, PAGE_SIZE);
 	if (len > TASK_SIZE - MMAP_MIN_ADDR)
 		return -ENOMEM;
+	if (IS_ALIGNED(len, PMD_SIZE) && (!file || IS_ALIGNED(pgoff, HPAGE_PMD_NR)))
+		align = PMD_SIZE;
 	down_write(&mm->mmap_lock);
 	if (mm->nr_vmas >= MAX_MAP_COUNT)
 		goto out;
-	start = get_unmapped_area(mm, len, IS_ALIGNED(len, PMD_SIZE) ? PMD_SIZE : PAGE_SIZE);
+	start = get_unmapped_area(mm, len, align);
 	if (!start)
 		goto out;
-	if (vma_merge_new_range(mm, start, start + len, vm_flags)) {
+	if (!file && vma_merge_new_range(mm, start, start + len, vm_flags)) {
 		*addr = start;
 		ret = 0;
 		goto out;
@@ -508,7 +514,11 @@ int do_mmap(struct mm_struct *mm, unsigned long len, unsigned long vm_flags, uns
 	fl_atomic_store(&vma->vm_start, start, __ATOMIC_RELAXED);
 	fl_atomic_store(&vma->vm_end, start + len, __ATOMIC_RELAXED);
 	vma->vm_flags = vm_flags;
-	vma->vm_pgoff = start >> PAGE_SHIFT;
+	vma->vm_pgoff = file ? pgoff : start >> PAGE_SHIFT;
+	if (file) {
+		vma->vm_file = get_file(file);
+		vma->vm_ops = &shmem_vm_ops; /* tmpfs files only */
+	}
 	mm_vmas_begin_change(mm);
 	ret = vma_array_insert(mm, vma);
 	mm_vmas_end_change(mm);
@@ -517,10 +527,39 @@ int do_mmap(struct mm_struct *mm, unsigned long len, unsigned long vm_flags, uns
 		vma_free(mm, vma);
 		goto out;
 	}
+	if (file) {
+		i_mmap_lock_write(file->f_mapping);
+		vma_link_file(vma, file);
+		i_mmap_unlock_write(file->f_mapping);
+	}
 	*addr = start;
 out:
 	up_write(&mm->mmap_lock);
 	return ret;
+}
+
+/**
+ * do_mmap() - create an anonymous private mapping of @len bytes.
+ * Return: 0 with the address in *@addr, -EINVAL, or -ENOMEM.
+ */
+int do_mmap(struct mm_struct *mm, unsigned long len, unsigned long vm_flags, unsigned long *addr)
+{
+	return __do_mmap(mm, NULL, len, vm_flags, 0, addr);
+}
+
+/**
+ * do_mmap_file() - map @len bytes of the tmpfs @file from byte @off (a
+ * multiple of 4 KiB), shared (VM_SHARED in @vm_flags) or private.
+ * Return: 0 with the address in *@addr, -EINVAL, or -ENOMEM.
+ */
+int do_mmap_file(struct mm_struct *mm, struct file *file, loff_t off, unsigned long len,
+		 unsigned long vm_flags, unsigned long *addr)
+{
+	if (off < 0 || (off & (loff_t)(PAGE_SIZE - 1)))
+		return -EINVAL;
+	if (vm_flags & VM_SHARED)
+		vm_flags |= VM_MAYSHARE;
+	return __do_mmap(mm, file, len, vm_flags, (pgoff_t)(off >> PAGE_SHIFT), addr);
 }
 
 /**
@@ -663,6 +702,7 @@ int do_munmap(struct mm_struct *mm, unsigned long start, unsigned long len)
 		fl_free(v);
 out:
 	up_write(&mm->mmap_lock);
+	flush_delayed_fput();
 	return ret;
 }
 
@@ -689,6 +729,7 @@ void exit_mmap(struct mm_struct *mm)
 	}
 	mm_vmas_end_change(mm);
 	up_write(&mm->mmap_lock);
+	flush_delayed_fput();
 }
 
 /* fl__mmap_exit() - at shutdown, forget the mms a failed run did not put. */

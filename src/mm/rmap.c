@@ -498,8 +498,8 @@ void folio_remove_rmap_pmd(struct folio *folio, struct page *page, struct vm_are
 		fl_atomic_sub_fetch(&folio->_large_mapcount, 1, __ATOMIC_RELAXED);
 		if (last) {
 			/* the pages no PTE maps stop counting */
-			int mapped = fl_atomic_sub_fetch(&folio->_nr_pages_mapped,
-							 ENTIRELY_MAPPED, __ATOMIC_RELAXED);
+			int mapped = fl_atomic_sub_fetch(&folio->_nr_pages_mapped, ENTIRELY_MAPPED,
+							 __ATOMIC_RELAXED);
 
 			nr = mapped < ENTIRELY_MAPPED ? nr - (mapped & FOLIO_PAGES_MAPPED) : 0;
 			if (nr < 0)

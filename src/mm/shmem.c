@@ -191,15 +191,18 @@ static unsigned long orders_within_size(struct inode *inode, unsigned long order
 
 /*
  * The orders a tmpfs file may allocate at @index, writing up to
- * @write_end: deny refuses all, force allows PMD, else the mount's huge=
- * decides: always (every page-cache order), within_size (those within
- * the size), advise and never (none, without a VMA to advise).
+ * @write_end, for a fault in @vma or none: MADV_NOHUGEPAGE refuses all,
+ * deny refuses all, force allows PMD, else the mount's huge= decides:
+ * always (every page-cache order), within_size (those within the size),
+ * advise (every order for a MADV_HUGEPAGE VMA, else none), never (none).
  */
 static unsigned long shmem_allowable_huge_orders(struct inode *inode, pgoff_t index,
-						 loff_t write_end)
+						 loff_t write_end, struct vm_area_struct *vma)
 {
 	int top = READ_ONCE(fl__thp.shmem_huge);
 
+	if (vma && (vma->vm_flags & VM_NOHUGEPAGE))
+		return 0;
 	if (top == SHMEM_HUGE_DENY)
 		return 0;
 	if (top == SHMEM_HUGE_FORCE)
@@ -209,6 +212,8 @@ static unsigned long shmem_allowable_huge_orders(struct inode *inode, pgoff_t in
 		return THP_ORDERS_ALL_FILE_DEFAULT;
 	case SHMEM_HUGE_WITHIN_SIZE:
 		return orders_within_size(inode, THP_ORDERS_ALL_FILE_DEFAULT, index, write_end);
+	case SHMEM_HUGE_ADVISE:
+		return vma && (vma->vm_flags & VM_HUGEPAGE) ? THP_ORDERS_ALL_FILE_DEFAULT : 0;
 	default:
 		return 0;
 	}
@@ -227,12 +232,24 @@ static bool xa_any(struct address_space *mapping, pgoff_t first, pgoff_t last)
 	return entry != NULL;
 }
 
-/* The highest of @orders whose aligned range around @index is empty, and those below. */
+/*
+ * The highest of @orders whose aligned range around @index is empty, and
+ * those below; for a fault, only orders whose folio would lie inside the
+ * VMA at a file offset it can map (thp_vma_suitable_order()).
+ */
 static unsigned long shmem_suitable_orders(struct address_space *mapping, pgoff_t index,
-					   unsigned long orders)
+					   unsigned long orders, struct vm_fault *vmf)
 {
-	unsigned long order = highest_order(orders);
+	unsigned long order;
 
+	if (vmf) {
+		unsigned long o, all = orders;
+
+		for (o = 0; all; o++, all >>= 1)
+			if ((all & 1) && !thp_vma_suitable_order(vmf->vma, vmf->address, (int)o))
+				orders &= ~(1ul << o);
+	}
+	order = highest_order(orders);
 	while (orders) {
 		pgoff_t aligned = index & ~((1ul << order) - 1);
 
@@ -329,7 +346,8 @@ static int shmem_add_to_page_cache(struct folio *folio, struct address_space *ma
  * the LRU; counts the fallbacks from each order that failed.
  */
 static struct folio *shmem_alloc_and_add_folio(struct inode *inode, pgoff_t index,
-					       unsigned long orders, int *errp)
+					       unsigned long orders, struct vm_fault *vmf,
+					       int *errp)
 {
 	struct address_space *mapping = inode->i_mapping;
 	struct folio *folio = NULL;
@@ -337,7 +355,7 @@ static struct folio *shmem_alloc_and_add_folio(struct inode *inode, pgoff_t inde
 	int error;
 
 	if (orders) {
-		suitable = shmem_suitable_orders(mapping, index, orders);
+		suitable = shmem_suitable_orders(mapping, index, orders, vmf);
 		order = highest_order(suitable);
 		while (suitable) {
 			pages = 1ul << order;
@@ -386,15 +404,12 @@ static void folio_clear_tags(struct folio *folio)
 		page_tag_set(folio_pfn(folio) + i, 0);
 }
 
-/**
- * shmem_get_folio() - the folio at @index, locked and referenced: found,
- * or (but for SGP_READ, which gives NULL for a hole or an fallocated
- * folio not yet written, and SGP_NOALLOC) allocated at the largest order
- * the mount allows. SGP_READ and SGP_CACHE stop at i_size (-EINVAL).
- * Return: 0 or -errno.
+/*
+ * __shmem_get_folio() - shmem_get_folio() for a fault too (@vmf, whose
+ * VMA narrows the orders), as the kernel's shmem_get_folio_gfp().
  */
-int shmem_get_folio(struct inode *inode, pgoff_t index, loff_t write_end, struct folio **foliop,
-		    enum sgp_type sgp)
+static int __shmem_get_folio(struct inode *inode, pgoff_t index, loff_t write_end,
+			     struct folio **foliop, enum sgp_type sgp, struct vm_fault *vmf)
 {
 	struct address_space *mapping = inode->i_mapping;
 	struct folio *folio;
@@ -428,9 +443,9 @@ repeat:
 		return 0;
 	if (sgp == SGP_NOALLOC)
 		return -ENOENT;
-	orders = shmem_allowable_huge_orders(inode, index, write_end);
+	orders = shmem_allowable_huge_orders(inode, index, write_end, vmf ? vmf->vma : NULL);
 	if (orders) {
-		folio = shmem_alloc_and_add_folio(inode, index, orders, &error);
+		folio = shmem_alloc_and_add_folio(inode, index, orders, vmf, &error);
 		if (folio) {
 			if (folio_test_pmd_mappable(folio))
 				count_vm_event(THP_FILE_ALLOC);
@@ -440,7 +455,7 @@ repeat:
 		if (error == -EEXIST)
 			goto repeat;
 	}
-	folio = shmem_alloc_and_add_folio(inode, index, 0, &error);
+	folio = shmem_alloc_and_add_folio(inode, index, 0, vmf, &error);
 	if (!folio) {
 		if (error == -EEXIST)
 			goto repeat;
@@ -461,6 +476,42 @@ out:
 	*foliop = folio;
 	return 0;
 }
+
+/**
+ * shmem_get_folio() - the folio at @index, locked and referenced: found,
+ * or (but for SGP_READ, which gives NULL for a hole or an fallocated
+ * folio not yet written, and SGP_NOALLOC) allocated at the largest order
+ * the mount allows. SGP_READ and SGP_CACHE stop at i_size (-EINVAL).
+ * Return: 0 or -errno.
+ */
+int shmem_get_folio(struct inode *inode, pgoff_t index, loff_t write_end, struct folio **foliop,
+		    enum sgp_type sgp)
+{
+	return __shmem_get_folio(inode, index, write_end, foliop, sgp, NULL);
+}
+
+/*
+ * shmem_fault() - vm_ops->fault of a tmpfs mapping: the folio at
+ * vmf->pgoff (SGP_CACHE: allocated at the order the mount and the VMA
+ * allow, an fallocated one cleared), locked and referenced, in vmf->page.
+ * Beyond the end of the file: SIGBUS.
+ */
+static int shmem_fault(struct vm_fault *vmf)
+{
+	struct inode *inode = vmf->vma->vm_file->f_inode;
+	struct folio *folio;
+	int error = __shmem_get_folio(inode, vmf->pgoff, 0, &folio, SGP_CACHE, vmf);
+
+	if (error)
+		return error == -ENOMEM ? VM_FAULT_OOM : VM_FAULT_SIGBUS;
+	vmf->page = folio_page(folio, vmf->pgoff - folio->index);
+	return 0;
+}
+
+const struct vm_operations_struct shmem_vm_ops = {
+	.fault = shmem_fault,
+	.map_pages = filemap_map_pages,
+};
 
 /* ---- inodes ---- */
 
@@ -548,13 +599,40 @@ struct file *fl__shmem_file_open(struct inode *inode)
 	return file;
 }
 
-/** fput() - drop a file reference; the last closes the inode. */
+static struct file *delayed_fput_list; /* atomic: a stack of files to close */
+
+/** fput() - drop a file reference; the last closes the inode (later). */
 void fput(struct file *file)
 {
+	struct file *head;
+
 	if (fl_atomic_sub_fetch(&file->f_count, 1, __ATOMIC_ACQ_REL))
 		return;
-	fl__iput(file->f_inode);
-	fl_free(file);
+	/*
+	 * The last reference may go under mmap_lock (a munmap): the close
+	 * waits for flush_delayed_fput(), as the kernel's __fput() waits for
+	 * the task's return to user space.
+	 */
+	head = fl_atomic_load(&delayed_fput_list, __ATOMIC_RELAXED);
+	do {
+		file->f_next_delayed = head;
+	} while (!fl_atomic_cmpxchg(&delayed_fput_list, &head, file, false, __ATOMIC_RELEASE,
+				    __ATOMIC_RELAXED));
+}
+
+/** flush_delayed_fput() - close every file fput() left for later. Context: no locks held. */
+void flush_delayed_fput(void)
+{
+	struct file *file = fl_atomic_xchg(&delayed_fput_list, (struct file *)NULL,
+					   __ATOMIC_ACQUIRE);
+
+	while (file) {
+		struct file *next = file->f_next_delayed;
+
+		fl__iput(file->f_inode);
+		fl_free(file);
+		file = next;
+	}
 }
 
 /** fl__shmem_lookup_path() - open "<mount path>/<name>"; NULL if there is none. */
@@ -610,6 +688,7 @@ int fl__shmem_umount(struct shmem_sb_info *sb)
 {
 	struct inode *inode, *tmp;
 
+	flush_delayed_fput();
 	mutex_lock(&mounts_lock);
 	mutex_lock(&sb->lock);
 	list_for_each_entry(inode, &sb->inodes, i_list)
@@ -797,6 +876,13 @@ int shmem_fallocate(struct inode *inode, int mode, loff_t offset, loff_t len)
 		return -EOPNOTSUPP;
 	mutex_lock(&inode->i_rwsem);
 	if (mode & FALLOC_FL_PUNCH_HOLE) {
+		/* the whole pages of the hole leave every mapping first, CoW copies stay */
+		loff_t unmap_start = (offset + (loff_t)PAGE_SIZE - 1) & ~((loff_t)PAGE_SIZE - 1);
+		loff_t unmap_end = ((offset + len) & ~((loff_t)PAGE_SIZE - 1)) - 1;
+
+		if (unmap_end > unmap_start)
+			unmap_mapping_range(inode->i_mapping, unmap_start,
+					    1 + unmap_end - unmap_start, 0);
 		shmem_truncate_range(inode, offset, offset + len - 1);
 		goto out;
 	}
@@ -918,8 +1004,16 @@ int fl__shmem_truncate(struct inode *inode, loff_t size)
 		return -EINVAL;
 	mutex_lock(&inode->i_rwsem);
 	if (size < inode->i_size) {
+		loff_t holebegin = (size + (loff_t)PAGE_SIZE - 1) & ~((loff_t)PAGE_SIZE - 1);
+		bool mapped_past = inode->i_size > holebegin;
+
 		WRITE_ONCE(inode->i_size, size);
+		/* the pages past the end leave every mapping, CoW copies too (shmem_setattr()) */
+		if (mapped_past)
+			unmap_mapping_range(inode->i_mapping, holebegin, 0, 1);
 		shmem_truncate_range(inode, size, -1);
+		if (mapped_past)
+			unmap_mapping_range(inode->i_mapping, holebegin, 0, 1);
 	} else {
 		WRITE_ONCE(inode->i_size, size);
 	}

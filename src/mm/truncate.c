@@ -26,14 +26,16 @@ static void folio_zero_range(struct folio *folio, size_t offset, size_t length)
 
 /**
  * truncate_inode_folio() - remove @folio from @mapping and drop the
- * cache's references. Context: folio locked; the model has no file
- * mappings yet, so there is nothing to unmap first.
+ * cache's references, after zapping whatever still maps it (a racing
+ * fault, or a range unmap_mapping_range() did not cover).
+ * Context: folio locked.
  */
 void truncate_inode_folio(struct address_space *mapping, struct folio *folio)
 {
 	if (folio->mapping != mapping)
 		return;
-	VM_BUG_ON(folio_mapped(folio));
+	if (folio_mapped(folio))
+		unmap_mapping_folio(folio);
 	filemap_remove_folio(folio);
 }
 

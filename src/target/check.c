@@ -218,8 +218,7 @@ static int check_one(struct fl_agreement *a, const struct fl_result *m, const st
  * all (its step could not run there, as the run's note says): nothing to
  * hold against the other side.
  */
-static bool window_missing(const struct fl_result *m, const struct fl_result *h,
-			   const char *name)
+static bool window_missing(const struct fl_result *m, const struct fl_result *h, const char *name)
 {
 	const char *colon = strchr(name, ':');
 	size_t n = colon ? (size_t)(colon - name) + 1 : 0;

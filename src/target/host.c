@@ -353,6 +353,7 @@ const struct fl_target_ops fl__host_target_ops = {
 	.pwrite_tags = fl__host_pwrite_tags,
 	.pread_tags = fl__host_pread_tags,
 	.split_huge_pages_file = fl__host_split_huge_pages_file,
+	.mmap_file = fl__host_mmap_file,
 	.split_huge_pages_range = fl__host_split_huge_pages_range,
 	.shrinker_count = fl__host_shrinker_count,
 	.shrinker_scan = fl__host_shrinker_scan,

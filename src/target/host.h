@@ -146,6 +146,11 @@ void fl__host_maps_init(struct host_maps *m);
 /* forget the record; with @unmap, unmap what it still holds */
 void fl__host_maps_destroy(struct host_maps *m, bool unmap);
 int fl__host_mem_mmap(struct host_maps *m, uint64_t len, int prot, int flags, uint64_t *addr);
+int fl__host_mem_mmap_fd(struct host_maps *m, uint64_t len, int prot, int flags, int fd,
+			 uint64_t off, uint64_t *addr);
+int fl__host_mmap_file(struct fl_thread *th, struct fl_file *f, uint64_t off, uint64_t len,
+		       int prot, int flags, uint64_t *addr);
+int fl__host_file_fd(const struct fl_file *f);
 int fl__host_mem_munmap(struct host_maps *m, uint64_t addr, uint64_t len);
 int fl__host_mem_madvise(struct host_maps *m, uint64_t addr, uint64_t len, int advice);
 int fl__host_mem_write(struct host_maps *m, uint64_t addr, uint64_t len, uint64_t stride,

@@ -114,6 +114,11 @@ int fl__host_file_create(struct fl_thread *th, struct fl_tmpfs *m, const char *n
 	return 0;
 }
 
+int fl__host_file_fd(const struct fl_file *f)
+{
+	return f->fd;
+}
+
 int fl__host_file_unlink(struct fl_thread *th, struct fl_file *f)
 {
 	(void)th;

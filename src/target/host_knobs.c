@@ -275,7 +275,10 @@ static void add_config_knobs(struct fl_knobs *out)
 		}
 	}
 	if (pclose(f) == 0 && found)
-		fl_knobs_set(out, "config/" "CONFIG_NO_PAGE_MAPCOUNT", set ? "y" : "n");
+		fl_knobs_set(out,
+			     "config/"
+			     "CONFIG_NO_PAGE_MAPCOUNT",
+			     set ? "y" : "n");
 }
 
 int fl__host_knobs_read(struct fl_knobs *out)

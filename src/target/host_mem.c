@@ -77,6 +77,13 @@ static bool maps_cover(struct host_maps *m, uint64_t addr, uint64_t len, int pro
 
 int fl__host_mem_mmap(struct host_maps *m, uint64_t len, int prot, int flags, uint64_t *addr)
 {
+	return fl__host_mem_mmap_fd(m, len, prot, flags, -1, 0, addr);
+}
+
+/* A mapping of @fd from @off (anonymous for @fd -1), recorded in @m. */
+int fl__host_mem_mmap_fd(struct host_maps *m, uint64_t len, int prot, int flags, int fd,
+			 uint64_t off, uint64_t *addr)
+{
 	int p = 0, f = MAP_PRIVATE | MAP_ANONYMOUS;
 	void *a;
 	int ret;
@@ -89,7 +96,9 @@ int fl__host_mem_mmap(struct host_maps *m, uint64_t len, int prot, int flags, ui
 		p |= PROT_READ | PROT_WRITE;
 	if (flags & FL_MAP_DROPPABLE)
 		f = MAP_DROPPABLE | MAP_ANONYMOUS;
-	a = mmap(NULL, (size_t)len, p, f, -1, 0);
+	if (fd >= 0)
+		f = flags & FL_MAP_SHARED ? MAP_SHARED : MAP_PRIVATE;
+	a = mmap(NULL, (size_t)len, p, f, fd, (off_t)off);
 	if (a == MAP_FAILED)
 		return -errno;
 	ret = maps_add(m, (uint64_t)(uintptr_t)a, (len + 4095) & ~4095ull,

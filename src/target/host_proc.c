@@ -327,6 +327,16 @@ int fl__host_run_tasks(struct fl_target *t, struct fl_proc **procs, int n,
 	return ret;
 }
 
+int fl__host_mmap_file(struct fl_thread *th, struct fl_file *f, uint64_t off, uint64_t len,
+		       int prot, int flags, uint64_t *addr)
+{
+	struct host_proc *hp = to_hp(th->proc);
+
+	if (!is_local(hp))
+		return -EOPNOTSUPP; /* a forked process has not the file open */
+	return fl__host_mem_mmap_fd(&hp->maps, len, prot, flags, fl__host_file_fd(f), off, addr);
+}
+
 int fl__host_mmap(struct fl_thread *th, uint64_t len, int prot, int flags, uint64_t *addr)
 {
 	struct host_proc *hp = to_hp(th->proc);

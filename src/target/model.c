@@ -447,6 +447,31 @@ static int model_file_unlink(struct fl_thread *th, struct fl_file *f)
 	return fl__shmem_unlink(f->inode);
 }
 
+static int model_mmap_file(struct fl_thread *th, struct fl_file *f, uint64_t off, uint64_t len,
+			   int prot, int flags, uint64_t *addr)
+{
+	unsigned long vm_flags = 0, a;
+	struct file *file;
+	int ret;
+
+	if (prot & FL_PROT_READ)
+		vm_flags |= VM_READ;
+	if (prot & FL_PROT_WRITE)
+		vm_flags |= VM_WRITE | VM_READ;
+	if (flags & FL_MAP_SHARED)
+		vm_flags |= VM_SHARED;
+	/* the open file mmap() is given; the mapping takes its own reference */
+	file = fl__shmem_file_open(f->inode);
+	if (!file)
+		return -ENOMEM;
+	ret = do_mmap_file(thread_mm(th), file, (loff_t)off, (unsigned long)len, vm_flags, &a);
+	fput(file);
+	flush_delayed_fput();
+	if (!ret)
+		*addr = a;
+	return ret;
+}
+
 static int model_file_close(struct fl_thread *th, struct fl_file *f)
 {
 	(void)th;
@@ -622,6 +647,7 @@ const struct fl_target_ops fl__model_target_ops = {
 	.pwrite_tags = model_pwrite_tags,
 	.pread_tags = model_pread_tags,
 	.split_huge_pages_file = model_split_huge_pages_file,
+	.mmap_file = model_mmap_file,
 	.split_huge_pages_range = model_split_huge_pages_range,
 	.shrinker_count = model_shrinker_count,
 	.shrinker_scan = model_shrinker_scan,

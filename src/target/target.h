@@ -24,6 +24,7 @@
 #define FL_PROT_READ 0x1
 #define FL_PROT_WRITE 0x2
 #define FL_MAP_DROPPABLE 0x1 /* MAP_DROPPABLE: lazy-free from birth */
+#define FL_MAP_SHARED 0x2    /* mmap_file(): MAP_SHARED (else MAP_PRIVATE) */
 
 enum fl_advice {
 	FL_MADV_DONTNEED,
@@ -104,6 +105,15 @@ struct fl_target_ops {
 	int (*run_tasks)(struct fl_target *t, struct fl_proc **procs, int n,
 			 void (*fn)(struct fl_thread *th, void *arg), void *arg);
 	int (*mmap)(struct fl_thread *th, uint64_t len, int prot, int flags, uint64_t *addr);
+	/*
+	 * Map @len bytes of @f from byte @off (a multiple of 4 KiB), shared
+	 * (FL_MAP_SHARED) or private; the mapping keeps the file alive after
+	 * unlink and close; munmap, madvise, write and read take it as any.
+	 * The host maps files in a workload's first process only (-EOPNOTSUPP
+	 * in a forked one).
+	 */
+	int (*mmap_file)(struct fl_thread *th, struct fl_file *f, uint64_t off, uint64_t len,
+			 int prot, int flags, uint64_t *addr);
 	/* the whole of a mapping or any page-aligned part of one, as munmap(2) */
 	int (*munmap)(struct fl_thread *th, uint64_t addr, uint64_t len);
 	int (*madvise)(struct fl_thread *th, uint64_t addr, uint64_t len, int advice);
@@ -197,6 +207,12 @@ int fl_run_threads(struct fl_proc *p, int n, void (*fn)(struct fl_thread *th, vo
 static inline int fl_mmap(struct fl_thread *th, uint64_t len, int prot, int flags, uint64_t *addr)
 {
 	return fl_thread_target(th)->ops->mmap(th, len, prot, flags, addr);
+}
+
+static inline int fl_mmap_file(struct fl_thread *th, struct fl_file *f, uint64_t off, uint64_t len,
+			       int prot, int flags, uint64_t *addr)
+{
+	return fl_thread_target(th)->ops->mmap_file(th, f, off, len, prot, flags, addr);
 }
 
 static inline int fl_munmap(struct fl_thread *th, uint64_t addr, uint64_t len)

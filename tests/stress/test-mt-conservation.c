@@ -182,7 +182,7 @@ static bool test_mixed_churn_shared_mm(void)
 				struct folio *f;
 
 				lru_pages += lv->nr_pages[l];
-				list_for_each_entry (f, &lv->lists[l], lru)
+				list_for_each_entry(f, &lv->lists[l], lru)
 					mapped_pages += mapped_pages_of(f);
 			}
 		}

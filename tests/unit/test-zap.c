@@ -377,7 +377,7 @@ static bool test_munmap_and_exit_free_tables(void)
 }
 
 TEST_MAIN(TEST(test_dontneed_frees_every_frame), TEST(test_partial_unmap_keeps_large_folio),
-	  TEST(test_pmd_partial_unmap),
-	  TEST(test_gather_batches_and_put_chunks), TEST(test_gather_force_flush),
-	  TEST(test_large_folio_takes_two_entries), TEST(test_munmap_and_exit_free_tables),
-	  TEST(test_pgfree_counts_each_page_once), TEST(test_flush_only_when_something_was_cleared))
+	  TEST(test_pmd_partial_unmap), TEST(test_gather_batches_and_put_chunks),
+	  TEST(test_gather_force_flush), TEST(test_large_folio_takes_two_entries),
+	  TEST(test_munmap_and_exit_free_tables), TEST(test_pgfree_counts_each_page_once),
+	  TEST(test_flush_only_when_something_was_cleared))
