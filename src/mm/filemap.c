@@ -211,7 +211,7 @@ void __filemap_remove_folio(struct folio *folio)
 	xas_store(&xas, NULL);
 	fl__xas_account(&xas);
 	folio->mapping = NULL;
-	mapping->nrpages -= (unsigned long)nr;
+	WRITE_ONCE(mapping->nrpages, mapping->nrpages - (unsigned long)nr);
 	filemap_unaccount_folio(folio, nr);
 }
 

@@ -49,7 +49,8 @@ struct inode {
 	unsigned int i_nlink; /* names left; 0 after unlink */
 	unsigned int i_count; /* open files (the model's iget/iput) */
 	/* struct shmem_inode_info */
-	unsigned long alloced;	 /* pages charged to the superblock */
+	struct fl_spinlock lock; /* alloced */
+	unsigned long alloced;	 /* pages charged to the superblock; lock */
 	pgoff_t fallocend;	 /* fallocate()d range reaches here */
 	struct list_head i_list; /* sb->inodes; sb->lock */
 	char i_name[64];	 /* the model's tmpfs is one flat directory */

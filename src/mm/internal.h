@@ -30,6 +30,7 @@ enum {
 	FL_RANK_PMD_PTL = 38,
 	FL_RANK_PTE_PTL = 40,
 	FL_RANK_I_PAGES = 45,
+	FL_RANK_SHMEM_INODE = 46, /* shmem_inode_info->lock: the inode's charge */
 	FL_RANK_LOCAL_LOCK = 50,
 	FL_RANK_LOCAL_LOCK_IRQ = 51,
 	FL_RANK_LRU = 60,

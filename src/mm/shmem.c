@@ -21,6 +21,9 @@
 #include "internal.h"
 #include "fs.h"
 
+static const struct fl_lock_class shmem_inode_class = { .name = "shmem_inode->lock",
+							.rank = FL_RANK_SHMEM_INODE,
+							.kind = FL_LOCK_SPIN };
 static const struct fl_lock_class i_rwsem_class = { .name = "inode->i_rwsem",
 						    .rank = FL_RANK_I_RWSEM,
 						    .kind = FL_LOCK_MUTEX };
@@ -275,18 +278,24 @@ static int shmem_inode_acct_blocks(struct inode *inode, long pages)
 	return 0;
 }
 
-/* Give back the charge of pages that left the cache. Context: i_rwsem or xa_lock held. */
+/*
+ * Give back the charge of pages that left the cache, under the inode's
+ * lock: a fault adds pages without i_rwsem while a hole punch takes them.
+ */
 static void shmem_recalc_inode(struct inode *inode, long alloced)
 {
+	FL_LOCK_SITE(site);
 	long freed;
 
+	fl_spin_lock_at(&inode->lock, &site);
 	inode->alloced += (unsigned long)alloced;
 	freed = (long)inode->alloced - (long)READ_ONCE(inode->i_mapping->nrpages);
-	if (freed > 0) {
+	if (freed > 0)
 		inode->alloced -= (unsigned long)freed;
+	spin_unlock(&inode->lock);
+	if (freed > 0)
 		fl_atomic_fetch_sub(&inode->i_sb->used_blocks, (unsigned long)freed,
 				    __ATOMIC_RELAXED);
-	}
 }
 
 void shmem_uncharge(struct inode *inode, long pages)
@@ -324,7 +333,7 @@ static int shmem_add_to_page_cache(struct folio *folio, struct address_space *ma
 				mod_node_page_state(pgdat, NR_SHMEM, nr);
 				if (folio_test_pmd_mappable(folio))
 					mod_node_page_state(pgdat, NR_SHMEM_THPS, nr);
-				mapping->nrpages += (unsigned long)nr;
+				WRITE_ONCE(mapping->nrpages, mapping->nrpages + (unsigned long)nr);
 			}
 		}
 		xas_unlock(&xas);
@@ -529,6 +538,7 @@ int fl__shmem_create(struct shmem_sb_info *sb, const char *name, struct inode **
 	if (!inode)
 		return -ENOMEM;
 	fl_mutex_init(&inode->i_rwsem, &i_rwsem_class);
+	fl_spin_lock_init(&inode->lock, &shmem_inode_class);
 	inode->i_mapping = &inode->i_data;
 	if (fl__address_space_init(&inode->i_data, inode)) {
 		fl_free(inode);

@@ -22,7 +22,14 @@
  * mm_down()'s teardown check (every frame free, every counter back) must
  * hold. Run under TSan by make SAN=thread check-stress.
  *
- * Usage: test-split-race [--seed N] [--seconds S]
+ * The second case does the same to a shared mapping of a huge=always tmpfs
+ * file: the writer writes and reads back through the mapping, the zapper
+ * punches 4 KiB holes in the file (taking the pages out of the mapping),
+ * the splitter writes split_huge_pages' path form for the file (a split
+ * unmaps the folio; its pages fault back in) and now and then punches the
+ * whole file, so that faults allocate PMD folios again.
+ *
+ * Usage: test-split-race [CASE] [--seed N] [--seconds S]
  *
  * Conventions in this file: page numbers count from the mapping's start;
  * A's tags are (round << 16 | page) | 1 << 62, B's BASE_B + page.
@@ -32,6 +39,7 @@
 #include "../src/mm/pgtable.h"
 #include "mm_harness.h"
 #include "../src/mm/internal.h"
+#include "../src/mm/fs.h"
 
 #define SZ_2M (2ul << 20)
 #define THP "transparent_hugepage/"
@@ -201,10 +209,92 @@ static bool test_split_while_faulting_reading_zapping(void)
 	return mm_down();
 }
 
+static struct inode *ino;
+
+static void *puncher(void *arg)
+{
+	unsigned long r = seed ^ 0xa5a5;
+
+	(void)arg;
+	if (fl_cpu_bind(2))
+		return NULL;
+	while (!__atomic_load_n(&stop, __ATOMIC_ACQUIRE)) {
+		loff_t page = (loff_t)(next_rand(&r) % PAGES_A);
+
+		if (shmem_fallocate(ino, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+				    page * (loff_t)PAGE_SIZE, PAGE_SIZE))
+			note_bad("puncher (fallocate failed)", (unsigned long)page, 0);
+		zaps++;
+	}
+	fl_cpu_unbind();
+	return NULL;
+}
+
+static bool test_shmem_split_while_faulting_and_punching(void)
+{
+	unsigned long r = seed, splits = 0;
+	struct shmem_sb_info *sb;
+	struct file *file;
+	pthread_t t[2];
+	char in[128], err[256];
+	uint64_t t0;
+	int i;
+
+	ASSERT_TRUE(mm_up(256, 1, 4));
+	ASSERT_EQ(fl__shmem_mount("/mnt", "size=64m,huge=always", &sb, err, sizeof(err)), 0);
+	ASSERT_EQ(fl__shmem_create(sb, "f", &ino), 0);
+	ASSERT_EQ(fl__shmem_truncate(ino, (loff_t)(PAGES_A * PAGE_SIZE)), 0);
+	file = fl__shmem_file_open(ino);
+	ASSERT_TRUE(file != NULL);
+	mm = mm_alloc(1);
+	ASSERT_TRUE(mm != NULL);
+	ASSERT_EQ(do_mmap_file(mm, file, 0, SZ_2M, VM_READ | VM_WRITE | VM_SHARED, &base), 0);
+	__atomic_store_n(&stop, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&bad, 0, __ATOMIC_RELAXED);
+	writes = zaps = 0;
+	ASSERT_EQ(pthread_create(&t[0], NULL, writer, NULL), 0);
+	ASSERT_EQ(pthread_create(&t[1], NULL, puncher, NULL), 0);
+	t0 = fl_clock_ns();
+	while ((double)(fl_clock_ns() - t0) < seconds * 1e9 &&
+	       !__atomic_load_n(&bad, __ATOMIC_ACQUIRE)) {
+		int order = (int)(next_rand(&r) % 5), ret;
+
+		snprintf(in, sizeof(in), "/mnt/f,0x0,0x%lx,%d", PAGES_A, order);
+		ret = fl__split_huge_pages_write(in);
+		if (ret) {
+			printf("# split_huge_pages '%s': %d\n", in, ret);
+			note_bad("splitter", 0, (uint64_t)ret);
+			break;
+		}
+		/* now and then the whole file goes: the next faults allocate PMD folios again */
+		if (++splits % 16 == 0 &&
+		    shmem_fallocate(ino, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, 0, SZ_2M))
+			note_bad("splitter (punch all)", 0, 0);
+	}
+	__atomic_store_n(&stop, 1, __ATOMIC_RELEASE);
+	for (i = 0; i < 2; i++)
+		pthread_join(t[i], NULL);
+	printf("# %lu split requests, %llu writes, %llu punches in %.1f s; thp_split_page %lld, "
+	       "thp_file_alloc %lld, thp_file_mapped %lld\n",
+	       splits, (unsigned long long)writes, (unsigned long long)zaps,
+	       (double)(fl_clock_ns() - t0) / 1e9, (long long)counter("thp_split_page"),
+	       (long long)counter("thp_file_alloc"), (long long)counter("thp_file_mapped"));
+	ASSERT_EQ(__atomic_load_n(&bad, __ATOMIC_ACQUIRE), 0);
+	ASSERT_GT(counter("thp_split_page"), 0);
+	mmput(mm);
+	fput(file);
+	flush_delayed_fput();
+	ASSERT_EQ(fl__shmem_unlink(ino), 0);
+	fl__iput(ino);
+	ASSERT_EQ(fl__shmem_umount(sb), 0);
+	return mm_down();
+}
+
 int main(int argc, char **argv)
 {
 	static const struct fl_test tests[] = {
 		TEST(test_split_while_faulting_reading_zapping),
+		TEST(test_shmem_split_while_faulting_and_punching),
 	};
 	char *args[2] = { argv[0], NULL };
 	int i, n = 1;
