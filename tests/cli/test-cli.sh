@@ -278,6 +278,50 @@ else
 	skip "deferred-split 64K counts" "python3 is not installed"
 	skip "deferred-split 2M counts" "python3 is not installed"
 fi
+# shmem-fault on the model, counts from the rule: 8 MiB of huge=always
+# tmpfs written through a shared mapping is 4 PMD folios, each allocated
+# and mapped with one PMD by one fault; read back through the mapping and
+# the file. A populated huge=never file read through the mapping faults
+# once per 16 pages (fault-around): 128. Private writes copy every page:
+# 2048 faults, 2048 anon pages, the file left clear.
+if command -v python3 >/dev/null; then
+	"$FL" run shmem-fault --file-size 8M --rounds 1 --json "$T/sf.json" >"$T/stdout" 2>"$T/stderr"
+	rc=$?
+	got="$(jcount "$T/sf.json" fault:pgfault) $(jcount "$T/sf.json" fault:thp_file_alloc)"
+	got="$got $(jcount "$T/sf.json" fault:thp_file_mapped) $(jcount "$T/sf.json" fault:nr_mapped)"
+	got="$got $(jcount "$T/sf.json" fl_tag_checked) $(jcount "$T/sf.json" fl_tag_mismatch)"
+	if [ $rc -eq 0 ] && [ "$got" = "4 4 4 2048 4096 0" ]; then
+		ok "shmem-fault shared write: 4 PMD folios, one fault each"
+	else
+		nok "shmem-fault shared write (exit $rc): $got"; sed 's/^/# /' "$T/stderr"
+	fi
+	"$FL" run shmem-fault --file-size 8M --rounds 1 --huge never --populate on --access read \
+		--json "$T/sf.json" >"$T/stdout" 2>"$T/stderr"
+	rc=$?
+	got="$(jcount "$T/sf.json" fault:pgfault) $(jcount "$T/sf.json" fault:nr_mapped)"
+	got="$got $(jcount "$T/sf.json" fault:thp_file_mapped) $(jcount "$T/sf.json" fl_tag_mismatch)"
+	if [ $rc -eq 0 ] && [ "$got" = "128 2048 0 0" ]; then
+		ok "shmem-fault populated read: fault-around, 16 pages a fault"
+	else
+		nok "shmem-fault fault-around (exit $rc): $got"; sed 's/^/# /' "$T/stderr"
+	fi
+	"$FL" run shmem-fault --file-size 8M --rounds 1 --map private --json "$T/sf.json" \
+		>"$T/stdout" 2>"$T/stderr"
+	rc=$?
+	got="$(jcount "$T/sf.json" fault:pgfault) $(jcount "$T/sf.json" fault:nr_anon_pages)"
+	got="$got $(jcount "$T/sf.json" fault:nr_mapped) $(jcount "$T/sf.json" fl_tag_mismatch)"
+	if [ $rc -eq 0 ] && [ "$got" = "2048 2048 0 0" ]; then
+		ok "shmem-fault private write: every page copied, the file untouched"
+	else
+		nok "shmem-fault private (exit $rc): $got"; sed 's/^/# /' "$T/stderr"
+	fi
+else
+	skip "shmem-fault shared counts" "python3 is not installed"
+	skip "shmem-fault fault-around counts" "python3 is not installed"
+	skip "shmem-fault private counts" "python3 is not installed"
+fi
+bad "shmem-fault --huge with a bad value" "accepted" run shmem-fault --huge sometimes
+bad "shmem-fault --file-size not a multiple of 4K" "multiple" run shmem-fault --file-size 5000
 bad "deferred-split without a large folio size" "give --mthp SIZE=always" \
 	run deferred-split --size 8M
 bad "anon-split --in-folio-offset out of range" "accepted a whole number -1..511" \
