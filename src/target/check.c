@@ -206,6 +206,14 @@ static int check_one(struct fl_agreement *a, const struct fl_result *m, const st
 	big = abs64(row.model) > abs64(row.host) ? abs64(row.model) : abs64(row.host);
 	by_pct = (int64_t)((double)big * tol->pct / 100.0 + 0.5);
 	floor = row.host < row.model && host_only_adds(name) ? 0 : tol->min;
+	/*
+	 * pgfree: page tables freed after an RCU grace period count against
+	 * whichever task runs when it ends, the run's own included (its own
+	 * and others' from before the run): measured -39 to +73 a run
+	 * (docs/fidelity.md), so twice the floor
+	 */
+	if (!strcmp(strchr(name, ':') ? strchr(name, ':') + 1 : name, "pgfree"))
+		floor *= 2;
 	row.allowed = (int64_t)((double)abs64(row.noise) * tol->noise + 0.5) +
 		      (by_pct > floor ? by_pct : floor);
 	row.differs = abs64(row.model - row.host) > row.allowed;
