@@ -153,6 +153,9 @@ static bool test_floor_only_upward_for_startup_events(void)
 	fl_counters_set_scoped(&r[1].counters, "pgfree", 258, FL_SCOPE_WORKLOAD);
 	fl_counters_set(&r[0].counters, "split:pgfree", 100);
 	fl_counters_set_scoped(&r[1].counters, "split:pgfree", 229, FL_SCOPE_WORKLOAD);
+	/* the machine's page-table gauge: the same */
+	fl_counters_set(&r[0].counters, "nr_page_table_pages", 0);
+	fl_counters_set_scoped(&r[1].counters, "nr_page_table_pages", -74, FL_SCOPE_SYSTEM);
 	ASSERT_EQ(fl_agreement_check(r, 2, 1, &tol, &a), 0);
 	w = fl_agreement_find(&a, "pgfault");
 	ASSERT_TRUE(w && w->differs);
@@ -165,6 +168,9 @@ static bool test_floor_only_upward_for_startup_events(void)
 	ASSERT_EQ(w->allowed, 128);
 	w = fl_agreement_find(&a, "split:pgfree"); /* 129 apart: beyond 128 */
 	ASSERT_TRUE(w && w->differs);
+	ASSERT_EQ(w->allowed, 128);
+	w = fl_agreement_find(&a, "nr_page_table_pages");
+	ASSERT_TRUE(w && !w->differs);
 	ASSERT_EQ(w->allowed, 128);
 	ASSERT_EQ(a.nr_differs, 2);
 	fl_agreement_free(&a);
