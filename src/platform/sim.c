@@ -1,0 +1,417 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * sim.c - virtual CPUs in virtual time (sim.h): coroutines switched by a
+ * few instructions of assembly (no system call), virtual clocks, the
+ * smallest-clock-first scheduler with a seeded tie-break, and spinlocks
+ * whose waiters queue in order.
+ *
+ * Conventions in this file: "S" is the simulator's one state; a task's
+ * CPU never changes; a CPU's "next time" is when it could next run a task
+ * (its clock while a task can run on it; a sleeper's wake time when none
+ * can; never while its task spins).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include "sim.h"
+
+#if defined(__SANITIZE_ADDRESS__)
+#include <sanitizer/common_interface_defs.h>
+#define SIM_ASAN 1
+#else
+#define SIM_ASAN 0
+#endif
+
+#define SIM_STACK (256u << 10) /* reserved per task; touched as used */
+
+enum task_state { T_RUNNABLE, T_SPINNING, T_SLEEPING, T_DONE };
+
+struct fl_sim_task {
+	void *sp; /* saved stack pointer while switched out */
+	void *stack;
+	void (*fn)(void *);
+	void *arg;
+	int cpu;
+	enum task_state state;
+	uint64_t wake_at;	  /* T_SLEEPING */
+	uint64_t arrival;	  /* T_SPINNING: when it began to wait */
+	struct fl_sim_task *next; /* run queue, sleep list or lock queue */
+	void *asan_fake;
+};
+
+struct sim_cpu {
+	uint64_t now;
+	uint64_t busy;
+	uint64_t idle;
+	struct fl_sim_task *curr;	       /* running or spinning */
+	struct fl_sim_task *rq_head, *rq_tail; /* runnable, waiting for the CPU */
+	struct fl_sim_task *sleepers;	       /* in wake order */
+};
+
+static struct {
+	int nr_cpus;
+	struct sim_cpu *cpus;
+	uint64_t rng;
+	uint64_t handoff;
+	void *sched_sp;
+	void *sched_asan_fake;
+	const void *sched_stack_bottom;
+	size_t sched_stack_size;
+	struct fl_sim_task *current;
+	struct fl_sim_task **tasks;
+	int nr_tasks;
+	int nr_live;
+	uint64_t switches;
+	bool running;
+} S;
+
+/* Save the callee-saved registers on this stack, store its pointer, load @to's. */
+void fl__sim_switch(void **save_sp, void *to_sp);
+__asm__(".text\n"
+	".globl fl__sim_switch\n"
+	".type fl__sim_switch,@function\n"
+	"fl__sim_switch:\n"
+	"	pushq %rbp\n"
+	"	pushq %rbx\n"
+	"	pushq %r12\n"
+	"	pushq %r13\n"
+	"	pushq %r14\n"
+	"	pushq %r15\n"
+	"	movq %rsp, (%rdi)\n"
+	"	movq %rsi, %rsp\n"
+	"	popq %r15\n"
+	"	popq %r14\n"
+	"	popq %r13\n"
+	"	popq %r12\n"
+	"	popq %rbx\n"
+	"	popq %rbp\n"
+	"	ret\n"
+	".size fl__sim_switch, .-fl__sim_switch\n");
+
+static uint64_t next_rand(void)
+{
+	/* splitmix64: a good stream from any seed */
+	uint64_t z = (S.rng += 0x9e3779b97f4a7c15ull);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+int fl_sim_init(int nr_cpus, uint64_t seed, uint64_t handoff_ns)
+{
+	if (nr_cpus < 1 || nr_cpus > 1024 || S.cpus)
+		return -EINVAL;
+	memset(&S, 0, sizeof(S));
+	S.cpus = calloc((size_t)nr_cpus, sizeof(*S.cpus));
+	if (!S.cpus)
+		return -ENOMEM;
+	S.nr_cpus = nr_cpus;
+	S.rng = seed;
+	S.handoff = handoff_ns;
+	return 0;
+}
+
+void fl_sim_exit(void)
+{
+	int i;
+
+	for (i = 0; i < S.nr_tasks; i++) {
+		munmap(S.tasks[i]->stack, SIM_STACK);
+		free(S.tasks[i]);
+	}
+	free(S.tasks);
+	free(S.cpus);
+	memset(&S, 0, sizeof(S));
+}
+
+/* Switch from the running task to the scheduler, or back. */
+static void switch_to_scheduler(struct fl_sim_task *t)
+{
+	S.switches++;
+#if SIM_ASAN
+	__sanitizer_start_switch_fiber(t->state == T_DONE ? NULL : &t->asan_fake,
+				       S.sched_stack_bottom, S.sched_stack_size);
+#endif
+	fl__sim_switch(&t->sp, S.sched_sp);
+#if SIM_ASAN
+	__sanitizer_finish_switch_fiber(t->asan_fake, NULL, NULL);
+#endif
+}
+
+static void switch_to_task(struct fl_sim_task *t)
+{
+	S.current = t;
+	S.switches++;
+#if SIM_ASAN
+	__sanitizer_start_switch_fiber(&S.sched_asan_fake, t->stack, SIM_STACK);
+#endif
+	fl__sim_switch(&S.sched_sp, t->sp);
+#if SIM_ASAN
+	__sanitizer_finish_switch_fiber(S.sched_asan_fake, NULL, NULL);
+#endif
+	S.current = NULL;
+}
+
+static void task_entry(void)
+{
+	struct fl_sim_task *t = S.current;
+
+#if SIM_ASAN
+	__sanitizer_finish_switch_fiber(NULL, &S.sched_stack_bottom, &S.sched_stack_size);
+#endif
+	t->fn(t->arg);
+	t->state = T_DONE;
+	S.nr_live--;
+	S.cpus[t->cpu].curr = NULL;
+	switch_to_scheduler(t);
+	abort(); /* a finished task is never resumed */
+}
+
+int fl_sim_spawn(int cpu, void (*fn)(void *), void *arg)
+{
+	struct fl_sim_task *t, **tasks;
+	struct sim_cpu *c;
+	uint64_t *sp;
+
+	if (!S.cpus || cpu < 0 || cpu >= S.nr_cpus)
+		return -EINVAL;
+	t = calloc(1, sizeof(*t));
+	tasks = realloc(S.tasks, (size_t)(S.nr_tasks + 1) * sizeof(*tasks));
+	if (!t || !tasks) {
+		free(t);
+		if (tasks)
+			S.tasks = tasks;
+		return -ENOMEM;
+	}
+	S.tasks = tasks;
+	t->stack = mmap(NULL, SIM_STACK, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1,
+			0);
+	if (t->stack == MAP_FAILED) {
+		free(t);
+		return -ENOMEM;
+	}
+	/* what fl__sim_switch() pops: six registers, then task_entry as the return */
+	sp = (uint64_t *)((char *)t->stack + SIM_STACK);
+	*--sp = 0; /* task_entry starts as if called: rsp = 8 mod 16 */
+	*--sp = (uint64_t)(uintptr_t)task_entry;
+	sp -= 6;
+	memset(sp, 0, 6 * sizeof(*sp));
+	t->sp = sp;
+	t->fn = fn;
+	t->arg = arg;
+	t->cpu = cpu;
+	t->state = T_RUNNABLE;
+	c = &S.cpus[cpu];
+	if (c->rq_tail)
+		c->rq_tail->next = t;
+	else
+		c->rq_head = t;
+	c->rq_tail = t;
+	S.tasks[S.nr_tasks++] = t;
+	S.nr_live++;
+	return 0;
+}
+
+/* When @c could next run a task; false if it cannot by itself (idle for good, or spinning). */
+static bool cpu_next_time(const struct sim_cpu *c, uint64_t *when)
+{
+	if (c->curr)
+		*when = c->now;
+	else if (c->rq_head)
+		*when = c->now;
+	else if (c->sleepers)
+		*when = c->sleepers->wake_at > c->now ? c->sleepers->wake_at : c->now;
+	else
+		return false;
+	return !(c->curr && c->curr->state == T_SPINNING);
+}
+
+/* The CPU to run next: the smallest next time, ties broken by the seeded stream. */
+static int pick_cpu(void)
+{
+	uint64_t best = UINT64_MAX, when;
+	int i, pick = -1, ties = 0;
+
+	for (i = 0; i < S.nr_cpus; i++) {
+		if (!cpu_next_time(&S.cpus[i], &when))
+			continue;
+		if (when < best) {
+			best = when;
+			pick = i;
+			ties = 1;
+		} else if (when == best && next_rand() % (uint64_t)++ties == 0) {
+			pick = i;
+		}
+	}
+	return pick;
+}
+
+/* Give @c a task to run at its next time (idling until a sleeper wakes, if need be). */
+static struct fl_sim_task *cpu_take_task(struct sim_cpu *c)
+{
+	struct fl_sim_task *t = c->curr;
+
+	if (t)
+		return t;
+	if (c->rq_head) {
+		t = c->rq_head;
+		c->rq_head = t->next;
+		if (!c->rq_head)
+			c->rq_tail = NULL;
+	} else {
+		t = c->sleepers;
+		c->sleepers = t->next;
+		if (t->wake_at > c->now) {
+			c->idle += t->wake_at - c->now;
+			c->now = t->wake_at;
+		}
+		t->state = T_RUNNABLE;
+	}
+	t->next = NULL;
+	c->curr = t;
+	return t;
+}
+
+int fl_sim_run(void)
+{
+	int cpu;
+
+	S.running = true;
+	while (S.nr_live > 0 && (cpu = pick_cpu()) >= 0)
+		switch_to_task(cpu_take_task(&S.cpus[cpu]));
+	S.running = false;
+	return S.nr_live ? -EDEADLK : 0;
+}
+
+/*
+ * A scheduling point: go on while the current CPU's clock is the
+ * smallest (a tie decided by the stream), else let the scheduler run the
+ * CPU whose turn it is.
+ */
+static void sched_point(void)
+{
+	struct fl_sim_task *t = S.current;
+
+	if (pick_cpu() != t->cpu)
+		switch_to_scheduler(t);
+}
+
+void fl_sim_charge(uint64_t ns)
+{
+	struct sim_cpu *c = &S.cpus[S.current->cpu];
+
+	c->now += ns;
+	c->busy += ns;
+	sched_point();
+}
+
+void fl_sim_sleep(uint64_t ns)
+{
+	struct fl_sim_task *t = S.current, **pp;
+	struct sim_cpu *c = &S.cpus[t->cpu];
+
+	t->state = T_SLEEPING;
+	t->wake_at = c->now + ns;
+	c->curr = NULL;
+	/* in wake order; equal wake times in the order they went to sleep */
+	for (pp = &c->sleepers; *pp && (*pp)->wake_at <= t->wake_at; pp = &(*pp)->next)
+		;
+	t->next = *pp;
+	*pp = t;
+	switch_to_scheduler(t);
+}
+
+uint64_t fl_sim_now(void)
+{
+	return S.cpus[S.current->cpu].now;
+}
+
+int fl_sim_cpu(void)
+{
+	return S.current->cpu;
+}
+
+void fl_sim_spin_lock(struct fl_sim_spinlock *l)
+{
+	struct fl_sim_task *t = S.current;
+	struct sim_cpu *c = &S.cpus[t->cpu];
+	uint64_t wait;
+
+	l->acquired++;
+	if (!l->owner) {
+		l->owner = t;
+		return;
+	}
+	/* found held: queue, spin (the CPU stays busy) until handed the lock */
+	l->contended++;
+	t->state = T_SPINNING;
+	t->arrival = c->now;
+	t->next = NULL;
+	if (l->tail)
+		l->tail->next = t;
+	else
+		l->head = t;
+	l->tail = t;
+	switch_to_scheduler(t);
+	wait = c->now - t->arrival;
+	l->wait_total += wait;
+	if (wait > l->wait_max)
+		l->wait_max = wait;
+}
+
+void fl_sim_spin_unlock(struct fl_sim_spinlock *l)
+{
+	struct fl_sim_task *w = l->head;
+	uint64_t now = fl_sim_now();
+
+	if (!w) {
+		l->owner = NULL;
+		sched_point();
+		return;
+	}
+	/* the next in line gets it one hand-off later; its CPU spun till then */
+	l->head = w->next;
+	if (!l->head)
+		l->tail = NULL;
+	w->next = NULL;
+	l->owner = w;
+	{
+		struct sim_cpu *wc = &S.cpus[w->cpu];
+		uint64_t grant = now + S.handoff;
+
+		if (grant > wc->now) {
+			wc->busy += grant - wc->now;
+			wc->now = grant;
+		}
+	}
+	w->state = T_RUNNABLE;
+	sched_point();
+}
+
+uint64_t fl_sim_end_time(void)
+{
+	uint64_t end = 0;
+	int i;
+
+	for (i = 0; i < S.nr_cpus; i++)
+		if (S.cpus[i].now > end)
+			end = S.cpus[i].now;
+	return end;
+}
+
+uint64_t fl_sim_cpu_busy(int cpu)
+{
+	return S.cpus[cpu].busy;
+}
+
+uint64_t fl_sim_cpu_idle(int cpu)
+{
+	return S.cpus[cpu].idle + (fl_sim_end_time() - S.cpus[cpu].now);
+}
+
+uint64_t fl_sim_switches(void)
+{
+	return S.switches;
+}

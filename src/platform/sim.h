@@ -1,0 +1,76 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * sim.h - virtual CPUs in virtual time: the core of platform/sim.
+ *
+ * Every task (a workload thread, later a kernel thread) is a coroutine,
+ * and all of them run on the one host thread that calls fl_sim_run(). A
+ * virtual CPU has a clock, a run queue and at most one running task. The
+ * simulator always resumes the CPU whose clock is smallest among those
+ * with a task able to run, ties broken by a stream seeded with @seed, so
+ * what happens is a function of the tasks, the seed and the times they
+ * charge: two runs with the same inputs do the same things at the same
+ * virtual times.
+ *
+ * Time passes only when a task charges it (fl_sim_charge(): the CPU is
+ * busy), waits for a spinlock (busy: it spins), or sleeps (its CPU runs
+ * another task of its queue, or idles). Every charge is a scheduling
+ * point: a task runs on only while its CPU's clock is the smallest.
+ *
+ * A spinlock in virtual time (struct fl_sim_spinlock) serves its waiters
+ * in order, as a qspinlock's queue does; each transfer to a waiter costs
+ * fl_sim_handoff_ns. It counts acquisitions, contended ones (found held)
+ * and the virtual time waited.
+ *
+ * Conventions in this file: times are virtual nanoseconds; "the current
+ * task" is the coroutine running now (only between fl_sim_run()'s start
+ * and end); CPU ids are 0..nr_cpus-1.
+ */
+#ifndef FL_PLATFORM_SIM_H
+#define FL_PLATFORM_SIM_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct fl_sim_task;
+
+struct fl_sim_spinlock {
+	struct fl_sim_task *owner;
+	struct fl_sim_task *head, *tail; /* waiters, in arrival order */
+	uint64_t acquired;
+	uint64_t contended;
+	uint64_t wait_total;
+	uint64_t wait_max;
+};
+
+/**
+ * fl_sim_init() - @nr_cpus virtual CPUs (1..1024) at time 0, the tie-break
+ * stream seeded with @seed, each transfer of a spinlock to a waiter
+ * costing @handoff_ns. Return: 0, -EINVAL or -ENOMEM.
+ */
+int fl_sim_init(int nr_cpus, uint64_t seed, uint64_t handoff_ns);
+void fl_sim_exit(void);
+
+/** fl_sim_spawn() - a task running @fn(@arg) on @cpu's run queue. Return: 0 or -errno. */
+int fl_sim_spawn(int cpu, void (*fn)(void *), void *arg);
+
+/**
+ * fl_sim_run() - run every task to its end. Return: 0, or -EDEADLK when
+ * tasks remain that wait for something no task will do.
+ */
+int fl_sim_run(void);
+
+/* In a task: */
+void fl_sim_charge(uint64_t ns);
+void fl_sim_sleep(uint64_t ns);
+uint64_t fl_sim_now(void);
+int fl_sim_cpu(void);
+void fl_sim_spin_lock(struct fl_sim_spinlock *l);
+void fl_sim_spin_unlock(struct fl_sim_spinlock *l);
+
+/* After fl_sim_run(): */
+uint64_t fl_sim_end_time(void);	   /* the largest CPU clock */
+uint64_t fl_sim_cpu_busy(int cpu); /* charged or spinning */
+uint64_t fl_sim_cpu_idle(int cpu); /* no task could run */
+uint64_t fl_sim_switches(void);	   /* coroutine switches made */
+
+#endif /* FL_PLATFORM_SIM_H */
