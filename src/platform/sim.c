@@ -5,10 +5,15 @@
  * smallest-clock-first scheduler with a seeded tie-break, and spinlocks
  * whose waiters queue in order.
  *
+ * The CPUs that could run a task wait in a binary min-heap ordered by
+ * (next time, a tie key drawn from the seeded stream, CPU id), so a
+ * scheduling point costs O(1) while the running CPU stays first and
+ * O(log CPUs) when it does not.
+ *
  * Conventions in this file: "S" is the simulator's one state; a task's
  * CPU never changes; a CPU's "next time" is when it could next run a task
  * (its clock while a task can run on it; a sleeper's wake time when none
- * can; never while its task spins).
+ * can; never while its task spins); the running CPU is never in the heap.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -47,6 +52,7 @@ struct sim_cpu {
 	struct fl_sim_task *curr;	       /* running or spinning */
 	struct fl_sim_task *rq_head, *rq_tail; /* runnable, waiting for the CPU */
 	struct fl_sim_task *sleepers;	       /* in wake order */
+	uint64_t key_time, key_tie;	       /* its place in the heap */
 };
 
 static struct {
@@ -61,9 +67,12 @@ static struct {
 	struct fl_sim_task *current;
 	struct fl_sim_task **tasks;
 	int nr_tasks;
+	int *heap; /* CPU ids */
+	int heap_n;
 	int nr_live;
 	uint64_t switches;
 	bool running;
+	bool resume_keyed; /* the CPU that just stopped was keyed by sched_point() */
 } S;
 
 /* Save the callee-saved registers on this stack, store its pointer, load @to's. */
@@ -105,8 +114,13 @@ int fl_sim_init(int nr_cpus, uint64_t seed, uint64_t handoff_ns)
 		return -EINVAL;
 	memset(&S, 0, sizeof(S));
 	S.cpus = calloc((size_t)nr_cpus, sizeof(*S.cpus));
-	if (!S.cpus)
+	S.heap = calloc((size_t)nr_cpus, sizeof(*S.heap));
+	if (!S.cpus || !S.heap) {
+		free(S.cpus);
+		free(S.heap);
+		memset(&S, 0, sizeof(S));
 		return -ENOMEM;
+	}
 	S.nr_cpus = nr_cpus;
 	S.rng = seed;
 	S.handoff = handoff_ns;
@@ -123,6 +137,7 @@ void fl_sim_exit(void)
 	}
 	free(S.tasks);
 	free(S.cpus);
+	free(S.heap);
 	memset(&S, 0, sizeof(S));
 }
 
@@ -228,24 +243,59 @@ static bool cpu_next_time(const struct sim_cpu *c, uint64_t *when)
 	return !(c->curr && c->curr->state == T_SPINNING);
 }
 
-/* The CPU to run next: the smallest next time, ties broken by the seeded stream. */
-static int pick_cpu(void)
+/* CPU @a runs before CPU @b: the earlier time, then the smaller tie key, then the lower id. */
+static bool before(int a, int b)
 {
-	uint64_t best = UINT64_MAX, when;
-	int i, pick = -1, ties = 0;
+	const struct sim_cpu *x = &S.cpus[a], *y = &S.cpus[b];
 
-	for (i = 0; i < S.nr_cpus; i++) {
-		if (!cpu_next_time(&S.cpus[i], &when))
-			continue;
-		if (when < best) {
-			best = when;
-			pick = i;
-			ties = 1;
-		} else if (when == best && next_rand() % (uint64_t)++ties == 0) {
-			pick = i;
-		}
+	if (x->key_time != y->key_time)
+		return x->key_time < y->key_time;
+	if (x->key_tie != y->key_tie)
+		return x->key_tie < y->key_tie;
+	return a < b;
+}
+
+static void heap_push(int cpu)
+{
+	int i = S.heap_n++;
+
+	while (i > 0 && before(cpu, S.heap[(i - 1) / 2])) {
+		S.heap[i] = S.heap[(i - 1) / 2];
+		i = (i - 1) / 2;
 	}
-	return pick;
+	S.heap[i] = cpu;
+}
+
+static int heap_pop(void)
+{
+	int top = S.heap[0], last = S.heap[--S.heap_n], i = 0;
+
+	for (;;) {
+		int child = 2 * i + 1;
+
+		if (child >= S.heap_n)
+			break;
+		if (child + 1 < S.heap_n && before(S.heap[child + 1], S.heap[child]))
+			child++;
+		if (!before(S.heap[child], last))
+			break;
+		S.heap[i] = S.heap[child];
+		i = child;
+	}
+	if (S.heap_n)
+		S.heap[i] = last;
+	return top;
+}
+
+/* Key @cpu at its next time (a fresh tie key) and queue it, if it can run a task. */
+static void cpu_enqueue(int cpu)
+{
+	struct sim_cpu *c = &S.cpus[cpu];
+
+	if (!cpu_next_time(c, &c->key_time))
+		return;
+	c->key_tie = next_rand();
+	heap_push(cpu);
 }
 
 /* Give @c a task to run at its next time (idling until a sleeper wakes, if need be). */
@@ -279,8 +329,20 @@ int fl_sim_run(void)
 	int cpu;
 
 	S.running = true;
-	while (S.nr_live > 0 && (cpu = pick_cpu()) >= 0)
+	S.heap_n = 0;
+	for (cpu = 0; cpu < S.nr_cpus; cpu++)
+		cpu_enqueue(cpu);
+	while (S.nr_live > 0 && S.heap_n) {
+		cpu = heap_pop();
 		switch_to_task(cpu_take_task(&S.cpus[cpu]));
+		/* back from a scheduling point, a sleep, a spin or the task's end */
+		if (!S.resume_keyed)
+			cpu_enqueue(cpu);
+		else if (cpu_next_time(&S.cpus[cpu], &S.cpus[cpu].key_time))
+			heap_push(
+				cpu); /* keyed by sched_point(), which let the heap's top go first */
+		S.resume_keyed = false;
+	}
 	S.running = false;
 	return S.nr_live ? -EDEADLK : 0;
 }
@@ -293,9 +355,16 @@ int fl_sim_run(void)
 static void sched_point(void)
 {
 	struct fl_sim_task *t = S.current;
+	struct sim_cpu *c = &S.cpus[t->cpu];
 
-	if (pick_cpu() != t->cpu)
-		switch_to_scheduler(t);
+	if (!S.heap_n)
+		return;
+	c->key_time = c->now;
+	c->key_tie = next_rand();
+	if (!before(S.heap[0], t->cpu))
+		return;
+	S.resume_keyed = true;
+	switch_to_scheduler(t);
 }
 
 void fl_sim_charge(uint64_t ns)
@@ -387,6 +456,7 @@ void fl_sim_spin_unlock(struct fl_sim_spinlock *l)
 		}
 	}
 	w->state = T_RUNNABLE;
+	cpu_enqueue(w->cpu); /* its CPU can go on from the grant */
 	sched_point();
 }
 
