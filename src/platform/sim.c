@@ -30,7 +30,7 @@
 
 #define SIM_STACK (256u << 10) /* reserved per task; touched as used */
 
-enum task_state { T_RUNNABLE, T_SPINNING, T_SLEEPING, T_DONE };
+enum task_state { T_RUNNABLE, T_SPINNING, T_SLEEPING, T_BLOCKED, T_DONE };
 
 struct fl_sim_task {
 	void *sp; /* saved stack pointer while switched out */
@@ -40,7 +40,9 @@ struct fl_sim_task {
 	int cpu;
 	enum task_state state;
 	uint64_t wake_at;	  /* T_SLEEPING */
-	uint64_t arrival;	  /* T_SPINNING: when it began to wait */
+	uint64_t arrival;	  /* T_SPINNING, T_BLOCKED: when it began to wait */
+	uint64_t ready_at;	  /* on a run queue: when it became able to run */
+	bool reader;		  /* waiting for an rwsem, to read */
 	struct fl_sim_task *next; /* run queue, sleep list or lock queue */
 	void *asan_fake;
 };
@@ -53,6 +55,7 @@ struct sim_cpu {
 	struct fl_sim_task *rq_head, *rq_tail; /* runnable, waiting for the CPU */
 	struct fl_sim_task *sleepers;	       /* in wake order */
 	uint64_t key_time, key_tie;	       /* its place in the heap */
+	int heap_idx;			       /* -1: not in the heap */
 };
 
 static struct {
@@ -110,6 +113,7 @@ static uint64_t next_rand(void)
 
 int fl_sim_init(int nr_cpus, uint64_t seed, uint64_t handoff_ns)
 {
+	int i;
 	if (nr_cpus < 1 || nr_cpus > 1024 || S.cpus)
 		return -EINVAL;
 	memset(&S, 0, sizeof(S));
@@ -122,6 +126,8 @@ int fl_sim_init(int nr_cpus, uint64_t seed, uint64_t handoff_ns)
 		return -ENOMEM;
 	}
 	S.nr_cpus = nr_cpus;
+	for (i = 0; i < nr_cpus; i++)
+		S.cpus[i].heap_idx = -1;
 	S.rng = seed;
 	S.handoff = handoff_ns;
 	return 0;
@@ -235,7 +241,7 @@ static bool cpu_next_time(const struct sim_cpu *c, uint64_t *when)
 	if (c->curr)
 		*when = c->now;
 	else if (c->rq_head)
-		*when = c->now;
+		*when = c->rq_head->ready_at > c->now ? c->rq_head->ready_at : c->now;
 	else if (c->sleepers)
 		*when = c->sleepers->wake_at > c->now ? c->sleepers->wake_at : c->now;
 	else
@@ -255,21 +261,23 @@ static bool before(int a, int b)
 	return a < b;
 }
 
-static void heap_push(int cpu)
+static void heap_set(int i, int cpu)
 {
-	int i = S.heap_n++;
-
-	while (i > 0 && before(cpu, S.heap[(i - 1) / 2])) {
-		S.heap[i] = S.heap[(i - 1) / 2];
-		i = (i - 1) / 2;
-	}
 	S.heap[i] = cpu;
+	S.cpus[cpu].heap_idx = i;
 }
 
-static int heap_pop(void)
+static void heap_sift_up(int i, int cpu)
 {
-	int top = S.heap[0], last = S.heap[--S.heap_n], i = 0;
+	while (i > 0 && before(cpu, S.heap[(i - 1) / 2])) {
+		heap_set(i, S.heap[(i - 1) / 2]);
+		i = (i - 1) / 2;
+	}
+	heap_set(i, cpu);
+}
 
+static void heap_sift_down(int i, int cpu)
+{
 	for (;;) {
 		int child = 2 * i + 1;
 
@@ -277,13 +285,37 @@ static int heap_pop(void)
 			break;
 		if (child + 1 < S.heap_n && before(S.heap[child + 1], S.heap[child]))
 			child++;
-		if (!before(S.heap[child], last))
+		if (!before(S.heap[child], cpu))
 			break;
-		S.heap[i] = S.heap[child];
+		heap_set(i, S.heap[child]);
 		i = child;
 	}
-	if (S.heap_n)
-		S.heap[i] = last;
+	heap_set(i, cpu);
+}
+
+static void heap_push(int cpu)
+{
+	heap_sift_up(S.heap_n++, cpu);
+}
+
+/* Take @cpu out of the heap, wherever it is. */
+static void heap_remove(int cpu)
+{
+	int i = S.cpus[cpu].heap_idx, last;
+
+	S.cpus[cpu].heap_idx = -1;
+	last = S.heap[--S.heap_n];
+	if (i == S.heap_n)
+		return;
+	heap_sift_up(i, last);
+	heap_sift_down(S.cpus[last].heap_idx, last);
+}
+
+static int heap_pop(void)
+{
+	int top = S.heap[0];
+
+	heap_remove(top);
 	return top;
 }
 
@@ -310,6 +342,10 @@ static struct fl_sim_task *cpu_take_task(struct sim_cpu *c)
 		c->rq_head = t->next;
 		if (!c->rq_head)
 			c->rq_tail = NULL;
+		if (t->ready_at > c->now) {
+			c->idle += t->ready_at - c->now;
+			c->now = t->ready_at;
+		}
 	} else {
 		t = c->sleepers;
 		c->sleepers = t->next;
@@ -457,6 +493,149 @@ void fl_sim_spin_unlock(struct fl_sim_spinlock *l)
 	}
 	w->state = T_RUNNABLE;
 	cpu_enqueue(w->cpu); /* its CPU can go on from the grant */
+	sched_point();
+}
+
+/*
+ * Wake @t, which waits for a sleeping lock, at @at: it joins its CPU's
+ * run queue, and the CPU (unless it is the one running now, which is
+ * keyed at its next scheduling point) takes its new place in the heap.
+ */
+static void wake_task(struct fl_sim_task *t, uint64_t at)
+{
+	struct sim_cpu *c = &S.cpus[t->cpu];
+
+	t->state = T_RUNNABLE;
+	t->ready_at = at;
+	t->next = NULL;
+	if (c->rq_tail)
+		c->rq_tail->next = t;
+	else
+		c->rq_head = t;
+	c->rq_tail = t;
+	if (S.current && S.current->cpu == t->cpu)
+		return;
+	if (c->heap_idx >= 0)
+		heap_remove(t->cpu);
+	cpu_enqueue(t->cpu);
+}
+
+/* The current task waits in @q for a sleeping lock; its CPU is free meanwhile. */
+static void block_on(struct fl_sim_waitq *q, bool reader)
+{
+	struct fl_sim_task *t = S.current;
+	struct sim_cpu *c = &S.cpus[t->cpu];
+
+	t->state = T_BLOCKED;
+	t->reader = reader;
+	t->arrival = c->now;
+	t->next = NULL;
+	if (q->tail)
+		q->tail->next = t;
+	else
+		q->head = t;
+	q->tail = t;
+	c->curr = NULL;
+	switch_to_scheduler(t);
+}
+
+static struct fl_sim_task *waitq_pop(struct fl_sim_waitq *q)
+{
+	struct fl_sim_task *t = q->head;
+
+	q->head = t->next;
+	if (!q->head)
+		q->tail = NULL;
+	t->next = NULL;
+	return t;
+}
+
+/* Count a contended acquisition's wait, now that the current task has the lock. */
+static void count_wait(struct fl_sim_lockstat *st)
+{
+	uint64_t wait = fl_sim_now() - S.current->arrival;
+
+	st->wait_total += wait;
+	if (wait > st->wait_max)
+		st->wait_max = wait;
+}
+
+void fl_sim_mutex_lock(struct fl_sim_mutex *m)
+{
+	m->st.acquired++;
+	if (!m->owner) {
+		m->owner = S.current;
+		return;
+	}
+	m->st.contended++;
+	block_on(&m->q, false);
+	count_wait(&m->st);
+}
+
+void fl_sim_mutex_unlock(struct fl_sim_mutex *m)
+{
+	if (!m->q.head) {
+		m->owner = NULL;
+	} else {
+		/* handed to the first waiter, who wakes one hand-off later */
+		m->owner = waitq_pop(&m->q);
+		wake_task(m->owner, fl_sim_now() + S.handoff);
+	}
+	sched_point();
+}
+
+void fl_sim_down_read(struct fl_sim_rwsem *r)
+{
+	r->st.acquired++;
+	/* no reader passes a waiting writer */
+	if (!r->writer && !r->q.head) {
+		r->readers++;
+		return;
+	}
+	r->st.contended++;
+	block_on(&r->q, true);
+	count_wait(&r->st);
+}
+
+void fl_sim_down_write(struct fl_sim_rwsem *r)
+{
+	r->st.acquired++;
+	if (!r->writer && !r->readers) {
+		r->writer = S.current;
+		return;
+	}
+	r->st.contended++;
+	block_on(&r->q, false);
+	count_wait(&r->st);
+}
+
+/* The semaphore is free: the first writer in line, or the readers at the head of the line. */
+static void rwsem_grant(struct fl_sim_rwsem *r)
+{
+	uint64_t at = fl_sim_now() + S.handoff;
+
+	if (r->q.head && !r->q.head->reader) {
+		r->writer = waitq_pop(&r->q);
+		wake_task(r->writer, at);
+		return;
+	}
+	while (r->q.head && r->q.head->reader) {
+		r->readers++;
+		wake_task(waitq_pop(&r->q), at);
+	}
+}
+
+void fl_sim_up_read(struct fl_sim_rwsem *r)
+{
+	if (!--r->readers)
+		rwsem_grant(r);
+	sched_point();
+}
+
+void fl_sim_up_write(struct fl_sim_rwsem *r)
+{
+	r->writer = NULL;
+	rwsem_grant(r);
 	sched_point();
 }
 

@@ -42,6 +42,42 @@ struct fl_sim_spinlock {
 	uint64_t wait_max;
 };
 
+/* A queue of tasks waiting for a sleeping lock, in arrival order. */
+struct fl_sim_waitq {
+	struct fl_sim_task *head, *tail;
+};
+
+struct fl_sim_lockstat {
+	uint64_t acquired;
+	uint64_t contended; /* found held (or, for a reader, a writer waiting) */
+	uint64_t wait_total;
+	uint64_t wait_max;
+};
+
+/*
+ * A mutex in virtual time: a waiter sleeps (its CPU runs another task of
+ * its queue, or idles) until the holder's unlock hands it the mutex; it
+ * can run one hand-off later.
+ */
+struct fl_sim_mutex {
+	struct fl_sim_task *owner;
+	struct fl_sim_waitq q;
+	struct fl_sim_lockstat st;
+};
+
+/*
+ * An rwsem in virtual time: readers share it, a writer has it alone;
+ * waiters sleep in arrival order, and a reader does not pass a waiting
+ * writer. A release hands it to the first writer in line, or to every
+ * reader at the head of the line.
+ */
+struct fl_sim_rwsem {
+	int readers;
+	struct fl_sim_task *writer;
+	struct fl_sim_waitq q;
+	struct fl_sim_lockstat st;
+};
+
 /**
  * fl_sim_init() - @nr_cpus virtual CPUs (1..1024) at time 0, the tie-break
  * stream seeded with @seed, each transfer of a spinlock to a waiter
@@ -66,6 +102,12 @@ uint64_t fl_sim_now(void);
 int fl_sim_cpu(void);
 void fl_sim_spin_lock(struct fl_sim_spinlock *l);
 void fl_sim_spin_unlock(struct fl_sim_spinlock *l);
+void fl_sim_mutex_lock(struct fl_sim_mutex *m);
+void fl_sim_mutex_unlock(struct fl_sim_mutex *m);
+void fl_sim_down_read(struct fl_sim_rwsem *r);
+void fl_sim_down_write(struct fl_sim_rwsem *r);
+void fl_sim_up_read(struct fl_sim_rwsem *r);
+void fl_sim_up_write(struct fl_sim_rwsem *r);
 
 /* After fl_sim_run(): */
 uint64_t fl_sim_end_time(void);	   /* the largest CPU clock */

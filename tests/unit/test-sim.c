@@ -4,6 +4,10 @@
  * against its known answer, determinism under a seed, sleeping and idle
  * time, a deadlock found, and a thousand CPUs.
  *
+ * Mutexes and rwsems (sleeping locks) are held to answers worked out in
+ * each case's comment: the same FIFO hand-offs, but a waiting CPU is idle
+ * or runs another task.
+ *
  * The known answer: N tasks on N CPUs each take one spinlock K times
  * around a charge of C. Waiters are served in order and each transfer to
  * a waiter costs H, so the lock is never free while anyone waits: the run
@@ -43,6 +47,7 @@ static bool run_lockers(uint64_t seed)
 
 	memset(&lock, 0, sizeof(lock));
 	nr_order = 0;
+	fl_sim_exit(); /* a failed case may have left one */
 	ASSERT_EQ(fl_sim_init(N, seed, H), 0);
 	for (i = 0; i < N; i++)
 		ASSERT_EQ(fl_sim_spawn(i, locker, (void *)(intptr_t)i), 0);
@@ -121,6 +126,7 @@ static void worker(void *arg)
  */
 static bool test_sleep_gives_the_cpu_away(void)
 {
+	fl_sim_exit(); /* a failed case may have left one */
 	ASSERT_EQ(fl_sim_init(1, 1, H), 0);
 	ASSERT_EQ(fl_sim_spawn(0, sleeper, NULL), 0);
 	ASSERT_EQ(fl_sim_spawn(0, worker, NULL), 0);
@@ -150,6 +156,7 @@ static void waiter(void *arg)
 static bool test_deadlock_found(void)
 {
 	memset(&lock, 0, sizeof(lock));
+	fl_sim_exit(); /* a failed case may have left one */
 	ASSERT_EQ(fl_sim_init(2, 1, H), 0);
 	ASSERT_EQ(fl_sim_spawn(0, holder, NULL), 0);
 	ASSERT_EQ(fl_sim_spawn(1, waiter, NULL), 0);
@@ -177,6 +184,7 @@ static bool test_a_thousand_cpus(void)
 	int i;
 
 	sum = 0;
+	fl_sim_exit(); /* a failed case may have left one */
 	ASSERT_EQ(fl_sim_init(1024, 3, H), 0);
 	for (i = 0; i < 1024; i++) {
 		ASSERT_EQ(fl_sim_spawn(i, counter_task, (void *)(intptr_t)i), 0);
@@ -193,6 +201,153 @@ static bool test_a_thousand_cpus(void)
 	return true;
 }
 
+static struct fl_sim_mutex mutex;
+
+static void mutex_locker(void *arg)
+{
+	int k;
+
+	(void)arg;
+	for (k = 0; k < K; k++) {
+		fl_sim_mutex_lock(&mutex);
+		fl_sim_charge(C);
+		fl_sim_mutex_unlock(&mutex);
+	}
+}
+
+/*
+ * The same N x K locking with a mutex: the same end time and contention
+ * (waiters served in order, a hand-off each), but a waiter sleeps, so the
+ * CPUs are busy only for their charges.
+ */
+static bool test_mutex_known_answer(void)
+{
+	uint64_t busy = 0;
+	int i;
+
+	memset(&mutex, 0, sizeof(mutex));
+	fl_sim_exit(); /* a failed case may have left one */
+	ASSERT_EQ(fl_sim_init(N, 5, H), 0);
+	for (i = 0; i < N; i++)
+		ASSERT_EQ(fl_sim_spawn(i, mutex_locker, NULL), 0);
+	ASSERT_EQ(fl_sim_run(), 0);
+	ASSERT_EQ(fl_sim_end_time(), (uint64_t)(N * K * C + (N * K - 1) * H));
+	ASSERT_EQ(mutex.st.acquired, (uint64_t)(N * K));
+	ASSERT_EQ(mutex.st.contended, (uint64_t)(N * K - 1));
+	for (i = 0; i < N; i++)
+		busy += fl_sim_cpu_busy(i);
+	ASSERT_EQ(busy, (uint64_t)(N * K * C));
+	fl_sim_exit();
+	return true;
+}
+
+static uint64_t b_waited;
+
+static void mutex_sleeper(void *arg)
+{
+	(void)arg;
+	fl_sim_mutex_lock(&mutex);
+	fl_sim_sleep(100); /* holding it */
+	fl_sim_mutex_unlock(&mutex);
+}
+
+static void mutex_waiter(void *arg)
+{
+	(void)arg;
+	fl_sim_mutex_lock(&mutex);
+	b_waited = fl_sim_now();
+	fl_sim_charge(10);
+	fl_sim_mutex_unlock(&mutex);
+}
+
+static void short_worker(void *arg)
+{
+	(void)arg;
+	fl_sim_charge(30);
+}
+
+/*
+ * Three tasks on one CPU, in queue order: A takes the mutex at 0 and
+ * sleeps till 100 holding it; B finds it held at 0 and sleeps; C runs
+ * 0..30; the CPU idles till A wakes at 100 and unlocks, which makes B able
+ * to run at 100 + H = 110 (idle again till then); B runs 110..120.
+ */
+static bool test_mutex_waiter_gives_the_cpu_away(void)
+{
+	memset(&mutex, 0, sizeof(mutex));
+	fl_sim_exit(); /* a failed case may have left one */
+	ASSERT_EQ(fl_sim_init(1, 1, H), 0);
+	ASSERT_EQ(fl_sim_spawn(0, mutex_sleeper, NULL), 0);
+	ASSERT_EQ(fl_sim_spawn(0, mutex_waiter, NULL), 0);
+	ASSERT_EQ(fl_sim_spawn(0, short_worker, NULL), 0);
+	ASSERT_EQ(fl_sim_run(), 0);
+	ASSERT_EQ(b_waited, 100ull + H);
+	ASSERT_EQ(fl_sim_end_time(), 110ull + 10);
+	ASSERT_EQ(fl_sim_cpu_busy(0), 40ull);
+	ASSERT_EQ(fl_sim_cpu_idle(0), 70ull + H); /* 30..100 and 100..110 */
+	ASSERT_EQ(mutex.st.wait_max, 100ull + H);
+	fl_sim_exit();
+	return true;
+}
+
+static struct fl_sim_rwsem rwsem;
+static uint64_t w_got, r3_got;
+
+static void reader(void *arg)
+{
+	(void)arg;
+	fl_sim_down_read(&rwsem);
+	fl_sim_charge(100);
+	fl_sim_up_read(&rwsem);
+}
+
+static void writer(void *arg)
+{
+	(void)arg;
+	fl_sim_charge(10);
+	fl_sim_down_write(&rwsem);
+	w_got = fl_sim_now();
+	fl_sim_charge(50);
+	fl_sim_up_write(&rwsem);
+}
+
+static void late_reader(void *arg)
+{
+	(void)arg;
+	fl_sim_charge(20);
+	fl_sim_down_read(&rwsem);
+	r3_got = fl_sim_now();
+	fl_sim_charge(100);
+	fl_sim_up_read(&rwsem);
+}
+
+/*
+ * Two readers hold the rwsem 0..100; a writer asks at 10 and waits; a
+ * reader asking at 20 waits behind the writer (no passing). The last
+ * reader's release at 100 hands it to the writer (110), the writer's at
+ * 160 to the late reader (170), done at 270.
+ */
+static bool test_rwsem_known_answer(void)
+{
+	memset(&rwsem, 0, sizeof(rwsem));
+	fl_sim_exit(); /* a failed case may have left one */
+	ASSERT_EQ(fl_sim_init(4, 9, H), 0);
+	ASSERT_EQ(fl_sim_spawn(0, reader, NULL), 0);
+	ASSERT_EQ(fl_sim_spawn(1, reader, NULL), 0);
+	ASSERT_EQ(fl_sim_spawn(2, writer, NULL), 0);
+	ASSERT_EQ(fl_sim_spawn(3, late_reader, NULL), 0);
+	ASSERT_EQ(fl_sim_run(), 0);
+	ASSERT_EQ(w_got, 100ull + H);
+	ASSERT_EQ(r3_got, 100ull + H + 50 + H);
+	ASSERT_EQ(fl_sim_end_time(), 100ull + H + 50 + H + 100);
+	ASSERT_EQ(rwsem.st.acquired, 4ull);
+	ASSERT_EQ(rwsem.st.contended, 2ull);
+	ASSERT_EQ(rwsem.st.wait_total, (100ull + H - 10) + (100ull + H + 50 + H - 20));
+	fl_sim_exit();
+	return true;
+}
+
 TEST_MAIN(TEST(test_lock_known_answer), TEST(test_seed_decides_only_ties),
-	  TEST(test_sleep_gives_the_cpu_away), TEST(test_deadlock_found),
-	  TEST(test_a_thousand_cpus))
+	  TEST(test_mutex_known_answer), TEST(test_mutex_waiter_gives_the_cpu_away),
+	  TEST(test_rwsem_known_answer), TEST(test_sleep_gives_the_cpu_away),
+	  TEST(test_deadlock_found), TEST(test_a_thousand_cpus))
