@@ -112,6 +112,8 @@ struct fl_config {
 	 */
 	bool locked_atomics;
 	bool pin_cpus;	   /* model: pin CPU i's thread to host CPU i */
+	bool sim;	   /* model: virtual CPUs (platform sim), not host threads */
+	uint64_t seed;	   /* sim: the tie-break stream's seed */
 	const char *label; /* optional name of this configuration in a compare */
 };
 
@@ -127,6 +129,8 @@ struct fl_result {
 	int cpus;
 	bool locked_atomics; /* the options the run was made with (struct fl_config) */
 	bool pin_cpus;
+	char platform[8]; /* "native" (host threads) or "sim" (virtual CPUs); "" on the host */
+	uint64_t seed;	  /* sim: the seed */
 	char kernel_release[64]; /* uname -r of the host, or the model's base */
 	char cpu_model[96];
 	double wall_s;

@@ -356,6 +356,20 @@ int cli_parse(int argc, char **argv, struct cli_opts *o, char *err, size_t len)
 			if (parse_int(optbuf, val, 1, 8, &num, err, len))
 				return -EINVAL;
 			o->base.nodes = (int)num;
+		} else if (!strcmp(optbuf, "--platform")) {
+			if (strcmp(val, "sim") && strcmp(val, "native")) {
+				snprintf(err, len,
+					 "--platform %s: accepted native (a host thread per model "
+					 "CPU) or sim (virtual CPUs in virtual time, seeded by "
+					 "--seed)",
+					 val);
+				return -EINVAL;
+			}
+			o->base.sim = val[0] == 's';
+		} else if (!strcmp(optbuf, "--seed")) {
+			if (parse_int(optbuf, val, 0, 2147483647, &num, err, len))
+				return -EINVAL;
+			o->base.seed = (uint64_t)num;
 		} else if (!strcmp(optbuf, "--cpus")) {
 			if (parse_int(optbuf, val, 1, 1024, &num, err, len))
 				return -EINVAL;
@@ -514,11 +528,11 @@ int cli_parse(int argc, char **argv, struct cli_opts *o, char *err, size_t len)
 	}
 	if (o->nr_targets == 1 && !strcmp(o->targets[0], "host") &&
 	    (o->base.mem_bytes || o->base.nodes || o->base.cpus || o->base.locked_atomics ||
-	     o->base.pin_cpus)) {
-		snprintf(
-			err, len,
-			"--mem, --nodes, --cpus, --locked-atomics and --pin-cpus set up the model; "
-			"the host target runs on the host's own memory and CPUs");
+	     o->base.pin_cpus || o->base.sim)) {
+		snprintf(err, len,
+			 "--mem, --nodes, --cpus, --locked-atomics, --pin-cpus and --platform sim "
+			 "set "
+			 "up the model; the host target runs on the host's own memory and CPUs");
 		return -EINVAL;
 	}
 	if ((o->base.no_knobs || o->base.locks) &&
@@ -654,6 +668,7 @@ int cli_configs(const struct cli_opts *o, struct fl_config *cfgs, char labels[][
 					c->cpus = 0;
 					c->locked_atomics = false;
 					c->pin_cpus = false;
+					c->sim = false;
 				}
 				if (!host && o->nr_lru_cache)
 					fl_config_set_knob(c, "foliolab/lru_cache",

@@ -117,6 +117,12 @@ void report_settings(FILE *f, const struct fl_result *r, const char *indent)
 	lru_rule(r, rule, sizeof(rule));
 	fprintf(f, "%sLRU cache: %s; lru_add_free_dead=%s\n", indent, rule,
 		report_knob(r, "foliolab/lru_add_free_dead"));
+	if (!strcmp(r->platform, "sim"))
+		fprintf(f,
+			"%splatform: sim, %d virtual CPUs in virtual time, seed %llu (no cost "
+			"model "
+			"yet: time passes only in wait rounds)\n",
+			indent, r->cpus, (unsigned long long)r->seed);
 	if (r->locked_atomics || r->pin_cpus)
 		fprintf(f, "%soptions:%s%s\n", indent,
 			r->locked_atomics

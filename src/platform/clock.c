@@ -10,10 +10,15 @@
 #include <time.h>
 #include <sys/resource.h>
 #include "platform.h"
+#include "sim.h"
 
 uint64_t fl_clock_ns(void)
 {
 	struct timespec ts;
+
+	/* in a simulated task: its CPU's virtual clock */
+	if (fl__sim_active && fl_sim_in_task())
+		return fl_sim_now();
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;

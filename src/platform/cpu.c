@@ -115,8 +115,18 @@ void fl_cpu_unbind(void)
 
 bool fl__membarrier_ok;
 
+/* Point this host thread's per-CPU state at @cpu (-1: none), as a simulated task runs there. */
+void fl__cpu_rebind(int cpu)
+{
+	fl__cpu = cpu;
+	fl__lock_stats_bind(cpu);
+	percpu_areas_bind(cpu);
+}
+
 void fl__membarrier(void)
 {
+	if (fl__sim_active)
+		return; /* one host thread: every simulated CPU sees every store */
 	if (fl__membarrier_ok)
 		syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0);
 	else

@@ -21,6 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "lock.h"
+#include "sim.h"
 
 #define SPIN_TRIES 128
 
@@ -104,6 +105,16 @@ void fl__spin_lock_slow(struct fl_spinlock *l, struct fl_lock_site *s)
 	unsigned int expected;
 	int i;
 
+	if (fl__sim_active && fl_sim_in_task()) {
+		/* the holder is another simulated task: spin in virtual time till it lets go */
+		do {
+			fl__sim_spin_quantum();
+			expected = 0;
+		} while (!__atomic_compare_exchange_n(&l->val, &expected, 1, false,
+						      __ATOMIC_ACQUIRE, __ATOMIC_RELAXED));
+		goto acquired;
+	}
+
 	for (i = 0; i < SPIN_TRIES; i++) {
 		cpu_relax();
 		if (__atomic_load_n(&l->val, __ATOMIC_RELAXED) != 0)
@@ -137,6 +148,13 @@ void fl__spin_wake(struct fl_spinlock *l)
 /* x86-64 is little-endian: the word's low 32 bits are its first four bytes */
 void fl_word_wait(unsigned long *word, unsigned long val)
 {
+	if (fl__sim_active && fl_sim_in_task()) {
+		/* one round; the caller looks again (a wake-up may always come early) */
+		(void)word;
+		(void)val;
+		fl__sim_spin_quantum();
+		return;
+	}
 	struct timespec ts = { 0, PARK_TIMEOUT_NS };
 
 	futex((unsigned int *)word, FUTEX_WAIT_PRIVATE, (unsigned int)val, &ts);
@@ -173,7 +191,11 @@ void fl_down_read_at(struct fl_rwsem *sem, struct fl_lock_site *s)
 	fl__witness_acquire(sem->cls, sem);
 	if (pthread_rwlock_tryrdlock(&sem->rw) != 0) {
 		t0 = fl_clock_ns();
-		pthread_rwlock_rdlock(&sem->rw);
+		if (fl__sim_active && fl_sim_in_task())
+			while (pthread_rwlock_tryrdlock(&sem->rw) != 0)
+				fl__sim_spin_quantum();
+		else
+			pthread_rwlock_rdlock(&sem->rw);
 		fl__lock_contended(s, sem->cls, fl_clock_ns() - t0);
 	}
 	fl__lock_acquired(s, sem->cls);
@@ -186,7 +208,11 @@ void fl_down_write_at(struct fl_rwsem *sem, struct fl_lock_site *s)
 	fl__witness_acquire(sem->cls, sem);
 	if (pthread_rwlock_trywrlock(&sem->rw) != 0) {
 		t0 = fl_clock_ns();
-		pthread_rwlock_wrlock(&sem->rw);
+		if (fl__sim_active && fl_sim_in_task())
+			while (pthread_rwlock_trywrlock(&sem->rw) != 0)
+				fl__sim_spin_quantum();
+		else
+			pthread_rwlock_wrlock(&sem->rw);
 		fl__lock_contended(s, sem->cls, fl_clock_ns() - t0);
 	}
 	fl__lock_acquired(s, sem->cls);
@@ -302,6 +328,20 @@ void fl__witness_acquire(const struct fl_lock_class *cls, const void *lock)
 	nr_held++;
 }
 
+/* A simulated task's held locks travel with it across switches. */
+void fl__witness_save(void *buf)
+{
+	_Static_assert(sizeof(held) + sizeof(nr_held) <= FL_SIM_TLS_SIZE, "witness state too big");
+	memcpy(buf, held, sizeof(held));
+	memcpy((char *)buf + sizeof(held), &nr_held, sizeof(nr_held));
+}
+
+void fl__witness_load(const void *buf)
+{
+	memcpy(held, buf, sizeof(held));
+	memcpy(&nr_held, (const char *)buf + sizeof(held), sizeof(nr_held));
+}
+
 void fl__witness_release(const struct fl_lock_class *cls, const void *lock)
 {
 	int i, n = nr_held < WITNESS_DEPTH ? nr_held : WITNESS_DEPTH;
@@ -315,5 +355,15 @@ void fl__witness_release(const struct fl_lock_class *cls, const void *lock)
 		}
 	}
 	nr_held--;
+}
+#else
+void fl__witness_save(void *buf)
+{
+	(void)buf;
+}
+
+void fl__witness_load(const void *buf)
+{
+	(void)buf;
 }
 #endif

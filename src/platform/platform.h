@@ -52,6 +52,24 @@ enum { FL_PERCPU_VMSTAT, FL_PERCPU_SLOTS };
 extern _Thread_local void *fl__this_cpu_area[FL_PERCPU_SLOTS];
 void fl_percpu_area_register(int slot, void *base, size_t stride);
 
+/*
+ * The virtual-CPU platform (sim.c), chosen at start-up: when active, a
+ * workload's threads are simulated tasks on the one host thread, and the
+ * waits, clocks and lock slow paths below go to the simulator (time only
+ * passes in spin quanta until the cost model comes).
+ */
+extern bool fl__sim_active;
+#define FL_SIM_TLS_SIZE 320 /* a task's share of the per-thread state */
+#define FL_SIM_SPIN_NS 1    /* virtual time of one round of a wait loop */
+int fl__sim_platform_start(uint64_t seed);
+void fl__sim_platform_stop(void);
+void fl__sim_task_enter(int cpu, void *tls);
+void fl__sim_task_leave(void *tls);
+void fl__sim_spin_quantum(void);
+void fl__cpu_rebind(int cpu);
+void fl__witness_save(void *buf);
+void fl__witness_load(const void *buf);
+
 /* cpu.c */
 /**
  * fl__platform_init() - set up @nr_cpus model CPUs.

@@ -20,6 +20,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include "sim.h"
+#include "platform.h"
 
 #if defined(__SANITIZE_ADDRESS__)
 #include <sanitizer/common_interface_defs.h>
@@ -45,6 +46,7 @@ struct fl_sim_task {
 	bool reader;		  /* waiting for an rwsem, to read */
 	struct fl_sim_task *next; /* run queue, sleep list or lock queue */
 	void *asan_fake;
+	unsigned char tls[FL_SIM_TLS_SIZE]; /* the platform's per-thread state of this task */
 };
 
 struct sim_cpu {
@@ -165,6 +167,7 @@ static void switch_to_task(struct fl_sim_task *t)
 {
 	S.current = t;
 	S.switches++;
+	fl__sim_task_enter(t->cpu, t->tls);
 #if SIM_ASAN
 	__sanitizer_start_switch_fiber(&S.sched_asan_fake, t->stack, SIM_STACK);
 #endif
@@ -172,6 +175,7 @@ static void switch_to_task(struct fl_sim_task *t)
 #if SIM_ASAN
 	__sanitizer_finish_switch_fiber(S.sched_asan_fake, NULL, NULL);
 #endif
+	fl__sim_task_leave(t->tls);
 	S.current = NULL;
 }
 
@@ -426,6 +430,11 @@ void fl_sim_sleep(uint64_t ns)
 	t->next = *pp;
 	*pp = t;
 	switch_to_scheduler(t);
+}
+
+bool fl_sim_in_task(void)
+{
+	return S.current != NULL;
 }
 
 uint64_t fl_sim_now(void)

@@ -95,6 +95,9 @@ int fl_sim_spawn(int cpu, void (*fn)(void *), void *arg);
  */
 int fl_sim_run(void);
 
+/* Whether a simulated task is running now (else: the host thread itself). */
+bool fl_sim_in_task(void);
+
 /* In a task: */
 void fl_sim_charge(uint64_t ns);
 void fl_sim_sleep(uint64_t ns);

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include "atomic.h"
 #include "platform.h"
+#include "sim.h"
 
 struct fl_thread_handle {
 	pthread_t tid;
@@ -17,7 +18,59 @@ struct fl_thread_handle {
 	void *arg;
 	int cpu;
 	int pin;
+	bool sim; /* a simulated task, not a pthread */
 };
+
+bool fl__sim_active;
+static bool sim_pending; /* tasks spawned and not yet run */
+
+/*
+ * fl__sim_platform_start() - from now on, threads are simulated tasks on
+ * this host thread, one per model CPU, seeded @seed. Return: 0 or -errno.
+ */
+int fl__sim_platform_start(uint64_t seed)
+{
+	int ret = fl_sim_init(fl__nr_cpu_ids, seed, 0);
+
+	if (!ret)
+		fl__sim_active = true;
+	return ret;
+}
+
+void fl__sim_platform_stop(void)
+{
+	if (!fl__sim_active)
+		return;
+	fl_sim_exit();
+	fl__sim_active = false;
+	sim_pending = false;
+}
+
+/* Switching into a task: this host thread's per-CPU state becomes the task's. */
+void fl__sim_task_enter(int cpu, void *tls)
+{
+	fl__cpu_rebind(cpu);
+	fl__witness_load(tls);
+}
+
+void fl__sim_task_leave(void *tls)
+{
+	fl__witness_save(tls);
+	fl__cpu_rebind(-1);
+}
+
+/* One round of a wait loop in a simulated task: time passes, the others run. */
+void fl__sim_spin_quantum(void)
+{
+	fl_sim_charge(FL_SIM_SPIN_NS);
+}
+
+static void sim_task_main(void *p)
+{
+	struct fl_thread_handle *h = p;
+
+	h->fn(h->arg);
+}
 
 static void *thread_main(void *p)
 {
@@ -53,6 +106,17 @@ struct fl_thread_handle *fl__thread_start(void (*fn)(void *), void *arg, int cpu
 	h->arg = arg;
 	h->cpu = cpu;
 	h->pin = pin_host_cpu;
+	if (fl__sim_active) {
+		h->sim = true;
+		ret = fl_sim_spawn(cpu, sim_task_main, h);
+		if (ret) {
+			fl_free(h);
+			*err = ret;
+			return NULL;
+		}
+		sim_pending = true;
+		return h;
+	}
 	ret = pthread_create(&h->tid, NULL, thread_main, h);
 	if (ret) {
 		fl_free(h);
@@ -62,8 +126,22 @@ struct fl_thread_handle *fl__thread_start(void (*fn)(void *), void *arg, int cpu
 	return h;
 }
 
+/*
+ * Join: a simulated task's join runs the simulation of every task spawned
+ * so far to its end (the first join does; the rest find theirs done).
+ */
 void fl__thread_join(struct fl_thread_handle *h)
 {
+	if (h->sim) {
+		if (sim_pending) {
+			sim_pending = false;
+			if (fl_sim_run())
+				fl__bug(__FILE__, __LINE__,
+					"virtual CPUs: the simulated tasks wait for each other");
+		}
+		fl_free(h);
+		return;
+	}
 	pthread_join(h->tid, NULL);
 	fl_free(h);
 }
@@ -83,11 +161,18 @@ void fl__uniproc_end(void)
 
 void fl_yield(void)
 {
-	sched_yield();
+	if (fl__sim_active && fl_sim_in_task())
+		fl__sim_spin_quantum();
+	else
+		sched_yield();
 }
 
 void fl_cpu_wait(unsigned int *spins)
 {
+	if (fl__sim_active && fl_sim_in_task()) {
+		fl__sim_spin_quantum();
+		return;
+	}
 	/* the holder may be preempted: spin a little, then let it run */
 	if (++*spins < 64)
 		cpu_relax();

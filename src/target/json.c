@@ -93,8 +93,11 @@ static void put_result(FILE *f, const struct fl_result *r)
 		(unsigned long long)r->mem_bytes, r->nodes, r->cpus);
 	put_kv_str(f, "kernel_release", r->kernel_release, true);
 	put_kv_str(f, "cpu_model", r->cpu_model, false);
-	fprintf(f, "},\n      \"options\": {\"locked_atomics\": %s, \"pin_cpus\": %s},\n",
-		r->locked_atomics ? "true" : "false", r->pin_cpus ? "true" : "false");
+	fprintf(f,
+		"},\n      \"options\": {\"locked_atomics\": %s, \"pin_cpus\": %s, "
+		"\"platform\": \"%s\", \"seed\": %llu},\n",
+		r->locked_atomics ? "true" : "false", r->pin_cpus ? "true" : "false", r->platform,
+		(unsigned long long)r->seed);
 	fprintf(f, "      \"time\": {\"wall_s\": %.6f, \"user_s\": %.6f, \"sys_s\": %.6f, ",
 		r->wall_s, r->user_s, r->sys_s);
 	if (r->steal_pct >= 0)

@@ -75,6 +75,14 @@ static int model_open(const struct fl_target_config *cfg, struct fl_target **out
 		snprintf(err, len, "cannot set up %d model CPUs", mc.nr_cpus);
 		goto err_free;
 	}
+	if (cfg->sim) {
+		ret = fl__sim_platform_start(cfg->seed);
+		if (ret) {
+			snprintf(err, len, "cannot set up %d virtual CPUs", mc.nr_cpus);
+			fl__platform_exit();
+			goto err_free;
+		}
+	}
 	fl_cpu_bind(0);
 	ret = fl__mm_boot(&mc, err, len);
 	if (ret)
@@ -88,6 +96,7 @@ static int model_open(const struct fl_target_config *cfg, struct fl_target **out
 	return 0;
 err_platform:
 	fl_cpu_unbind();
+	fl__sim_platform_stop();
 	fl__platform_exit();
 err_free:
 	fl_free(mt);
@@ -112,6 +121,7 @@ static int model_close(struct fl_target *t)
 	}
 	fl__mm_shutdown();
 	fl_cpu_unbind();
+	fl__sim_platform_stop();
 	fl__platform_exit();
 	model_open_now = false;
 	fl_free(t);

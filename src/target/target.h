@@ -63,6 +63,8 @@ struct fl_target_config {
 	bool no_knobs;	     /* host: change no knob, run with what the host has */
 	bool locked_atomics; /* model: the LOCK prefix with one thread too */
 	bool pin_cpus;	     /* model: CPU i's thread on host CPU i */
+	bool sim;	     /* model: virtual CPUs in virtual time */
+	uint64_t seed;	     /* sim: the seed */
 	bool files;	     /* the workload allocates file folios too */
 };
 

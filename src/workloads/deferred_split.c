@@ -31,10 +31,10 @@
  * unit of the mapping, whatever the fault could allocate.
  */
 #include <errno.h>
-#include <sched.h>
 #include <stdio.h>
 #include <string.h>
 #include "workload.h"
+#include "../platform/platform.h"
 
 #define SHRINKER "thp-deferred_split"
 #define MAX_THREADS 1024
@@ -127,8 +127,9 @@ static void barrier_wait(struct ds_barrier *b, unsigned int n)
 		__atomic_store_n(&b->round, round + 1, __ATOMIC_RELEASE);
 		return;
 	}
+	/* fl_yield(): on virtual CPUs a wait must let the others' time pass */
 	while (__atomic_load_n(&b->round, __ATOMIC_ACQUIRE) == round)
-		sched_yield();
+		fl_yield();
 }
 
 static bool failed(struct ds_shared *sh)

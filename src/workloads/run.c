@@ -248,10 +248,11 @@ static int make_plan(const struct fl_config *cfg, struct plan *pl, char *err, si
 			 "host's own memory and CPUs");
 		return -EINVAL;
 	}
-	if (pl->ops == &fl__host_target_ops && (cfg->locked_atomics || cfg->pin_cpus)) {
+	if (pl->ops == &fl__host_target_ops && (cfg->locked_atomics || cfg->pin_cpus || cfg->sim)) {
 		snprintf(err, len,
-			 "--locked-atomics and --pin-cpus set up the model's CPUs; the host target "
-			 "runs on the host's");
+			 "--locked-atomics, --pin-cpus and --platform sim set up the model's CPUs; "
+			 "the "
+			 "host target runs on the host's");
 		return -EINVAL;
 	}
 	if (pl->ops != &fl__host_target_ops && (cfg->no_knobs || cfg->locks)) {
@@ -264,6 +265,8 @@ static int make_plan(const struct fl_config *cfg, struct plan *pl, char *err, si
 	pl->tcfg.no_knobs = cfg->no_knobs;
 	pl->tcfg.locked_atomics = cfg->locked_atomics;
 	pl->tcfg.pin_cpus = cfg->pin_cpus;
+	pl->tcfg.sim = cfg->sim;
+	pl->tcfg.seed = cfg->seed;
 	pl->tcfg.files = pl->wl->files;
 	if (check_param_names(cfg, &pl->wl->info, err, len))
 		return -EINVAL;
@@ -511,6 +514,9 @@ FL_API int fl_run(const struct fl_config *cfg, struct fl_result *res, char *err,
 	res->cpus = pl.tcfg.cpus;
 	res->locked_atomics = cfg->locked_atomics;
 	res->pin_cpus = cfg->pin_cpus;
+	if (pl.ops != &fl__host_target_ops)
+		snprintf(res->platform, sizeof(res->platform), "%s", cfg->sim ? "sim" : "native");
+	res->seed = cfg->sim ? cfg->seed : 0;
 	if (t->ops->begin) {
 		ret = t->ops->begin(t, err, errlen);
 		if (ret)

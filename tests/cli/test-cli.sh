@@ -322,6 +322,8 @@ else
 fi
 bad "shmem-fault --huge with a bad value" "accepted" run shmem-fault --huge sometimes
 bad "shmem-fault --file-size not a multiple of 4K" "multiple" run shmem-fault --file-size 5000
+bad "--platform with a bad value" "accepted native" run lru-microbench --platform fast
+bad "--platform sim on the host" "set up the model" run lru-microbench --platform sim --target host
 bad "deferred-split without a large folio size" "give --mthp SIZE=always" \
 	run deferred-split --size 8M
 bad "anon-split --in-folio-offset out of range" "accepted a whole number -1..511" \

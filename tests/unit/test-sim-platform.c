@@ -1,0 +1,135 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * test-sim-platform.c - the model's runs on virtual CPUs (--platform sim)
+ * against its runs on host threads, through the public API.
+ *
+ * With one thread nothing depends on timing, so every counter of a sim
+ * run equals the native run's. With several, the counters the workload's
+ * rule fixes (faults, allocations per size, LRU flushes, lock
+ * acquisitions at the lruvec) equal the rule on both platforms, and two
+ * sim runs with the same seed give identical records: every counter,
+ * every lock row with its contended count and waits. Every workload
+ * runs on sim and reads its tags back.
+ *
+ * Conventions in this file: "record" means the counters and the lock
+ * table; host times (wall, user, sys) are left out.
+ */
+#include <stdio.h>
+#include "harness.h"
+#include <foliolab/foliolab.h>
+
+static bool run(const char *workload, const char *const *params, bool sim, uint64_t seed,
+		struct fl_result *res)
+{
+	struct fl_config cfg;
+	char err[256];
+	int i;
+
+	fl_config_init(&cfg, workload);
+	for (i = 0; params[i]; i += 2)
+		fl_config_set_param(&cfg, params[i], params[i + 1]);
+	fl_config_set_knob(&cfg, "transparent_hugepage/hugepages-16kB/enabled", "always");
+	cfg.sim = sim;
+	cfg.seed = seed;
+	ASSERT_EQ(fl_run(&cfg, res, err, sizeof(err)), 0);
+	if (res->status)
+		printf("# %s\n", res->error);
+	ASSERT_EQ(res->status, 0);
+	ASSERT_TRUE(fl_counters_get(&res->counters, "fl_tag_checked") > 0);
+	ASSERT_EQ(fl_counters_get(&res->counters, "fl_tag_mismatch"), 0);
+	ASSERT_TRUE(!strcmp(res->platform, sim ? "sim" : "native"));
+	return true;
+}
+
+/* Every counter of @a equals @b's. */
+static bool same_counters(const struct fl_result *a, const struct fl_result *b)
+{
+	int i;
+
+	ASSERT_EQ(a->counters.nr, b->counters.nr);
+	for (i = 0; i < a->counters.nr; i++) {
+		const struct fl_counter *c = &a->counters.v[i];
+
+		if (c->value != fl_counters_get(&b->counters, c->name))
+			printf("# %s: %lld against %lld\n", c->name, (long long)c->value,
+			       (long long)fl_counters_get(&b->counters, c->name));
+		ASSERT_EQ(c->value, fl_counters_get(&b->counters, c->name));
+	}
+	return true;
+}
+
+static bool test_one_thread_same_as_native(void)
+{
+	static const char *const p[] = { "threads", "1", "loops", "10", "size", "1M", NULL };
+	struct fl_result sim, native;
+
+	ASSERT_TRUE(run("lru-microbench", p, true, 1, &sim));
+	ASSERT_TRUE(run("lru-microbench", p, false, 0, &native));
+	ASSERT_TRUE(same_counters(&sim, &native));
+	fl_result_free(&sim);
+	fl_result_free(&native);
+	return true;
+}
+
+/* 4 threads x 20 loops x 64 folios of 16K: the rule, and the same record for the same seed. */
+static bool test_threads_rule_and_seed(void)
+{
+	static const char *const p[] = { "threads", "4", "loops", "20", "size", "1M", NULL };
+	const struct fl_lock_stat_row *row;
+	struct fl_result a, b;
+	int i;
+
+	ASSERT_TRUE(run("lru-microbench", p, true, 11, &a));
+	ASSERT_TRUE(run("lru-microbench", p, true, 11, &b));
+	ASSERT_EQ(fl_counters_get(&a.counters, "pgfault"), 4 * 20 * 64);
+	ASSERT_EQ(fl_counters_get(&a.counters, "hugepages-16kB/stats/anon_fault_alloc"),
+		  4 * 20 * 64);
+	/* pages31 keeps 16K folios in the batch: a flush per 7 folios and one per loop's end */
+	row = fl_locks_find(&a.locks, "lruvec->lru_lock", "folio_batch_move_lru");
+	ASSERT_TRUE(row != NULL);
+	ASSERT_EQ(row->acquired, (uint64_t)fl_counters_get(&a.counters, "fl_lru_add_flush"));
+	ASSERT_TRUE(same_counters(&a, &b));
+	ASSERT_EQ(a.locks.nr, b.locks.nr);
+	for (i = 0; i < a.locks.nr; i++) {
+		ASSERT_TRUE(!strcmp(a.locks.v[i].name, b.locks.v[i].name));
+		ASSERT_EQ(a.locks.v[i].acquired, b.locks.v[i].acquired);
+		ASSERT_EQ(a.locks.v[i].contended, b.locks.v[i].contended);
+		ASSERT_EQ(a.locks.v[i].wait_total_ns, b.locks.v[i].wait_total_ns);
+	}
+	ASSERT_EQ(a.seed, 11ull);
+	fl_result_free(&a);
+	fl_result_free(&b);
+	return true;
+}
+
+/* Every workload runs on sim with its tags read back (the rest of its checks are its own). */
+static bool test_every_workload_runs(void)
+{
+	static const char *const pf1[] = { "threads", "3", "iterations", "2", "size", "4M", NULL };
+	static const char *const pf1p[] = { "threads", "2",    "iterations", "2", "size",
+					    "4M",      "mode", "processes",  NULL };
+	static const char *const ss[] = { "file-size", "8M", "rounds", "2", NULL };
+	static const char *const as[] = { "size", "2M", "rounds", "2", NULL };
+	static const char *const ds[] = { "size", "2M", "threads", "3", NULL };
+	static const char *const sf[] = { "file-size", "8M", "rounds", "2", NULL };
+	struct fl_result r;
+
+	ASSERT_TRUE(run("page-fault1", pf1, true, 2, &r));
+	fl_result_free(&r);
+	ASSERT_TRUE(run("page-fault1", pf1p, true, 2, &r));
+	fl_result_free(&r);
+	ASSERT_TRUE(run("shmem-split", ss, true, 2, &r));
+	fl_result_free(&r);
+	ASSERT_TRUE(run("anon-split", as, true, 2, &r));
+	fl_result_free(&r);
+	ASSERT_TRUE(run("deferred-split", ds, true, 2, &r));
+	ASSERT_EQ(fl_counters_get(&r.counters, "queue:hugepages-16kB/stats/split_deferred"),
+		  3 * (2048 / 16)); /* 3 threads x 2 MiB of 16K folios */
+	fl_result_free(&r);
+	ASSERT_TRUE(run("shmem-fault", sf, true, 2, &r));
+	fl_result_free(&r);
+	return true;
+}
+
+TEST_MAIN(TEST(test_one_thread_same_as_native), TEST(test_threads_rule_and_seed),
+	  TEST(test_every_workload_runs))
