@@ -106,12 +106,20 @@ void fl__spin_lock_slow(struct fl_spinlock *l, struct fl_lock_site *s)
 	int i;
 
 	if (fl__sim_active && fl_sim_in_task()) {
-		/* the holder is another simulated task: spin in virtual time till it lets go */
-		do {
-			fl__sim_spin_quantum();
-			expected = 0;
-		} while (!__atomic_compare_exchange_n(&l->val, &expected, 1, false,
-						      __ATOMIC_ACQUIRE, __ATOMIC_RELAXED));
+		/*
+		 * The holder is another simulated task: spin, queued in order,
+		 * till its unlock hands the lock over (fl__spin_wake() keeps it
+		 * taken for us), as a qspinlock serves its waiters
+		 */
+		__atomic_fetch_add(&l->waiters, 1, __ATOMIC_RELAXED);
+		if (fl_sim_spin_wait(l)) {
+			do { /* no memory for the queue: poll in virtual time */
+				fl__sim_spin_quantum();
+				expected = 0;
+			} while (!__atomic_compare_exchange_n(&l->val, &expected, 1, false,
+							      __ATOMIC_ACQUIRE, __ATOMIC_RELAXED));
+		}
+		__atomic_fetch_sub(&l->waiters, 1, __ATOMIC_RELAXED);
 		goto acquired;
 	}
 
@@ -142,6 +150,12 @@ acquired:
 
 void fl__spin_wake(struct fl_spinlock *l)
 {
+	/* on virtual CPUs: hand the lock straight to the first spinner */
+	if (fl__sim_active && fl_sim_in_task()) {
+		if (fl_sim_spin_handoff(l))
+			__atomic_store_n(&l->val, 1, __ATOMIC_RELAXED);
+		return;
+	}
 	futex(&l->val, FUTEX_WAKE_PRIVATE, 1, NULL);
 }
 

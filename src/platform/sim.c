@@ -135,6 +135,17 @@ int fl_sim_init(int nr_cpus, uint64_t seed, uint64_t handoff_ns)
 	return 0;
 }
 
+/* the platform's spinlocks: queues of spinners by lock address (below) */
+#define SPINQ_BUCKETS 1024
+
+struct spinq {
+	const void *key;
+	struct fl_sim_waitq q;
+	struct spinq *next;
+};
+
+static struct spinq *spinq_table[SPINQ_BUCKETS];
+
 void fl_sim_exit(void)
 {
 	int i;
@@ -143,6 +154,13 @@ void fl_sim_exit(void)
 		munmap(S.tasks[i]->stack, SIM_STACK);
 		free(S.tasks[i]);
 	}
+	for (i = 0; i < SPINQ_BUCKETS; i++)
+		while (spinq_table[i]) {
+			struct spinq *sq = spinq_table[i];
+
+			spinq_table[i] = sq->next;
+			free(sq);
+		}
 	free(S.tasks);
 	free(S.cpus);
 	free(S.heap);
@@ -646,6 +664,77 @@ void fl_sim_up_write(struct fl_sim_rwsem *r)
 	r->writer = NULL;
 	rwsem_grant(r);
 	sched_point();
+}
+
+/* ---- the platform's spinlocks: queues of spinners by lock address ---- */
+
+static struct spinq **spinq_slot(const void *key)
+{
+	uintptr_t h = (uintptr_t)key;
+
+	h ^= h >> 17;
+	h *= 0x9e3779b97f4a7c15ull;
+	return &spinq_table[(h >> 40) % SPINQ_BUCKETS];
+}
+
+/* Grant the lock to @w (spinning on its CPU) one hand-off after now. */
+static void grant_spinner(struct fl_sim_task *w)
+{
+	struct sim_cpu *wc = &S.cpus[w->cpu];
+	uint64_t grant = fl_sim_now() + S.handoff;
+
+	if (grant > wc->now) {
+		wc->busy += grant - wc->now;
+		wc->now = grant;
+	}
+	w->state = T_RUNNABLE;
+	cpu_enqueue(w->cpu);
+}
+
+int fl_sim_spin_wait(const void *key)
+{
+	struct fl_sim_task *t = S.current;
+	struct sim_cpu *c = &S.cpus[t->cpu];
+	struct spinq **pp = spinq_slot(key), *sq;
+
+	for (sq = *pp; sq && sq->key != key; sq = sq->next)
+		;
+	if (!sq) {
+		sq = calloc(1, sizeof(*sq));
+		if (!sq)
+			return -ENOMEM;
+		sq->key = key;
+		sq->next = *pp;
+		*pp = sq;
+	}
+	t->state = T_SPINNING;
+	t->arrival = c->now;
+	t->next = NULL;
+	if (sq->q.tail)
+		sq->q.tail->next = t;
+	else
+		sq->q.head = t;
+	sq->q.tail = t;
+	switch_to_scheduler(t);
+	return 0;
+}
+
+bool fl_sim_spin_handoff(const void *key)
+{
+	struct spinq **pp = spinq_slot(key), *sq;
+	struct fl_sim_task *w;
+
+	for (; (sq = *pp) && sq->key != key; pp = &sq->next)
+		;
+	if (!sq)
+		return false;
+	w = waitq_pop(&sq->q);
+	if (!sq->q.head) {
+		*pp = sq->next;
+		free(sq);
+	}
+	grant_spinner(w);
+	return true;
 }
 
 uint64_t fl_sim_end_time(void)

@@ -105,6 +105,13 @@ uint64_t fl_sim_now(void);
 int fl_sim_cpu(void);
 void fl_sim_spin_lock(struct fl_sim_spinlock *l);
 void fl_sim_spin_unlock(struct fl_sim_spinlock *l);
+/*
+ * A platform lock (at @key) found held: spin, queued in order, until its
+ * holder's release hands it over (fl_sim_spin_handoff(), which returns
+ * whether anyone was waiting). Return: 0, or -ENOMEM (nothing queued).
+ */
+int fl_sim_spin_wait(const void *key);
+bool fl_sim_spin_handoff(const void *key);
 void fl_sim_mutex_lock(struct fl_sim_mutex *m);
 void fl_sim_mutex_unlock(struct fl_sim_mutex *m);
 void fl_sim_down_read(struct fl_sim_rwsem *r);
