@@ -51,7 +51,7 @@ static int cmd_list(int argc, char **argv)
 
 		printf("%-16s %s\n", wi->name, wi->summary);
 		for (p = wi->params; p->name; p++)
-			printf("    --%-12s %-8s %s\n", p->name, p->def, p->help);
+			printf("    --%-15s %-8s %s\n", p->name, p->def, p->help);
 	}
 	return 0;
 }
