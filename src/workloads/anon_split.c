@@ -76,23 +76,16 @@ static uint64_t as_mem_needed(const void *params)
 	return fl__mem_for_mappings(1, ((const struct as_params *)params)->size + 2 * PMD_BYTES);
 }
 
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 struct as_task {
 	struct fl_wl_ctx *ctx;
 	const struct as_params *p;
 	struct fl_tag_tally tags;
 	uint64_t ns[MAX_ROUNDS];
-	int error;
 };
 
-static int as_round(struct as_task *t, struct fl_thread *th, long round)
+static int as_round(struct fl_thread *th, long round, void *arg)
 {
+	struct as_task *t = arg;
 	const struct as_params *p = t->p;
 	struct fl_wl_ctx *ctx = t->ctx;
 	uint64_t tag = (uint64_t)(round + 1) << 40, addr, t0;
@@ -124,45 +117,23 @@ unmap:
 	return ret ? ret : ret2;
 }
 
-static void as_task(struct fl_thread *th, void *arg)
-{
-	struct as_task *t = arg;
-	long r;
-
-	for (r = 0; r < t->p->rounds && !t->error; r++) {
-		t->error = as_round(t, th, r);
-		fl_progress(t->ctx, 1);
-	}
-}
-
 static int as_run(struct fl_wl_ctx *ctx, const void *params)
 {
 	const struct as_params *p = params;
 	struct as_task *t = calloc(1, sizeof(*t));
-	struct fl_proc *proc;
 	int ret;
 
 	if (!t)
 		return -ENOMEM;
 	t->ctx = ctx;
 	t->p = p;
-	ret = ctx->target->ops->proc_create(ctx->target, &proc);
-	if (ret)
-		goto out;
-	ctx->progress_total = (uint64_t)p->rounds;
-	ret = fl_run_threads(proc, 1, as_task, t);
-	ctx->target->ops->proc_exit(proc);
-	ret = ret ? ret : t->error;
+	ret = fl__run_rounds(ctx, p->rounds, as_round, t);
 	ctx->tags_checked = t->tags.checked;
 	ctx->tags_wrong = t->tags.wrong;
-	if (ret)
-		goto out;
-	qsort(t->ns, (size_t)p->rounds, sizeof(t->ns[0]), cmp_u64);
-	fl__add_metric(ctx->res, "split_us", "us", (double)t->ns[p->rounds / 2] / 1e3);
-	fl__add_metric(ctx->res, "split_us_min", "us", (double)t->ns[0] / 1e3);
-	fl__add_metric(ctx->res, "split_us_max", "us", (double)t->ns[p->rounds - 1] / 1e3);
-	fl__add_metric(ctx->res, "pages", "", (double)(p->size / 4096));
-out:
+	if (!ret) {
+		fl__add_us_metrics(ctx->res, "split_us", t->ns, p->rounds, true);
+		fl__add_metric(ctx->res, "pages", "", (double)(p->size / 4096));
+	}
 	free(t);
 	return ret;
 }

@@ -404,6 +404,61 @@ int fl__window_begin(struct fl_wl_ctx *ctx)
 	return ctx->target->ops->counters(ctx->target, &ctx->window);
 }
 
+struct rounds_run {
+	struct fl_wl_ctx *ctx;
+	long rounds;
+	int (*round_fn)(struct fl_thread *th, long round, void *arg);
+	void *arg;
+	int error;
+};
+
+static void rounds_task(struct fl_thread *th, void *p)
+{
+	struct rounds_run *rr = p;
+	long r;
+
+	for (r = 0; r < rr->rounds && !rr->error; r++) {
+		rr->error = rr->round_fn(th, r, rr->arg);
+		fl_progress(rr->ctx, 1);
+	}
+}
+
+int fl__run_rounds(struct fl_wl_ctx *ctx, long rounds,
+		   int (*round_fn)(struct fl_thread *th, long round, void *arg), void *arg)
+{
+	struct rounds_run rr = { ctx, rounds, round_fn, arg, 0 };
+	struct fl_proc *proc;
+	int ret = ctx->target->ops->proc_create(ctx->target, &proc);
+
+	if (ret)
+		return ret;
+	ctx->progress_total = (uint64_t)rounds;
+	ret = fl_run_threads(proc, 1, rounds_task, &rr);
+	ctx->target->ops->proc_exit(proc);
+	return ret ? ret : rr.error;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+void fl__add_us_metrics(struct fl_result *res, const char *name, uint64_t *ns, long n, bool range)
+{
+	char full[32];
+
+	qsort(ns, (size_t)n, sizeof(*ns), cmp_u64);
+	fl__add_metric(res, name, "us", (double)ns[n / 2] / 1e3);
+	if (!range)
+		return;
+	snprintf(full, sizeof(full), "%s_min", name);
+	fl__add_metric(res, full, "us", (double)ns[0] / 1e3);
+	snprintf(full, sizeof(full), "%s_max", name);
+	fl__add_metric(res, full, "us", (double)ns[n - 1] / 1e3);
+}
+
 void fl__window_discard(struct fl_wl_ctx *ctx)
 {
 	fl_counters_free(&ctx->window);

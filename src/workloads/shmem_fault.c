@@ -93,19 +93,11 @@ static uint64_t sf_mem_needed(const void *params)
 	return 2 * p->file_size + fl__mem_for_mappings(1, p->file_size) + (64ull << 20);
 }
 
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 struct sf_task {
 	struct fl_wl_ctx *ctx;
 	const struct sf_params *p;
 	struct fl_tag_tally tags;
 	uint64_t ns[MAX_ROUNDS];
-	int error;
 };
 
 /* Pages [0, n) of the file must read @tag + i, or 0 everywhere when @tag is 0. */
@@ -130,8 +122,9 @@ static int check_file(struct sf_task *t, struct fl_thread *th, struct fl_file *f
 	return 0;
 }
 
-static int sf_round(struct sf_task *t, struct fl_thread *th, long round)
+static int sf_round(struct fl_thread *th, long round, void *arg)
 {
+	struct sf_task *t = arg;
 	const struct sf_params *p = t->p;
 	struct fl_wl_ctx *ctx = t->ctx;
 	uint64_t tag = (uint64_t)(round + 1) << 40, addr, t0, in_file;
@@ -187,43 +180,23 @@ umount:
 	return ret ? ret : ret2;
 }
 
-static void sf_task(struct fl_thread *th, void *arg)
-{
-	struct sf_task *t = arg;
-	long r;
-
-	for (r = 0; r < t->p->rounds && !t->error; r++) {
-		t->error = sf_round(t, th, r);
-		fl_progress(t->ctx, 1);
-	}
-}
-
 static int sf_run(struct fl_wl_ctx *ctx, const void *params)
 {
 	const struct sf_params *p = params;
 	struct sf_task *t = calloc(1, sizeof(*t));
-	struct fl_proc *proc;
 	int ret;
 
 	if (!t)
 		return -ENOMEM;
 	t->ctx = ctx;
 	t->p = p;
-	ret = ctx->target->ops->proc_create(ctx->target, &proc);
-	if (ret)
-		goto out;
-	ctx->progress_total = (uint64_t)p->rounds;
-	ret = fl_run_threads(proc, 1, sf_task, t);
-	ctx->target->ops->proc_exit(proc);
-	ret = ret ? ret : t->error;
+	ret = fl__run_rounds(ctx, p->rounds, sf_round, t);
 	ctx->tags_checked = t->tags.checked;
 	ctx->tags_wrong = t->tags.wrong;
-	if (ret)
-		goto out;
-	qsort(t->ns, (size_t)p->rounds, sizeof(t->ns[0]), cmp_u64);
-	fl__add_metric(ctx->res, "access_us", "us", (double)t->ns[p->rounds / 2] / 1e3);
-	fl__add_metric(ctx->res, "pages", "", (double)(p->file_size / 4096));
-out:
+	if (!ret) {
+		fl__add_us_metrics(ctx->res, "access_us", t->ns, p->rounds, false);
+		fl__add_metric(ctx->res, "pages", "", (double)(p->file_size / 4096));
+	}
 	free(t);
 	return ret;
 }

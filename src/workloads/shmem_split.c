@@ -95,13 +95,6 @@ static uint64_t ss_mem_needed(const void *params)
 	return ((const struct ss_params *)params)->file_size + (64ull << 20);
 }
 
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 /* Read every page back: @tag + i, except the hole of each folio (0) after a punch. */
 static int check_tags(struct fl_thread *th, struct fl_file *f, const struct ss_params *p,
 		      uint64_t tag, struct fl_wl_ctx *ctx)
@@ -186,53 +179,36 @@ umount:
 	return ret ? ret : ret2;
 }
 
-struct ss_task {
+struct ss_run {
 	struct fl_wl_ctx *ctx;
 	const struct ss_params *p;
 	uint64_t ns[MAX_ROUNDS];
-	int error;
 };
 
-/* The rounds, in the workload's one task (a thread on CPU 0, as any workload's). */
-static void ss_task(struct fl_thread *th, void *arg)
+static int ss_round_fn(struct fl_thread *th, long round, void *arg)
 {
-	struct ss_task *t = arg;
-	long r;
+	struct ss_run *r = arg;
 
-	for (r = 0; r < t->p->rounds && !t->error; r++) {
-		t->error = ss_round(t->ctx, th, t->p, r, &t->ns[r]);
-		fl_progress(t->ctx, 1);
-	}
+	return ss_round(r->ctx, th, r->p, round, &r->ns[round]);
 }
 
 static int ss_run(struct fl_wl_ctx *ctx, const void *params)
 {
 	const struct ss_params *p = params;
-	struct ss_task *t = calloc(1, sizeof(*t));
-	struct fl_proc *proc;
+	struct ss_run *r = calloc(1, sizeof(*r));
 	int ret;
 
-	if (!t)
+	if (!r)
 		return -ENOMEM;
-	t->ctx = ctx;
-	t->p = p;
-	ret = ctx->target->ops->proc_create(ctx->target, &proc);
-	if (ret)
-		goto out;
-	ctx->progress_total = (uint64_t)p->rounds;
-	ret = ctx->target->ops->run_tasks(ctx->target, &proc, 1, ss_task, t);
-	ctx->target->ops->proc_exit(proc);
-	ret = ret ? ret : t->error;
-	if (ret)
-		goto out;
-	qsort(t->ns, (size_t)p->rounds, sizeof(t->ns[0]), cmp_u64);
-	fl__add_metric(ctx->res, "split_us", "us", (double)t->ns[p->rounds / 2] / 1e3);
-	fl__add_metric(ctx->res, "split_us_min", "us", (double)t->ns[0] / 1e3);
-	fl__add_metric(ctx->res, "split_us_max", "us", (double)t->ns[p->rounds - 1] / 1e3);
-	fl__add_metric(ctx->res, "folios", "",
-		       (double)(p->file_size / PMD_BYTES * (uint64_t)p->rounds));
-out:
-	free(t);
+	r->ctx = ctx;
+	r->p = p;
+	ret = fl__run_rounds(ctx, p->rounds, ss_round_fn, r);
+	if (!ret) {
+		fl__add_us_metrics(ctx->res, "split_us", r->ns, p->rounds, true);
+		fl__add_metric(ctx->res, "folios", "",
+			       (double)(p->file_size / PMD_BYTES * (uint64_t)p->rounds));
+	}
+	free(r);
 	return ret;
 }
 

@@ -73,6 +73,20 @@ void fl__add_metric(struct fl_result *res, const char *name, const char *unit, d
  */
 int fl__window_begin(struct fl_wl_ctx *ctx);
 int fl__window_end(struct fl_wl_ctx *ctx, const char *name);
+/*
+ * fl__run_rounds() - @rounds calls of @round_fn in the workload's one task
+ * (a thread of a fresh process, on CPU 0), stopping at the first error,
+ * one progress unit a round. Return: 0 or the first error.
+ */
+int fl__run_rounds(struct fl_wl_ctx *ctx, long rounds,
+		   int (*round_fn)(struct fl_thread *th, long round, void *arg), void *arg);
+
+/*
+ * fl__add_us_metrics() - sort the @n times @ns and add their median as
+ * @name (us); with @range also @name_min and @name_max.
+ */
+void fl__add_us_metrics(struct fl_result *res, const char *name, uint64_t *ns, long n, bool range);
+
 /* Drop a window begun but not to be counted (the step could not run). */
 void fl__window_discard(struct fl_wl_ctx *ctx);
 
