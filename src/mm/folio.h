@@ -253,6 +253,25 @@ static inline void folio_put_refs(struct folio *f, int refs)
 		__folio_put(f);
 }
 
+/*
+ * prep_compound_head() - the fields a large folio keeps in its second and
+ * third pages, for a fresh folio of @order (an allocation, or a piece a
+ * split makes): unmapped, unpinned, off the deferred split queue.
+ */
+static inline void prep_compound_head(struct folio *folio, unsigned int order)
+{
+	folio->_flags_1 = order;
+	folio->_large_mapcount = 0;
+	folio->_entire_mapcount = 0;
+	folio->_nr_pages_mapped = 0;
+	folio->_folio_nr_pages = 1u << order;
+	folio->_pincount = 0;
+	if (order >= 2) {
+		folio->_flags_2 = 0;
+		INIT_LIST_HEAD(&folio->_deferred_list);
+	}
+}
+
 /* ---- mapcounts ---- */
 static inline int folio_large_mapcount(const struct folio *f)
 {

@@ -822,16 +822,7 @@ static void split_prep_compound(struct page *page, unsigned int order)
 	}
 	/* atomic: @page is published, a migration-entry fault may set PG_waiters */
 	fl_set_bit(PG_head, &page->flags);
-	folio->_flags_1 = order;
-	folio->_large_mapcount = 0;
-	folio->_entire_mapcount = 0;
-	folio->_nr_pages_mapped = 0;
-	folio->_folio_nr_pages = (unsigned int)nr;
-	folio->_pincount = 0;
-	if (order >= 2) {
-		folio->_flags_2 = 0;
-		INIT_LIST_HEAD(&folio->_deferred_list);
-	}
+	prep_compound_head(folio, order);
 }
 
 /*

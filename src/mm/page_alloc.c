@@ -324,16 +324,7 @@ static void prep_compound_page(struct page *page, unsigned int order)
 		fl_atomic_store(&p->compound_head, (unsigned long)page | 1, __ATOMIC_RELEASE);
 	}
 	WRITE_ONCE(page->flags, page->flags | (1ul << PG_head));
-	folio->_flags_1 = order;
-	folio->_large_mapcount = 0;
-	folio->_entire_mapcount = 0;
-	folio->_nr_pages_mapped = 0;
-	folio->_folio_nr_pages = (unsigned int)nr;
-	folio->_pincount = 0;
-	if (order >= 2) {
-		folio->_flags_2 = 0;
-		INIT_LIST_HEAD(&folio->_deferred_list);
-	}
+	prep_compound_head(folio, order);
 }
 
 /*
