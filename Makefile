@@ -48,7 +48,8 @@ CLI_SRCS := $(wildcard src/cli/*.c)
 TEST_SRCS := $(wildcard tests/unit/*.c tests/whitebox/*.c tests/stress/*.c)
 BENCH_SRCS := $(wildcard bench/*.c)
 
-LIB_OBJS := $(LIB_SRCS:%.c=$(B)/%.o)
+# the default cost file (costs/default.costs), compiled in as a string
+LIB_OBJS := $(LIB_SRCS:%.c=$(B)/%.o) $(B)/gen/default_costs.o
 CLI_OBJS := $(CLI_SRCS:%.c=$(B)/%.o)
 LIB := $(B)/libfoliolab.a
 PROG := $(B)/foliolab
@@ -68,6 +69,14 @@ foliolab: $(PROG)
 $(B)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
+
+$(B)/gen/default_costs.c: costs/default.costs
+	@mkdir -p $(dir $@)
+	{ echo 'extern const char fl__default_costs[];'; echo 'const char fl__default_costs[] ='; \
+	  sed 's/\\/\\\\/g; s/"/\\"/g; s/^/\t"/; s/$$/\\n"/' $<; echo ';'; } > $@
+
+$(B)/gen/default_costs.o: $(B)/gen/default_costs.c
+	$(CC) $(CFLAGS) -c $< -o $@
 
 $(LIB): $(LIB_OBJS)
 	@mkdir -p $(dir $@)

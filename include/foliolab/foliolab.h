@@ -60,6 +60,7 @@ struct fl_lock_stat_row {
 	uint64_t wait_total_ns;
 	uint64_t wait_max_ns;
 	uint64_t wait_min_ns;
+	uint64_t hold_total_ns; /* platform sim: virtual time held; 0 where not measured */
 	bool no_acquired; /* acquisitions not measured (perf lock counts contention only) */
 };
 
@@ -114,6 +115,7 @@ struct fl_config {
 	bool pin_cpus;	   /* model: pin CPU i's thread to host CPU i */
 	bool sim;	   /* model: virtual CPUs (platform sim), not host threads */
 	uint64_t seed;	   /* sim: the tie-break stream's seed */
+	const char *costs; /* sim: the cost file (NULL: the built-in calibration) */
 	const char *label; /* optional name of this configuration in a compare */
 };
 
@@ -133,7 +135,8 @@ struct fl_result {
 	uint64_t seed;	  /* sim: the seed */
 	char kernel_release[64]; /* uname -r of the host, or the model's base */
 	char cpu_model[96];
-	double wall_s;
+	double wall_s; /* platform sim: virtual time (host_wall_s: the host's) */
+	double host_wall_s;
 	double user_s;
 	double sys_s;
 	/*
@@ -170,6 +173,15 @@ struct fl_result {
 	 * and in the JSON, never skipped silently. Empty when nothing was.
 	 */
 	char note[256];
+	/*
+	 * Platform sim: the cost file's source and provenance, and each
+	 * virtual CPU's busy and idle time over the run (virtual ns).
+	 */
+	char costs[320];
+	int nr_vcpus;
+	uint64_t vcpu_busy_ns[1024];
+	uint64_t vcpu_idle_ns[1024];
+	uint64_t sim_switches;
 };
 
 /* the version of this build: "<release> (<what the model follows>)" */
@@ -190,6 +202,13 @@ FL_API void fl_locks_free(struct fl_locks *l);
 
 /* knobs: set @name to @value, replacing an earlier value; -ENOSPC when full */
 FL_API int fl_knobs_set(struct fl_knobs *k, const char *name, const char *value);
+
+/*
+ * fl_costs_check() - whether @path is a cost file the virtual-CPU
+ * platform can use (every cost given once, in ns). Return: 0 or -errno,
+ * the reason in @err.
+ */
+FL_API int fl_costs_check(const char *path, char *err, size_t len);
 
 /* config helpers */
 FL_API void fl_config_init(struct fl_config *cfg, const char *workload);

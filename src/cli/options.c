@@ -366,6 +366,11 @@ int cli_parse(int argc, char **argv, struct cli_opts *o, char *err, size_t len)
 				return -EINVAL;
 			}
 			o->base.sim = val[0] == 's';
+		} else if (!strcmp(optbuf, "--costs")) {
+			/* read now, so a bad file stops the command before any run */
+			if (fl_costs_check(val, err, len))
+				return -EINVAL;
+			o->base.costs = val;
 		} else if (!strcmp(optbuf, "--seed")) {
 			if (parse_int(optbuf, val, 0, 2147483647, &num, err, len))
 				return -EINVAL;
@@ -533,6 +538,10 @@ int cli_parse(int argc, char **argv, struct cli_opts *o, char *err, size_t len)
 			 "--mem, --nodes, --cpus, --locked-atomics, --pin-cpus and --platform sim "
 			 "set "
 			 "up the model; the host target runs on the host's own memory and CPUs");
+		return -EINVAL;
+	}
+	if (o->base.costs && !o->base.sim) {
+		snprintf(err, len, "--costs: for --platform sim (the native platform takes real time)");
 		return -EINVAL;
 	}
 	if ((o->base.no_knobs || o->base.locks) &&

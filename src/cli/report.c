@@ -118,11 +118,8 @@ void report_settings(FILE *f, const struct fl_result *r, const char *indent)
 	fprintf(f, "%sLRU cache: %s; lru_add_free_dead=%s\n", indent, rule,
 		report_knob(r, "foliolab/lru_add_free_dead"));
 	if (!strcmp(r->platform, "sim"))
-		fprintf(f,
-			"%splatform: sim, %d virtual CPUs in virtual time, seed %llu (no cost "
-			"model "
-			"yet: time passes only in wait rounds)\n",
-			indent, r->cpus, (unsigned long long)r->seed);
+		fprintf(f, "%splatform: sim, %d virtual CPUs in virtual time, seed %llu; costs %s\n",
+			indent, r->cpus, (unsigned long long)r->seed, r->costs);
 	if (r->locked_atomics || r->pin_cpus)
 		fprintf(f, "%soptions:%s%s\n", indent,
 			r->locked_atomics
@@ -157,9 +154,15 @@ static void report_locks(FILE *f, const struct fl_result *r)
 {
 	int i;
 
-	fprintf(f, "\nlocks (%s):\n", r->target);
-	fprintf(f, "  %-46s %10s %10s %11s %11s %11s %11s\n", "Name", "acquired", "contended",
+	/* sim: all the CPU time there was, for each lock's share of it */
+	double cpu_ns = r->nr_vcpus ? r->wall_s * 1e9 * r->nr_vcpus : 0;
+
+	fprintf(f, "\nlocks (%s%s):\n", r->target, cpu_ns > 0 ? ", virtual time" : "");
+	fprintf(f, "  %-46s %10s %10s %11s %11s %11s %11s", "Name", "acquired", "contended",
 		"avg wait", "total wait", "max wait", "min wait");
+	if (cpu_ns > 0)
+		fprintf(f, " %11s %7s %7s", "total hold", "wait%", "hold%");
+	fputc('\n', f);
 	for (i = 0; i < r->locks.nr; i++) {
 		const struct fl_lock_stat_row *l = &r->locks.v[i];
 		char name[2 * FL_NAME_MAX + 4], avg[24], tot[24], mx[24], mn[24];
@@ -173,13 +176,26 @@ static void report_locks(FILE *f, const struct fl_result *r)
 			fprintf(f, "  %-46s %10s", name, "-");
 		else
 			fprintf(f, "  %-46s %10llu", name, (unsigned long long)l->acquired);
-		fprintf(f, " %10llu %11s %11s %11s %11s\n", (unsigned long long)l->contended, avg,
-			tot, mx, mn);
+		fprintf(f, " %10llu %11s %11s %11s %11s", (unsigned long long)l->contended, avg, tot,
+			mx, mn);
+		if (cpu_ns > 0) {
+			char hold[24];
+
+			fmt_time(l->hold_total_ns, hold, sizeof(hold));
+			fprintf(f, " %11s %6.2f%% %6.2f%%", hold,
+				100.0 * (double)l->wait_total_ns / cpu_ns,
+				100.0 * (double)l->hold_total_ns / cpu_ns);
+		}
+		fputc('\n', f);
 	}
 	if (r->locks_note[0])
 		fprintf(f, "  (%s)\n", r->locks_note);
 	else if (r->locks.nr && r->locks.v[0].no_acquired)
 		fprintf(f, "  (perf lock counts contended acquisitions only: acquired is '-')\n");
+	if (cpu_ns > 0)
+		fprintf(f, "  (wait%% and hold%%: shares of all %d virtual CPUs' time; a spinning wait "
+			   "is what perf report shows under the lock function)\n",
+			r->nr_vcpus);
 }
 
 /* mTHP stats per size: rows = sizes with a change, columns = items with one */
@@ -288,15 +304,49 @@ static void report_counters(FILE *f, const struct fl_result *r)
 		fprintf(f, "  (none)\n");
 }
 
+/*
+ * Platform sim: virtual time, with the host's own beside it, and how busy
+ * the virtual CPUs were (all of them, and the least and most busy one).
+ */
+static void report_vcpus(FILE *f, const struct fl_result *r)
+{
+	uint64_t busy = 0, idle = 0, mn = UINT64_MAX, mx = 0;
+	double span = r->wall_s * 1e9;
+	int i;
+
+	for (i = 0; i < r->nr_vcpus; i++) {
+		busy += r->vcpu_busy_ns[i];
+		idle += r->vcpu_idle_ns[i];
+		if (r->vcpu_busy_ns[i] < mn)
+			mn = r->vcpu_busy_ns[i];
+		if (r->vcpu_busy_ns[i] > mx)
+			mx = r->vcpu_busy_ns[i];
+	}
+	fprintf(f,
+		"  virtual CPUs: busy %.1f%%, idle %.1f%% of %d x the run; per CPU busy %.1f%% to "
+		"%.1f%%",
+		busy + idle ? 100.0 * (double)busy / (double)(busy + idle) : 0.0,
+		busy + idle ? 100.0 * (double)idle / (double)(busy + idle) : 0.0, r->nr_vcpus,
+		span > 0 ? 100.0 * (double)mn / span : 0.0, span > 0 ? 100.0 * (double)mx / span : 0.0);
+	fputc('\n', f);
+}
+
 void report_run(FILE *f, const struct fl_result *r)
 {
 	int i, shown = 0;
 
 	report_header(f, r);
-	fprintf(f, "  time: wall %.3f s, user %.3f s, sys %.3f s", r->wall_s, r->user_s, r->sys_s);
+	if (r->nr_vcpus)
+		fprintf(f, "  time: virtual %.6f s (the host's: wall %.3f s, %llu task switches)",
+			r->wall_s, r->host_wall_s, (unsigned long long)r->sim_switches);
+	else
+		fprintf(f, "  time: wall %.3f s, user %.3f s, sys %.3f s", r->wall_s, r->user_s,
+			r->sys_s);
 	if (r->steal_pct >= 0)
 		fprintf(f, ", hypervisor steal %.1f%%", r->steal_pct);
 	fputc('\n', f);
+	if (r->nr_vcpus)
+		report_vcpus(f, r);
 	for (i = 0; i < r->nr_metrics; i++)
 		fprintf(f, "%s%s %.0f%s%s", i ? ", " : "  result: ", r->metrics[i].name,
 			r->metrics[i].value, r->metrics[i].unit[0] ? " " : "", r->metrics[i].unit);

@@ -399,6 +399,7 @@ int do_huge_pmd_anonymous_page(struct vm_fault *vmf)
 	v = pfn_pte(folio_pfn(folio), _PAGE_PRESENT | _PAGE_PSE | _PAGE_ACCESSED);
 	if (vma->vm_flags & VM_WRITE)
 		v |= _PAGE_RW | _PAGE_DIRTY;
+	fl_cost(FL_COST_SET_PTE);
 	entry_store(&pmdt->e[vmf->pmd_idx], v);
 	add_mm_counter(vma->vm_mm, MM_ANONPAGES, HPAGE_PMD_NR);
 	deferred_split_folio(folio, false);
@@ -426,6 +427,7 @@ int zap_huge_pmd(struct mmu_gather *tlb, struct vm_area_struct *vma, struct pgta
 		spin_unlock(&pmdt->ptl);
 		return 0;
 	}
+	fl_cost(FL_COST_ZAP_PTE);
 	v = ptep_get_and_clear(&pmdt->e[idx]);
 	tlb_remove_pmd_tlb_entry(tlb, addr);
 	pgtable = pmdt->deposit[idx];
@@ -841,6 +843,7 @@ static void __split_folio_to_order(struct folio *folio, unsigned int old_order,
 	unsigned long memcg = folio->memcg_data;
 	struct page *head = (struct page *)folio;
 
+	fl_cost_n(FL_COST_SPLIT_PAGE, nr);
 	for (i = new_nr; i < nr; i += new_nr) {
 		struct page *new_head = head + i;
 

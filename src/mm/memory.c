@@ -238,6 +238,7 @@ static int do_anonymous_zero_page(struct vm_fault *vmf)
 		return 0;
 	slot = &ptet->e[pte_index(vmf->address)];
 	if (!READ_ONCE(*slot)) {
+		fl_cost(FL_COST_SET_PTE);
 		entry_store(slot,
 			    pfn_pte(fl__zero_pfn, _PAGE_PRESENT | _PAGE_SPECIAL | _PAGE_ACCESSED));
 		vmf_access(vmf, fl__zero_pfn);
@@ -296,6 +297,7 @@ static __always_inline int do_anonymous_page(struct vm_fault *vmf, pteval_t pmdv
 	folio_add_lru_vma(folio, vma);
 	prot = vma_pte_prot(vma);
 	pfn = folio_pfn(folio);
+	fl_cost_n(FL_COST_SET_PTE, nr);
 	entry_store(&slot[0], pfn_pte(pfn, prot));
 	for (i = 1; i < nr; i++)
 		entry_store(&slot[i], pfn_pte(pfn + i, prot));
@@ -320,11 +322,14 @@ static int wp_page_copy(struct vm_fault *vmf, pteval_t orig, struct folio *old,
 	ret = vmf_anon_prepare(vmf);
 	if (ret)
 		return ret;
-	new = folio_alloc(GFP_HIGHUSER_MOVABLE | __GFP_ZERO, 0);
+	/* a copy needs no zeroing first */
+	new = folio_alloc(GFP_HIGHUSER_MOVABLE | (old ? 0 : __GFP_ZERO), 0);
 	if (!new)
 		return VM_FAULT_OOM;
-	if (old)
+	if (old) {
+		fl_cost(FL_COST_COPY_PAGE);
 		page_tag_set(folio_pfn(new), page_tag(page_to_pfn(old_page)));
+	}
 	ptet = pte_offset_map_lock(vmf->pmdt, vmf->pmd_idx, &site);
 	if (!ptet || READ_ONCE(ptet->e[i]) != orig) {
 		if (ptet)
@@ -343,6 +348,7 @@ static int wp_page_copy(struct vm_fault *vmf, pteval_t orig, struct folio *old,
 	}
 	folio_add_new_anon_rmap(new, vma, vmf->address, RMAP_EXCLUSIVE, false);
 	folio_add_lru_vma(new, vma);
+	fl_cost(FL_COST_SET_PTE);
 	entry_store(&ptet->e[i], pfn_pte(folio_pfn(new), vma_pte_prot(vma)));
 	vmf_access(vmf, folio_pfn(new));
 	spin_unlock(&ptet->ptl);
@@ -451,6 +457,7 @@ void set_pte_range(struct vm_fault *vmf, struct folio *folio, struct page *page,
 		if (write || ((prot & _PAGE_RW) && folio_test_dirty(folio)))
 			prot |= _PAGE_DIRTY;
 	}
+	fl_cost_n(FL_COST_SET_PTE, (uint64_t)nr);
 	for (i = 0; i < nr; i++, addr += PAGE_SIZE)
 		entry_store(&slot[i], pfn_pte(pfn + (unsigned long)i,
 					      prot | (addr == vmf->address ? _PAGE_ACCESSED : 0)));
@@ -507,6 +514,7 @@ int do_set_pmd(struct vm_fault *vmf, struct folio *folio, struct page *page)
 		v |= _PAGE_DIRTY;
 	add_mm_counter(vma->vm_mm, mm_counter_file(folio), HPAGE_PMD_NR);
 	folio_add_file_rmap_pmd(folio, folio_page(folio, 0), vma);
+	fl_cost(FL_COST_SET_PTE);
 	entry_store(&pmdt->e[vmf->pmd_idx], pfn_pte(folio_pfn(folio), v));
 	vmf_access(vmf, folio_pfn(folio) + (unsigned long)pte_index(vmf->address));
 	spin_unlock(&pmdt->ptl);
@@ -806,6 +814,7 @@ int handle_mm_fault(struct vm_area_struct *vma, unsigned long address, unsigned 
 		    uint64_t *tag, bool *done)
 {
 	count_vm_event(PGFAULT);
+	fl_cost(FL_COST_FAULT);
 	return __handle_mm_fault(vma, address & PAGE_MASK, flags, tag, done);
 }
 
@@ -964,6 +973,7 @@ static __always_inline int mm_access_one(struct mm_struct *mm, unsigned long add
  */
 int fl__mm_access(struct mm_struct *mm, unsigned long addr, bool write, uint64_t *tag)
 {
+	fl_cost(FL_COST_USER_ACCESS);
 	return mm_access_one(mm, addr, write, tag, false);
 }
 
@@ -980,6 +990,7 @@ struct access_run {
 /* One more page done: a store moves to the next tag, a load keeps @loaded. */
 static __always_inline void run_advance(struct access_run *r, uint64_t loaded)
 {
+	fl_cost(FL_COST_USER_ACCESS);
 	if (r->write) {
 		r->tag += r->step;
 	} else {
@@ -1205,11 +1216,13 @@ retry:
 				}
 				rss[mm_counter(folio)]--;
 			}
+			fl_cost(FL_COST_ZAP_PTE);
 			ptep_get_and_clear(slot);
 			addr += PAGE_SIZE;
 			continue;
 		}
 		if (v & _PAGE_SPECIAL) { /* the zero page */
+			fl_cost(FL_COST_ZAP_PTE);
 			ptep_get_and_clear(slot);
 			tlb_remove_tlb_entries(tlb, addr, 1);
 			addr += PAGE_SIZE;
@@ -1225,6 +1238,7 @@ retry:
 		if (folio_test_large(folio))
 			nr = folio_pte_batch(folio, pte_pfn(v), slot,
 					     (int)((end - addr) >> PAGE_SHIFT));
+		fl_cost_n(FL_COST_ZAP_PTE, (uint64_t)nr);
 		for (j = 0, v = 0; j < nr; j++)
 			v |= ptep_get_and_clear(&slot[j]);
 		if (!folio_test_anon(folio)) {

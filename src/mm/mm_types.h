@@ -199,6 +199,7 @@ struct lruvec {
 	struct fl_spinlock lru_lock;
 	struct list_head lists[NR_LRU_LISTS]; /* lru_lock */
 	unsigned long nr_pages[NR_LRU_LISTS]; /* lru_lock; racy readers */
+	struct fl_cacheline lists_line;	      /* sim: the lists' last writer */
 	struct pglist_data *pgdat;
 } __cacheline_aligned;
 
@@ -237,6 +238,7 @@ struct per_cpu_pages {
 struct zone {
 	struct fl_spinlock lock;
 	struct free_area free_area[NR_PAGE_ORDERS]; /* lock */
+	struct fl_cacheline free_line;		    /* sim: the free lists' last writer */
 	unsigned long zone_start_pfn;
 	unsigned long spanned_pages;
 	unsigned long managed_pages;
@@ -390,6 +392,7 @@ struct vm_area_struct {
 	 * must not miss on their owners' lock traffic.
 	 */
 	unsigned int vm_refcnt __cacheline_aligned;
+	struct fl_cacheline refcnt_line; /* sim: vm_refcnt's last writer */
 } __cacheline_aligned;
 
 enum mm_counter { MM_FILEPAGES, MM_ANONPAGES, MM_SWAPENTS, MM_SHMEMPAGES, NR_MM_COUNTERS };
@@ -420,7 +423,38 @@ struct mm_struct {
 	int id;			 /* the process's pid in the model */
 	int mm_users;		 /* atomic: the process, and mmget_not_zero() users */
 	struct list_head mmlist; /* every live mm; mm_list_lock */
+	/* mm_cpumask(): the CPUs running one of its tasks (atomic bits) */
+	unsigned long cpu_bitmap[FL_NR_CPUS_MAX / 64];
 };
+
+/* A task of @mm starts or stops running on the current CPU. */
+static inline void fl__mm_cpu_enter(struct mm_struct *mm)
+{
+	int cpu = smp_processor_id();
+
+	fl_atomic_fetch_or(&mm->cpu_bitmap[cpu / 64], 1ul << (cpu % 64), __ATOMIC_RELAXED);
+}
+
+static inline void fl__mm_cpu_leave(struct mm_struct *mm)
+{
+	int cpu = smp_processor_id();
+
+	fl_atomic_fetch_and(&mm->cpu_bitmap[cpu / 64], ~(1ul << (cpu % 64)), __ATOMIC_RELAXED);
+}
+
+/* How many other CPUs a TLB flush of @mm sends an IPI to. */
+static inline uint64_t mm_cpumask_others(struct mm_struct *mm)
+{
+	int cpu = smp_processor_id(), i;
+	uint64_t n = 0;
+
+	for (i = 0; i < (fl__nr_cpu_ids + 63) / 64; i++)
+		n += (uint64_t)__builtin_popcountl(
+			fl_atomic_load(&mm->cpu_bitmap[i], __ATOMIC_RELAXED));
+	if (fl_atomic_load(&mm->cpu_bitmap[cpu / 64], __ATOMIC_RELAXED) & (1ul << (cpu % 64)))
+		n--;
+	return n;
+}
 
 /* mm_counter updates go to the current CPU's slot: no shared cache line */
 static inline void add_mm_counter(struct mm_struct *mm, int member, long value)

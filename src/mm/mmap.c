@@ -201,6 +201,9 @@ static bool vma_start_read(struct vm_area_struct *vma)
 {
 	unsigned int c = fl_atomic_load(&vma->vm_refcnt, __ATOMIC_RELAXED);
 
+	/* sim: the increment and the decrement, and the line if another CPU had it */
+	fl_cost(FL_COST_LOCK);
+	fl_cacheline_write(&vma->refcnt_line);
 	do {
 		if (c & VMA_LOCK_WRITER)
 			return false;
@@ -211,6 +214,7 @@ static bool vma_start_read(struct vm_area_struct *vma)
 
 __always_inline void vma_end_read(struct vm_area_struct *vma)
 {
+	fl_cacheline_write(&vma->refcnt_line);
 	/* release: our reads of the VMA happen before a writer's changes */
 	fl_atomic_fetch_sub(&vma->vm_refcnt, 1, __ATOMIC_RELEASE);
 }

@@ -179,6 +179,9 @@ static void tlb_flush_mmu_tlbonly(struct mmu_gather *tlb)
 	if (!(tlb->freed_tables || tlb->cleared_ptes || tlb->cleared_pmds))
 		return;
 	count_fl_stat(FL_TLB_FLUSH, 1);
+	fl_cost(FL_COST_TLB_FLUSH);
+	if (unlikely(fl__sim_active))
+		fl_cost_n(FL_COST_IPI, mm_cpumask_others(tlb->mm));
 	flush_tlb_mm(tlb->mm);
 	__tlb_reset_range(tlb);
 }

@@ -179,6 +179,8 @@ static void free_one_page(struct zone *zone, struct page *page, unsigned long pf
 			  unsigned int order)
 {
 	spin_lock(&zone->lock);
+	fl_cacheline_write(&zone->free_line);
+	fl_cost(FL_COST_BUDDY);
 	__free_one_page(page, pfn, zone, order);
 	spin_unlock(&zone->lock);
 	count_vm_events(PGFREE, 1ul << order);
@@ -190,6 +192,7 @@ static int rmqueue_bulk(struct zone *zone, unsigned int order, int count, struct
 	int i;
 
 	spin_lock(&zone->lock);
+	fl_cacheline_write(&zone->free_line);
 	for (i = 0; i < count; i++) {
 		struct page *page = __rmqueue_smallest(zone, order);
 
@@ -197,6 +200,7 @@ static int rmqueue_bulk(struct zone *zone, unsigned int order, int count, struct
 			break;
 		list_add_tail(&page->lru, list);
 	}
+	fl_cost_n(FL_COST_BUDDY, (uint64_t)i);
 	spin_unlock(&zone->lock);
 	count_fl_stat(FL_PCP_REFILL, 1);
 	return i;
@@ -245,6 +249,7 @@ static void free_pcppages_bulk(struct zone *zone, int count, struct per_cpu_page
 	count = count < pcp->count ? count : pcp->count;
 	pindex--;
 	spin_lock(&zone->lock);
+	fl_cacheline_write(&zone->free_line);
 	while (count > 0) {
 		struct list_head *list;
 		unsigned int order;
@@ -260,6 +265,7 @@ static void free_pcppages_bulk(struct zone *zone, int count, struct per_cpu_page
 			list_del(&page->lru);
 			count -= 1 << order;
 			pcp->count -= 1 << order;
+			fl_cost(FL_COST_BUDDY);
 			__free_one_page(page, page_to_pfn(page), zone, order);
 		} while (count > 0 && !list_empty(list));
 	}
@@ -336,11 +342,13 @@ static void prep_compound_page(struct page *page, unsigned int order)
 static __always_inline void prep_new_page(struct page *page, unsigned int order, gfp_t gfp, int nid)
 {
 	VM_BUG_ON(page->mapping || READ_ONCE(page->private) || page->_mapcount || page->memcg_data);
+	fl_cost(FL_COST_FOLIO_ALLOC);
 	WRITE_ONCE(page->flags, (unsigned long)nid << NODES_PGSHIFT);
 	fl_atomic_store(&page->_refcount, 1, __ATOMIC_RELAXED);
 	if (order && (gfp & __GFP_COMP))
 		prep_compound_page(page, order);
 	if (gfp & __GFP_ZERO) {
+		fl_cost_n(FL_COST_CLEAR_PAGE, 1ul << order); /* clear_page(), or folio_zero_user() */
 		if (!order)
 			page_tag_set(page_to_pfn(page), 0);
 		else
@@ -405,6 +413,7 @@ static __always_inline bool free_pages_prepare(struct page *page, unsigned int o
 	struct folio *folio = (struct folio *)page;
 	unsigned long i, nr = 1ul << order, flags = READ_ONCE(page->flags);
 
+	fl_cost(FL_COST_FOLIO_FREE);
 	if (order && (flags & (1ul << PG_anon)))
 		mod_mthp_stat((int)order, MTHP_STAT_NR_ANON, -1);
 	if (VM_WARN_ON_ONCE(folio_ref_count(folio) != 0 ||

@@ -40,6 +40,7 @@ struct pgtable *fl__pgtable_alloc(struct mm_struct *mm, int level)
 	struct page *desc = alloc_pages(GFP_KERNEL, 0);
 	struct pgtable *t;
 
+	fl_cost(FL_COST_PTE_TABLE);
 	if (!desc)
 		return NULL;
 	fl_raw_spin_lock(&mm->pool_lock);

@@ -30,8 +30,11 @@ void fl__lruvec_init(struct lruvec *lruvec, struct pglist_data *pgdat)
 	lruvec->pgdat = pgdat;
 }
 
+/* Every LRU add and delete passes here: it writes the lists (sim: their line and cost). */
 static inline void update_lru_size(struct lruvec *lruvec, enum lru_list lru, long nr_pages)
 {
+	fl_cacheline_write(&lruvec->lists_line);
+	fl_cost(FL_COST_LRU_MOVE);
 	WRITE_ONCE(lruvec->nr_pages[lru], (unsigned long)((long)lruvec->nr_pages[lru] + nr_pages));
 }
 

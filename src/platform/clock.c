@@ -18,7 +18,7 @@ uint64_t fl_clock_ns(void)
 
 	/* in a simulated task: its CPU's virtual clock */
 	if (fl__sim_active && fl_sim_in_task())
-		return fl_sim_now();
+		return fl_sim_now() / 1000; /* the simulator counts picoseconds */
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;

@@ -148,6 +148,117 @@ acquired:
 	fl__lock_contended(s, l->cls, fl_clock_ns() - t0);
 }
 
+/*
+ * sim: the running task's held locks and when it took them, for the
+ * lock table's hold times; saved and loaded with the task at a switch.
+ */
+struct sim_hold {
+	const void *lock;
+	struct fl_lock_stat *st;
+	uint64_t t0;
+};
+#define SIM_HOLD_DEPTH 12
+static struct {
+	struct sim_hold v[SIM_HOLD_DEPTH];
+	int n; /* may exceed the depth: the deepest are not timed */
+} sim_holds;
+
+void fl__sim_holds_save(void *buf)
+{
+	_Static_assert(sizeof(sim_holds) <= FL_SIM_TLS_SIZE - FL_SIM_TLS_WITNESS,
+		       "sim holds too big");
+	memcpy(buf, &sim_holds, sizeof(sim_holds));
+}
+
+void fl__sim_holds_load(const void *buf)
+{
+	memcpy(&sim_holds, buf, sizeof(sim_holds));
+}
+
+static void sim_hold_begin(const void *lock, struct fl_lock_site *s,
+			   const struct fl_lock_class *cls)
+{
+	if (sim_holds.n < SIM_HOLD_DEPTH) {
+		struct sim_hold *h = &sim_holds.v[sim_holds.n];
+
+		h->lock = lock;
+		h->st = fl__site_stat(s, cls);
+		h->t0 = fl_sim_now();
+	}
+	sim_holds.n++;
+}
+
+static void sim_hold_end(const void *lock)
+{
+	int n = sim_holds.n < SIM_HOLD_DEPTH ? sim_holds.n : SIM_HOLD_DEPTH, i;
+
+	for (i = n - 1; i >= 0; i--) {
+		if (sim_holds.v[i].lock == lock) {
+			sim_holds.v[i].st->hold_total_ps += fl_sim_now() - sim_holds.v[i].t0;
+			for (; i < n - 1; i++)
+				sim_holds.v[i] = sim_holds.v[i + 1];
+			sim_holds.n--;
+			return;
+		}
+	}
+	/* released by another task than took it (a folio lock's kin), or too deep */
+	if (sim_holds.n > SIM_HOLD_DEPTH)
+		sim_holds.n--;
+}
+
+/* The lock's own cost: a local lock only disables preemption in the kernel. */
+static void sim_lock_cost(const struct fl_lock_class *cls, struct fl_cacheline *line)
+{
+	if (cls && cls->kind != FL_LOCK_LOCAL)
+		fl_cost(FL_COST_LOCK);
+	fl__cacheline_take(line);
+}
+
+bool fl__sim_spin_lock(struct fl_spinlock *l, struct fl_lock_site *s)
+{
+	unsigned int expected = 0;
+
+	if (!fl_sim_in_task())
+		return false;
+	fl_sim_charge(0); /* everything before the lock happens first */
+	if (!__atomic_compare_exchange_n(&l->val, &expected, 1, false, __ATOMIC_ACQUIRE,
+					 __ATOMIC_RELAXED))
+		fl__spin_lock_slow(l, s);
+	sim_lock_cost(l->cls, &l->line);
+	sim_hold_begin(l, s, l->cls);
+	return true;
+}
+
+bool fl__sim_spin_trylock(struct fl_spinlock *l, struct fl_lock_site *s, bool *got)
+{
+	unsigned int expected = 0;
+
+	if (!fl_sim_in_task())
+		return false;
+	fl_sim_charge(0);
+	*got = __atomic_compare_exchange_n(&l->val, &expected, 1, false, __ATOMIC_ACQUIRE,
+					   __ATOMIC_RELAXED);
+	if (*got) {
+		sim_lock_cost(l->cls, &l->line);
+		sim_hold_begin(l, s, l->cls);
+	} else {
+		fl__cacheline_take(&l->line); /* the failed try reads the line too */
+	}
+	return true;
+}
+
+bool fl__sim_spin_unlock(struct fl_spinlock *l)
+{
+	if (!fl_sim_in_task())
+		return false;
+	fl_sim_charge(0); /* the critical section ends at this CPU's time */
+	sim_hold_end(l);
+	__atomic_store_n(&l->val, 0, __ATOMIC_RELEASE);
+	if (__atomic_load_n(&l->waiters, __ATOMIC_RELAXED))
+		fl__spin_wake(l);
+	return true;
+}
+
 void fl__spin_wake(struct fl_spinlock *l)
 {
 	/* on virtual CPUs: hand the lock straight to the first spinner */
@@ -185,6 +296,7 @@ int fl_rwsem_init(struct fl_rwsem *sem, const struct fl_lock_class *cls)
 	int ret;
 
 	sem->cls = cls;
+	sem->line.cpu = 0;
 	pthread_rwlockattr_init(&attr);
 	/* writers must not starve behind a stream of faulting readers */
 	pthread_rwlockattr_setkind_np(&attr, PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP);
@@ -198,11 +310,21 @@ void fl_rwsem_destroy(struct fl_rwsem *sem)
 	pthread_rwlock_destroy(&sem->rw);
 }
 
+/* On sim, in a task: an rwsem operation is a scheduling point, with its costs. */
+static void sim_rwsem_op(struct fl_rwsem *sem)
+{
+	if (fl__sim_active && fl_sim_in_task()) {
+		fl_sim_charge(0);
+		sim_lock_cost(sem->cls, &sem->line);
+	}
+}
+
 void fl_down_read_at(struct fl_rwsem *sem, struct fl_lock_site *s)
 {
 	uint64_t t0;
 
 	fl__witness_acquire(sem->cls, sem);
+	sim_rwsem_op(sem);
 	if (pthread_rwlock_tryrdlock(&sem->rw) != 0) {
 		t0 = fl_clock_ns();
 		if (fl__sim_active && fl_sim_in_task())
@@ -213,6 +335,8 @@ void fl_down_read_at(struct fl_rwsem *sem, struct fl_lock_site *s)
 		fl__lock_contended(s, sem->cls, fl_clock_ns() - t0);
 	}
 	fl__lock_acquired(s, sem->cls);
+	if (fl__sim_active && fl_sim_in_task())
+		sim_hold_begin(sem, s, sem->cls);
 }
 
 void fl_down_write_at(struct fl_rwsem *sem, struct fl_lock_site *s)
@@ -220,6 +344,7 @@ void fl_down_write_at(struct fl_rwsem *sem, struct fl_lock_site *s)
 	uint64_t t0;
 
 	fl__witness_acquire(sem->cls, sem);
+	sim_rwsem_op(sem);
 	if (pthread_rwlock_trywrlock(&sem->rw) != 0) {
 		t0 = fl_clock_ns();
 		if (fl__sim_active && fl_sim_in_task())
@@ -230,26 +355,39 @@ void fl_down_write_at(struct fl_rwsem *sem, struct fl_lock_site *s)
 		fl__lock_contended(s, sem->cls, fl_clock_ns() - t0);
 	}
 	fl__lock_acquired(s, sem->cls);
+	if (fl__sim_active && fl_sim_in_task())
+		sim_hold_begin(sem, s, sem->cls);
 }
 
 bool fl_down_read_trylock_at(struct fl_rwsem *sem, struct fl_lock_site *s)
 {
+	sim_rwsem_op(sem);
 	if (pthread_rwlock_tryrdlock(&sem->rw) != 0)
 		return false;
 	fl__witness_acquire(sem->cls, sem);
 	fl__lock_acquired(s, sem->cls);
+	if (fl__sim_active && fl_sim_in_task())
+		sim_hold_begin(sem, s, sem->cls);
 	return true;
 }
 
 void fl_up_read(struct fl_rwsem *sem)
 {
 	fl__witness_release(sem->cls, sem);
+	if (fl__sim_active && fl_sim_in_task()) {
+		fl_sim_charge(0);
+		sim_hold_end(sem);
+	}
 	pthread_rwlock_unlock(&sem->rw);
 }
 
 void fl_up_write(struct fl_rwsem *sem)
 {
 	fl__witness_release(sem->cls, sem);
+	if (fl__sim_active && fl_sim_in_task()) {
+		fl_sim_charge(0);
+		sim_hold_end(sem);
+	}
 	pthread_rwlock_unlock(&sem->rw);
 }
 
@@ -292,6 +430,7 @@ int fl__lock_stats_read(struct fl_lock_row *rows)
 			r.st.acquired += __atomic_load_n(&st->acquired, __ATOMIC_RELAXED);
 			r.st.contended += __atomic_load_n(&st->contended, __ATOMIC_RELAXED);
 			r.st.wait_total_ns += __atomic_load_n(&st->wait_total_ns, __ATOMIC_RELAXED);
+			r.st.hold_total_ps += __atomic_load_n(&st->hold_total_ps, __ATOMIC_RELAXED);
 			if (mx > r.st.wait_max_ns)
 				r.st.wait_max_ns = mx;
 			if (mn && (!r.st.wait_min_ns || mn < r.st.wait_min_ns))
@@ -345,7 +484,7 @@ void fl__witness_acquire(const struct fl_lock_class *cls, const void *lock)
 /* A simulated task's held locks travel with it across switches. */
 void fl__witness_save(void *buf)
 {
-	_Static_assert(sizeof(held) + sizeof(nr_held) <= FL_SIM_TLS_SIZE, "witness state too big");
+	_Static_assert(sizeof(held) + sizeof(nr_held) <= FL_SIM_TLS_WITNESS, "witness state too big");
 	memcpy(buf, held, sizeof(held));
 	memcpy((char *)buf + sizeof(held), &nr_held, sizeof(nr_held));
 }

@@ -30,6 +30,7 @@
 #include <stdint.h>
 #include "atomic.h"
 #include "compiler.h"
+#include "cost.h"
 #include "bug.h"
 #include "platform.h"
 
@@ -61,12 +62,14 @@ struct fl_lock_stat {
 	uint64_t wait_total_ns;
 	uint64_t wait_max_ns;
 	uint64_t wait_min_ns;
+	uint64_t hold_total_ps; /* sim: virtual time held (picoseconds) */
 };
 
 struct fl_spinlock {
 	unsigned int val;     /* atomic */
 	unsigned int waiters; /* atomic: threads parked (or about to park) on val */
 	const struct fl_lock_class *cls;
+	struct fl_cacheline line; /* sim: the lock word's last CPU */
 };
 
 struct fl_mutex {
@@ -76,6 +79,7 @@ struct fl_mutex {
 struct fl_rwsem {
 	pthread_rwlock_t rw;
 	const struct fl_lock_class *cls;
+	struct fl_cacheline line; /* sim: the count's last CPU */
 };
 
 /* One static site per call site, named after the enclosing function. */
@@ -94,6 +98,14 @@ int fl__lock_site_register(struct fl_lock_site *s, const struct fl_lock_class *c
 void fl__lock_contended(struct fl_lock_site *s, const struct fl_lock_class *cls, uint64_t wait_ns);
 void fl__spin_lock_slow(struct fl_spinlock *l, struct fl_lock_site *s);
 void fl__spin_wake(struct fl_spinlock *l);
+/*
+ * On sim, in a task: the lock and unlock are scheduling points (the
+ * critical section's time is settled first) and charge the lock's cost
+ * and its line's moves. Return: false outside a task (do it natively).
+ */
+bool fl__sim_spin_lock(struct fl_spinlock *l, struct fl_lock_site *s);
+bool fl__sim_spin_trylock(struct fl_spinlock *l, struct fl_lock_site *s, bool *got);
+bool fl__sim_spin_unlock(struct fl_spinlock *l);
 
 #if FL_DEBUG >= 2
 void fl__witness_acquire(const struct fl_lock_class *cls, const void *lock);
@@ -138,6 +150,7 @@ static inline void fl_spin_lock_init(struct fl_spinlock *l, const struct fl_lock
 	l->val = 0;
 	l->waiters = 0;
 	l->cls = cls;
+	l->line.cpu = 0;
 }
 
 static __always_inline void fl_spin_lock_at(struct fl_spinlock *l, struct fl_lock_site *s)
@@ -145,6 +158,10 @@ static __always_inline void fl_spin_lock_at(struct fl_spinlock *l, struct fl_loc
 	unsigned int expected = 0;
 
 	fl__witness_acquire(l->cls, l);
+	if (unlikely(fl__sim_active) && fl__sim_spin_lock(l, s)) {
+		fl__lock_acquired(s, l->cls);
+		return;
+	}
 	/* acquire: the critical section sees the previous holder's writes */
 	if (unlikely(!fl_atomic_cmpxchg(&l->val, &expected, 1, false, __ATOMIC_ACQUIRE,
 					__ATOMIC_RELAXED)))
@@ -155,9 +172,15 @@ static __always_inline void fl_spin_lock_at(struct fl_spinlock *l, struct fl_loc
 static __always_inline bool fl_spin_trylock_at(struct fl_spinlock *l, struct fl_lock_site *s)
 {
 	unsigned int expected = 0;
+	bool got;
 
-	if (!fl_atomic_cmpxchg(&l->val, &expected, 1, false, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+	if (unlikely(fl__sim_active) && fl__sim_spin_trylock(l, s, &got)) {
+		if (!got)
+			return false;
+	} else if (!fl_atomic_cmpxchg(&l->val, &expected, 1, false, __ATOMIC_ACQUIRE,
+				      __ATOMIC_RELAXED)) {
 		return false;
+	}
 	fl__witness_acquire(l->cls, l);
 	fl__lock_acquired(s, l->cls);
 	return true;
@@ -172,6 +195,8 @@ static __always_inline bool fl_spin_trylock_at(struct fl_spinlock *l, struct fl_
 static __always_inline void fl_spin_unlock(struct fl_spinlock *l)
 {
 	fl__witness_release(l->cls, l);
+	if (unlikely(fl__sim_active) && fl__sim_spin_unlock(l))
+		return;
 	/* release: our critical section is visible to the next holder */
 	__atomic_store_n(&l->val, 0, __ATOMIC_RELEASE);
 	if (unlikely(__atomic_load_n(&l->waiters, __ATOMIC_RELAXED)))

@@ -55,12 +55,13 @@ void fl_percpu_area_register(int slot, void *base, size_t stride);
 /*
  * The virtual-CPU platform (sim.c), chosen at start-up: when active, a
  * workload's threads are simulated tasks on the one host thread, and the
- * waits, clocks and lock slow paths below go to the simulator (time only
- * passes in spin quanta until the cost model comes).
+ * waits, clocks and locks below go to the simulator, and time passes as
+ * mm/ charges its costs (cost.h) and as tasks wait.
  */
 extern bool fl__sim_active;
-#define FL_SIM_TLS_SIZE 320 /* a task's share of the per-thread state */
-#define FL_SIM_SPIN_NS 1    /* virtual time of one round of a wait loop */
+#define FL_SIM_TLS_SIZE 640 /* a task's share of the per-thread state */
+#define FL_SIM_TLS_WITNESS 320 /* the lock-order witness's part of it; then the holds */
+#define FL_SIM_SPIN_PS 20000 /* virtual time of one round of a wait loop: 20 ns */
 int fl__sim_platform_start(uint64_t seed);
 void fl__sim_platform_stop(void);
 void fl__sim_task_enter(int cpu, void *tls);
@@ -69,6 +70,8 @@ void fl__sim_spin_quantum(void);
 void fl__cpu_rebind(int cpu);
 void fl__witness_save(void *buf);
 void fl__witness_load(const void *buf);
+void fl__sim_holds_save(void *buf);
+void fl__sim_holds_load(const void *buf);
 
 /* cpu.c */
 /**

@@ -80,6 +80,22 @@ static struct {
 	bool resume_keyed; /* the CPU that just stopped was keyed by sched_point() */
 } S;
 
+/*
+ * What the running task has been charged (cost.h) since its last
+ * scheduling point: it becomes its CPU's time (busy) whenever the
+ * simulator is entered from the task.
+ */
+uint64_t fl__sim_debt;
+
+static void settle(void)
+{
+	struct sim_cpu *c = &S.cpus[S.current->cpu];
+
+	c->now += fl__sim_debt;
+	c->busy += fl__sim_debt;
+	fl__sim_debt = 0;
+}
+
 /* Save the callee-saved registers on this stack, store its pointer, load @to's. */
 void fl__sim_switch(void **save_sp, void *to_sp);
 __asm__(".text\n"
@@ -183,6 +199,8 @@ static void switch_to_scheduler(struct fl_sim_task *t)
 
 static void switch_to_task(struct fl_sim_task *t)
 {
+	/* every task leaves settled: what is owed now, the host thread charged */
+	fl__sim_debt = 0;
 	S.current = t;
 	S.switches++;
 	fl__sim_task_enter(t->cpu, t->tls);
@@ -205,6 +223,7 @@ static void task_entry(void)
 	__sanitizer_finish_switch_fiber(NULL, &S.sched_stack_bottom, &S.sched_stack_size);
 #endif
 	t->fn(t->arg);
+	settle();
 	t->state = T_DONE;
 	S.nr_live--;
 	S.cpus[t->cpu].curr = NULL;
@@ -386,8 +405,15 @@ int fl_sim_run(void)
 {
 	int cpu;
 
+	uint64_t start = fl_sim_end_time();
+
 	S.running = true;
 	S.heap_n = 0;
+	/* the tasks spawned since the last run start after everything before them */
+	for (cpu = 0; cpu < S.nr_cpus; cpu++) {
+		S.cpus[cpu].idle += start - S.cpus[cpu].now;
+		S.cpus[cpu].now = start;
+	}
 	for (cpu = 0; cpu < S.nr_cpus; cpu++)
 		cpu_enqueue(cpu);
 	while (S.nr_live > 0 && S.heap_n) {
@@ -415,6 +441,7 @@ static void sched_point(void)
 	struct fl_sim_task *t = S.current;
 	struct sim_cpu *c = &S.cpus[t->cpu];
 
+	settle();
 	if (!S.heap_n)
 		return;
 	c->key_time = c->now;
@@ -427,10 +454,7 @@ static void sched_point(void)
 
 void fl_sim_charge(uint64_t ns)
 {
-	struct sim_cpu *c = &S.cpus[S.current->cpu];
-
-	c->now += ns;
-	c->busy += ns;
+	fl__sim_debt += ns;
 	sched_point();
 }
 
@@ -439,6 +463,7 @@ void fl_sim_sleep(uint64_t ns)
 	struct fl_sim_task *t = S.current, **pp;
 	struct sim_cpu *c = &S.cpus[t->cpu];
 
+	settle();
 	t->state = T_SLEEPING;
 	t->wake_at = c->now + ns;
 	c->curr = NULL;
@@ -457,6 +482,7 @@ bool fl_sim_in_task(void)
 
 uint64_t fl_sim_now(void)
 {
+	settle();
 	return S.cpus[S.current->cpu].now;
 }
 
@@ -471,6 +497,7 @@ void fl_sim_spin_lock(struct fl_sim_spinlock *l)
 	struct sim_cpu *c = &S.cpus[t->cpu];
 	uint64_t wait;
 
+	settle();
 	l->acquired++;
 	if (!l->owner) {
 		l->owner = t;
@@ -589,6 +616,7 @@ static void count_wait(struct fl_sim_lockstat *st)
 
 void fl_sim_mutex_lock(struct fl_sim_mutex *m)
 {
+	settle();
 	m->st.acquired++;
 	if (!m->owner) {
 		m->owner = S.current;
@@ -613,6 +641,7 @@ void fl_sim_mutex_unlock(struct fl_sim_mutex *m)
 
 void fl_sim_down_read(struct fl_sim_rwsem *r)
 {
+	settle();
 	r->st.acquired++;
 	/* no reader passes a waiting writer */
 	if (!r->writer && !r->q.head) {
@@ -626,6 +655,7 @@ void fl_sim_down_read(struct fl_sim_rwsem *r)
 
 void fl_sim_down_write(struct fl_sim_rwsem *r)
 {
+	settle();
 	r->st.acquired++;
 	if (!r->writer && !r->readers) {
 		r->writer = S.current;
@@ -697,6 +727,7 @@ int fl_sim_spin_wait(const void *key)
 	struct sim_cpu *c = &S.cpus[t->cpu];
 	struct spinq **pp = spinq_slot(key), *sq;
 
+	settle();
 	for (sq = *pp; sq && sq->key != key; sq = sq->next)
 		;
 	if (!sq) {

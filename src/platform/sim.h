@@ -18,10 +18,11 @@
  *
  * A spinlock in virtual time (struct fl_sim_spinlock) serves its waiters
  * in order, as a qspinlock's queue does; each transfer to a waiter costs
- * fl_sim_handoff_ns. It counts acquisitions, contended ones (found held)
+ * the hand-off time. It counts acquisitions, contended ones (found held)
  * and the virtual time waited.
  *
- * Conventions in this file: times are virtual nanoseconds; "the current
+ * Conventions in this file: times are virtual picoseconds (the platform
+ * charges costs in ps, fl_clock_ns() divides); "the current
  * task" is the coroutine running now (only between fl_sim_run()'s start
  * and end); CPU ids are 0..nr_cpus-1.
  */
@@ -81,9 +82,9 @@ struct fl_sim_rwsem {
 /**
  * fl_sim_init() - @nr_cpus virtual CPUs (1..1024) at time 0, the tie-break
  * stream seeded with @seed, each transfer of a spinlock to a waiter
- * costing @handoff_ns. Return: 0, -EINVAL or -ENOMEM.
+ * costing @handoff. Return: 0, -EINVAL or -ENOMEM.
  */
-int fl_sim_init(int nr_cpus, uint64_t seed, uint64_t handoff_ns);
+int fl_sim_init(int nr_cpus, uint64_t seed, uint64_t handoff);
 void fl_sim_exit(void);
 
 /** fl_sim_spawn() - a task running @fn(@arg) on @cpu's run queue. Return: 0 or -errno. */
@@ -99,8 +100,9 @@ int fl_sim_run(void);
 bool fl_sim_in_task(void);
 
 /* In a task: */
-void fl_sim_charge(uint64_t ns);
-void fl_sim_sleep(uint64_t ns);
+void fl_sim_charge(uint64_t t);
+/* fl__sim_debt (cost.h) is charged too at every entry from a task. */
+void fl_sim_sleep(uint64_t t);
 uint64_t fl_sim_now(void);
 int fl_sim_cpu(void);
 void fl_sim_spin_lock(struct fl_sim_spinlock *l);

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include "atomic.h"
 #include "platform.h"
+#include "cost.h"
 #include "sim.h"
 
 struct fl_thread_handle {
@@ -30,7 +31,8 @@ static bool sim_pending; /* tasks spawned and not yet run */
  */
 int fl__sim_platform_start(uint64_t seed)
 {
-	int ret = fl_sim_init(fl__nr_cpu_ids, seed, 0);
+	/* a queued spinlock's hand-off moves its line (and the waiter's node) */
+	int ret = fl_sim_init(fl__nr_cpu_ids, seed, fl__cost_ps[FL_COST_CACHELINE]);
 
 	if (!ret)
 		fl__sim_active = true;
@@ -51,18 +53,20 @@ void fl__sim_task_enter(int cpu, void *tls)
 {
 	fl__cpu_rebind(cpu);
 	fl__witness_load(tls);
+	fl__sim_holds_load((char *)tls + FL_SIM_TLS_WITNESS);
 }
 
 void fl__sim_task_leave(void *tls)
 {
 	fl__witness_save(tls);
+	fl__sim_holds_save((char *)tls + FL_SIM_TLS_WITNESS);
 	fl__cpu_rebind(-1);
 }
 
 /* One round of a wait loop in a simulated task: time passes, the others run. */
 void fl__sim_spin_quantum(void)
 {
-	fl_sim_charge(FL_SIM_SPIN_NS);
+	fl_sim_charge(FL_SIM_SPIN_PS);
 }
 
 static void sim_task_main(void *p)

@@ -95,11 +95,16 @@ static void put_result(FILE *f, const struct fl_result *r)
 	put_kv_str(f, "cpu_model", r->cpu_model, false);
 	fprintf(f,
 		"},\n      \"options\": {\"locked_atomics\": %s, \"pin_cpus\": %s, "
-		"\"platform\": \"%s\", \"seed\": %llu},\n",
+		"\"platform\": \"%s\", \"seed\": %llu, ",
 		r->locked_atomics ? "true" : "false", r->pin_cpus ? "true" : "false", r->platform,
 		(unsigned long long)r->seed);
-	fprintf(f, "      \"time\": {\"wall_s\": %.6f, \"user_s\": %.6f, \"sys_s\": %.6f, ",
-		r->wall_s, r->user_s, r->sys_s);
+	put_kv_str(f, "costs", r->costs, false);
+	fputs("},\n", f);
+	/* on sim wall_s is virtual, and host_wall_s the host's own time */
+	fprintf(f,
+		"      \"time\": {\"wall_s\": %.9f, \"host_wall_s\": %.6f, \"user_s\": %.6f, "
+		"\"sys_s\": %.6f, ",
+		r->wall_s, r->nr_vcpus ? r->host_wall_s : r->wall_s, r->user_s, r->sys_s);
 	if (r->steal_pct >= 0)
 		fprintf(f, "\"steal_pct\": %.2f, ", r->steal_pct);
 	else
@@ -107,6 +112,13 @@ static void put_result(FILE *f, const struct fl_result *r)
 	fprintf(f, "\"machine_busy_ticks\": %llu, \"machine_steal_ticks\": %llu},\n",
 		(unsigned long long)r->machine_busy_ticks,
 		(unsigned long long)r->machine_steal_ticks);
+	fputs("      \"vcpus\": {\"busy_ns\": [", f);
+	for (i = 0; i < r->nr_vcpus; i++)
+		fprintf(f, "%s%llu", i ? ", " : "", (unsigned long long)r->vcpu_busy_ns[i]);
+	fputs("], \"idle_ns\": [", f);
+	for (i = 0; i < r->nr_vcpus; i++)
+		fprintf(f, "%s%llu", i ? ", " : "", (unsigned long long)r->vcpu_idle_ns[i]);
+	fprintf(f, "], \"switches\": %llu},\n", (unsigned long long)r->sim_switches);
 	fputs("      \"metrics\": {", f);
 	for (i = 0; i < r->nr_metrics; i++) {
 		put_str(f, r->metrics[i].name);
@@ -137,11 +149,12 @@ static void put_result(FILE *f, const struct fl_result *r)
 			fprintf(f, "\"acquired\": %llu, ", (unsigned long long)l->acquired);
 		fprintf(f,
 			"\"contended\": %llu, \"avg_wait_ns\": %llu, "
-			"\"total_wait_ns\": %llu, \"max_wait_ns\": %llu, \"min_wait_ns\": %llu}",
+			"\"total_wait_ns\": %llu, \"max_wait_ns\": %llu, \"min_wait_ns\": %llu, "
+			"\"total_hold_ns\": %llu}",
 			(unsigned long long)l->contended,
 			(unsigned long long)(l->contended ? l->wait_total_ns / l->contended : 0),
 			(unsigned long long)l->wait_total_ns, (unsigned long long)l->wait_max_ns,
-			(unsigned long long)l->wait_min_ns);
+			(unsigned long long)l->wait_min_ns, (unsigned long long)l->hold_total_ns);
 	}
 	fprintf(f, "\n      ],\n      \"status\": %d, ", r->status);
 	put_kv_str(f, "error", r->error, false);

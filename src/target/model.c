@@ -19,6 +19,8 @@
 #include "target.h"
 #include "../mm/internal.h"
 #include "../mm/fs.h"
+#include "../platform/cost.h"
+#include "../platform/sim.h"
 
 struct model_target {
 	struct fl_target base;
@@ -26,6 +28,10 @@ struct model_target {
 	int next_proc_id;
 	uint64_t mem_bytes;
 	struct shared_block *shared; /* shared_alloc() blocks, freed at close */
+	/* sim: the virtual clock and the CPUs' busy and idle time at begin() */
+	uint64_t sim_t0;
+	uint64_t *sim_busy0, *sim_idle0;
+	uint64_t sim_switches0;
 };
 
 struct shared_block {
@@ -76,6 +82,11 @@ static int model_open(const struct fl_target_config *cfg, struct fl_target **out
 		goto err_free;
 	}
 	if (cfg->sim) {
+		ret = fl_costs_load(cfg->costs, err, len);
+		if (ret) {
+			fl__platform_exit();
+			goto err_free;
+		}
 		ret = fl__sim_platform_start(cfg->seed);
 		if (ret) {
 			snprintf(err, len, "cannot set up %d virtual CPUs", mc.nr_cpus);
@@ -119,6 +130,8 @@ static int model_close(struct fl_target *t)
 		mt->shared = b->next;
 		fl_free(b);
 	}
+	fl_free(mt->sim_busy0);
+	fl_free(mt->sim_idle0);
 	fl__mm_shutdown();
 	fl_cpu_unbind();
 	fl__sim_platform_stop();
@@ -198,12 +211,53 @@ static int model_meminfo(struct fl_target *t, struct fl_counters *out)
 	return ret ? -ENOMEM : 0;
 }
 
+/* sim: the run starts now in virtual time (the workload comes next) */
+static int model_begin(struct fl_target *t, char *err, size_t len)
+{
+	struct model_target *mt = (struct model_target *)t;
+	int i;
+
+	if (!mt->cfg.sim)
+		return 0;
+	fl_free(mt->sim_busy0);
+	fl_free(mt->sim_idle0);
+	mt->sim_busy0 = fl_calloc((size_t)t->nr_cpus, sizeof(uint64_t));
+	mt->sim_idle0 = fl_calloc((size_t)t->nr_cpus, sizeof(uint64_t));
+	if (!mt->sim_busy0 || !mt->sim_idle0) {
+		snprintf(err, len, "out of memory");
+		return -ENOMEM;
+	}
+	mt->sim_t0 = fl_sim_end_time();
+	for (i = 0; i < t->nr_cpus; i++) {
+		mt->sim_busy0[i] = fl_sim_cpu_busy(i);
+		mt->sim_idle0[i] = fl_sim_cpu_idle(i);
+	}
+	mt->sim_switches0 = fl_sim_switches();
+	return 0;
+}
+
 static void model_describe(struct fl_target *t, struct fl_result *res)
 {
-	(void)t;
+	struct model_target *mt = (struct model_target *)t;
+	const struct fl_cost_prov *p = &fl__cost_prov;
+	int i;
+
 	snprintf(res->kernel_release, sizeof(res->kernel_release),
 		 "foliolab model (mainline 7.x rules)");
 	snprintf(res->cpu_model, sizeof(res->cpu_model), "model CPUs");
+	if (!mt->cfg.sim || !mt->sim_busy0)
+		return;
+	/* the record's wall time is virtual; the host's own goes beside it */
+	res->host_wall_s = res->wall_s;
+	res->wall_s = (double)(fl_sim_end_time() - mt->sim_t0) / 1e12;
+	res->nr_vcpus = t->nr_cpus;
+	for (i = 0; i < t->nr_cpus; i++) {
+		res->vcpu_busy_ns[i] = (fl_sim_cpu_busy(i) - mt->sim_busy0[i]) / 1000;
+		res->vcpu_idle_ns[i] = (fl_sim_cpu_idle(i) - mt->sim_idle0[i]) / 1000;
+	}
+	res->sim_switches = fl_sim_switches() - mt->sim_switches0;
+	snprintf(res->costs, sizeof(res->costs), "%s (%s, %s, %s)", p->source, p->kernel, p->cpu,
+		 p->date);
 }
 
 static void *model_shared_alloc(struct fl_target *t, size_t size)
@@ -236,6 +290,7 @@ static int model_locks(struct fl_target *t, struct fl_locks *out)
 		r.wait_total_ns = rows[i].st.wait_total_ns;
 		r.wait_max_ns = rows[i].st.wait_max_ns;
 		r.wait_min_ns = rows[i].st.wait_min_ns;
+		r.hold_total_ns = rows[i].st.hold_total_ps / 1000;
 		if (fl_locks_add(out, &r))
 			return -ENOMEM;
 	}
@@ -285,8 +340,11 @@ struct thread_start {
 static void thread_trampoline(void *p)
 {
 	struct thread_start *ts = p;
+	struct mm_struct *mm = thread_mm(&ts->th);
 
+	fl__mm_cpu_enter(mm);
 	ts->fn(&ts->th, ts->arg);
+	fl__mm_cpu_leave(mm);
 }
 
 static int model_run_tasks(struct fl_target *t, struct fl_proc **procs, int n,
@@ -345,6 +403,8 @@ static int model_mmap(struct fl_thread *th, uint64_t len, int prot, int flags, u
 		vm_flags |= VM_WRITE | VM_READ;
 	if (flags & FL_MAP_DROPPABLE)
 		vm_flags |= VM_DROPPABLE;
+	fl_cost(FL_COST_SYSCALL);
+	fl_cost(FL_COST_VMA);
 	ret = do_mmap(thread_mm(th), (unsigned long)len, vm_flags, &a);
 	if (!ret)
 		*addr = a;
@@ -353,6 +413,8 @@ static int model_mmap(struct fl_thread *th, uint64_t len, int prot, int flags, u
 
 static int model_munmap(struct fl_thread *th, uint64_t addr, uint64_t len)
 {
+	fl_cost(FL_COST_SYSCALL);
+	fl_cost(FL_COST_VMA);
 	return do_munmap(thread_mm(th), (unsigned long)addr, (unsigned long)len);
 }
 
@@ -367,6 +429,7 @@ static int model_madvise(struct fl_thread *th, uint64_t addr, uint64_t len, int 
 
 	if (advice < 0 || advice >= (int)ARRAY_SIZE(map))
 		return -EINVAL;
+	fl_cost(FL_COST_SYSCALL);
 	return do_madvise(thread_mm(th), (unsigned long)addr, (size_t)len, map[advice]);
 }
 
@@ -637,6 +700,7 @@ const struct fl_target_ops fl__model_target_ops = {
 	.meminfo = model_meminfo,
 	.locks = model_locks,
 	.describe = model_describe,
+	.begin = model_begin,
 	.shared_alloc = model_shared_alloc,
 	.proc_create = model_proc_create,
 	.proc_exit = model_proc_exit,

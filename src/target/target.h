@@ -65,6 +65,7 @@ struct fl_target_config {
 	bool pin_cpus;	     /* model: CPU i's thread on host CPU i */
 	bool sim;	     /* model: virtual CPUs in virtual time */
 	uint64_t seed;	     /* sim: the seed */
+	const char *costs;   /* sim: the cost file, NULL for the built-in one */
 	bool files;	     /* the workload allocates file folios too */
 };
 

@@ -267,6 +267,7 @@ static int make_plan(const struct fl_config *cfg, struct plan *pl, char *err, si
 	pl->tcfg.pin_cpus = cfg->pin_cpus;
 	pl->tcfg.sim = cfg->sim;
 	pl->tcfg.seed = cfg->seed;
+	pl->tcfg.costs = cfg->costs;
 	pl->tcfg.files = pl->wl->files;
 	if (check_param_names(cfg, &pl->wl->info, err, len))
 		return -EINVAL;

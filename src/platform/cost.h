@@ -1,0 +1,119 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * cost.h - the virtual-CPU platform's cost model: named costs, each the
+ * CPU time one operation takes in the kernel, charged by mm/ where the
+ * kernel pays it.
+ *
+ * On the native platform a charge is one test of a flag. On sim
+ * (platform.h: fl__sim_active) it adds to the running task's debt, in
+ * picoseconds, which the simulator turns into virtual time at the task's
+ * next scheduling point (a lock, an unlock, a wait, a clock read): time
+ * needs to be exact only where CPUs can see each other.
+ *
+ * The costs come from a cost file (fl_costs_load()); `foliolab
+ * calibrate` writes one from measurements of the host kernel, and the
+ * tree's costs/default.costs is compiled in as the default.
+ *
+ * Conventions in this file: costs are in picoseconds; a cost's name is
+ * the key in the cost file ("cost.NAME").
+ */
+#ifndef FL_PLATFORM_COST_H
+#define FL_PLATFORM_COST_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "compiler.h"
+
+enum fl_cost_id {
+	FL_COST_FAULT,	     /* exception entry, the fault's walk and the return, per fault */
+	FL_COST_SYSCALL,     /* system call entry and return */
+	FL_COST_USER_ACCESS, /* the workload's first store or load to a mapped page */
+	FL_COST_CLEAR_PAGE,  /* zeroing 4 KiB */
+	FL_COST_COPY_PAGE,   /* copying 4 KiB */
+	FL_COST_SET_PTE,     /* mapping one page of a new folio: PTE, rmap, counters */
+	FL_COST_ZAP_PTE,     /* unmapping one page: PTE cleared, rmap, counters */
+	FL_COST_FOLIO_ALLOC, /* a folio from the per-CPU lists, prepared */
+	FL_COST_FOLIO_FREE,  /* a folio freed: its last reference, to the per-CPU lists */
+	FL_COST_BUDDY,	     /* one block between the buddy lists and a per-CPU list */
+	FL_COST_LRU_MOVE,    /* one folio onto or off an LRU list */
+	FL_COST_LOCK,	     /* an uncontended lock and unlock */
+	FL_COST_CACHELINE,   /* a cache line fetched from another CPU */
+	FL_COST_TLB_FLUSH,   /* a TLB flush on this CPU */
+	FL_COST_IPI,	     /* a TLB-shootdown IPI to another CPU, the sender's share */
+	FL_COST_PTE_TABLE,   /* a page-table page allocated (and later freed) */
+	FL_COST_VMA,	     /* creating or removing a VMA */
+	FL_COST_XA_NODE,     /* one XArray node visited */
+	FL_COST_SPLIT_PAGE,  /* splitting a folio, per page */
+	FL_NR_COSTS
+};
+
+struct fl_cost_info {
+	const char *name;
+	const char *what;
+};
+extern const struct fl_cost_info fl__cost_info[FL_NR_COSTS];
+
+/* The costs in force, in picoseconds. */
+extern uint64_t fl__cost_ps[FL_NR_COSTS];
+
+/* sim.c: what the running task has been charged since its last scheduling point */
+extern bool fl__sim_active;
+extern uint64_t fl__sim_debt;
+
+static __always_inline void fl_cost_n(enum fl_cost_id id, uint64_t n)
+{
+	if (unlikely(fl__sim_active))
+		fl__sim_debt += fl__cost_ps[id] * n;
+}
+
+static __always_inline void fl_cost(enum fl_cost_id id)
+{
+	fl_cost_n(id, 1);
+}
+
+/*
+ * A cache line that moves between CPUs (a lock word, a list head, a
+ * shared counter): its last writer's CPU, so that a write by another CPU
+ * is charged one transfer, as the coherence protocol charges it.
+ */
+struct fl_cacheline {
+	int cpu; /* -1 (or 0 from zeroed memory, harmless): nobody yet */
+};
+
+void fl__cacheline_take(struct fl_cacheline *cl);
+static __always_inline void fl_cacheline_write(struct fl_cacheline *cl)
+{
+	if (unlikely(fl__sim_active))
+		fl__cacheline_take(cl);
+}
+
+/* A cost file's provenance: what was measured, where, when and how. */
+struct fl_cost_prov {
+	char kernel[64];
+	char cpu[96];
+	char date[32];
+	char command[256];
+	char source[256]; /* the file it came from, or "built in" */
+};
+extern struct fl_cost_prov fl__cost_prov;
+
+/*
+ * fl_costs_parse() - read cost-file text @text into @ps and @prov. Every
+ * cost must be given once, in ns (a decimal number >= 0), as
+ * "cost.NAME VALUE"; "provenance.KEY VALUE" lines and "#" comments are
+ * kept or skipped. Return: 0, or -EINVAL with the line and the reason in
+ * @err.
+ */
+int fl_costs_parse(const char *text, uint64_t *ps, struct fl_cost_prov *prov, char *err,
+		   size_t len);
+/*
+ * fl_costs_load() - make the costs of @path (NULL: the built-in default)
+ * the ones in force. Return: 0 or -errno with the reason in @err.
+ */
+int fl_costs_load(const char *path, char *err, size_t len);
+/* fl_costs_write() - @ps and @prov as a cost file. Return: 0 or -errno. */
+int fl_costs_write(const char *path, const uint64_t *ps, const struct fl_cost_prov *prov,
+		   const char *comment);
+
+#endif /* FL_PLATFORM_COST_H */
