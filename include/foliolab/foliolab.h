@@ -61,7 +61,7 @@ struct fl_lock_stat_row {
 	uint64_t wait_max_ns;
 	uint64_t wait_min_ns;
 	uint64_t hold_total_ns; /* platform sim: virtual time held; 0 where not measured */
-	bool no_acquired; /* acquisitions not measured (perf lock counts contention only) */
+	bool no_acquired;	/* acquisitions not measured (perf lock counts contention only) */
 };
 
 struct fl_locks {
@@ -209,6 +209,18 @@ FL_API int fl_knobs_set(struct fl_knobs *k, const char *name, const char *value)
  * the reason in @err.
  */
 FL_API int fl_costs_check(const char *path, char *err, size_t len);
+
+/*
+ * fl_calibrate() - measure this machine's kernel and CPU (probes, perf
+ * record over host runs, host phase times against the sim's) and write
+ * the cost file @out, with @command in its provenance; the steps and the
+ * final check (the sim against the host at 1 and 2 threads, 4K and 16K)
+ * go to @log, and *@check_failed says how many check rows are outside
+ * 15%. Needs root (the host target). Return: 0 or -errno, the reason in
+ * @err.
+ */
+FL_API int fl_calibrate(const char *out, const char *command, FILE *log, int *check_failed,
+			char *err, size_t len);
 
 /* config helpers */
 FL_API void fl_config_init(struct fl_config *cfg, const char *workload);

@@ -19,7 +19,9 @@ void help_main(FILE *f)
 	      "  compare WORKLOAD [opts]  run several configurations side by side\n"
 	      "  host restore             undo what a killed host run left changed (knobs,\n"
 	      "                           the tracefs mount, its memory cgroup)\n"
-	      "  help [run|compare|list|host]  this text, or a command's\n"
+	      "  calibrate [--out FILE]   measure this machine's kernel: the cost file\n"
+	      "                           of --platform sim (root)\n"
+	      "  help [run|compare|list|host|calibrate]  this text, or a command's\n"
 	      "\n"
 	      "Each command takes --help; --version prints the version.\n"
 	      "Exit status: 0 ok, 1 a run failed (or, with compare --check, a counter\n"
@@ -45,6 +47,25 @@ void help_host(FILE *f)
 	      "or a crash signal. Only SIGKILL leaves the file behind: `foliolab host\n"
 	      "restore` undoes every such file (in $FOLIOLAB_RUNDIR, else /run/foliolab\n"
 	      "for root) and removes it. Runs still going are left alone.\n",
+	      f);
+}
+
+void help_calibrate(FILE *f)
+{
+	fputs("usage: foliolab calibrate [--out FILE]\n"
+	      "\n"
+	      "Measure what each operation of the model costs on this machine's kernel\n"
+	      "and write the cost file --platform sim charges from (--costs FILE; the\n"
+	      "built-in one is costs/default.costs, one such calibration). The costs come\n"
+	      "from probes on this CPU (system call, 4 KiB zero and copy, lock, cache-line\n"
+	      "move), perf record over the host's lru-microbench (allocator, buddy, free,\n"
+	      "LRU and lock shares) and the host's phase times against the sim's (fault,\n"
+	      "set_pte, zap_pte, TLB flush, IPI, split). It ends with a check: the sim\n"
+	      "with the new costs against the host on lru-microbench and page-fault1 at 1\n"
+	      "and 2 threads, 4K and 16K, each row within 15% or marked OUTSIDE.\n"
+	      "Runs on the host (root; knobs restored as for any host run), about a\n"
+	      "minute. --out: default foliolab.costs. Exit status: 0, 1 if a run failed\n"
+	      "or a check row is outside 15% (the file is still written), 2 bad input.\n",
 	      f);
 }
 

@@ -177,14 +177,48 @@ static int cmd_host(int argc, char **argv)
 	return 0;
 }
 
+/* foliolab calibrate [--out FILE]: the cost file of this machine's kernel */
+static int cmd_calibrate(int argc, char **argv)
+{
+	const char *out = "foliolab.costs";
+	char err[512], command[256];
+	int i, failed = 0;
+	size_t n = 0;
+
+	if (wants_help(argc, argv)) {
+		help_calibrate(stdout);
+		return 0;
+	}
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--out") && i + 1 < argc) {
+			out = argv[++i];
+		} else if (!strncmp(argv[i], "--out=", 6) && argv[i][6]) {
+			out = argv[i] + 6;
+		} else {
+			fprintf(stderr, "foliolab: calibrate: '%s': accepted --out FILE\n",
+				argv[i]);
+			return 2;
+		}
+	}
+	n = (size_t)snprintf(command, sizeof(command), "foliolab");
+	for (i = 0; i < argc && n < sizeof(command); i++)
+		n += (size_t)snprintf(command + n, sizeof(command) - n, " %s", argv[i]);
+	setvbuf(stdout, NULL, _IOLBF, 0); /* each step as it is measured */
+	if (fl_calibrate(out, command, stdout, &failed, err, sizeof(err))) {
+		fprintf(stderr, "foliolab: calibrate: %s\n", err);
+		return 1;
+	}
+	return failed ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *cmd;
 
 	if (argc < 2)
-		return usage_error(
-			"no command; accepted: list, run, compare, host, help, --version "
-			"(see foliolab --help)");
+		return usage_error("no command; accepted: list, run, compare, host, calibrate, "
+				   "help, --version "
+				   "(see foliolab --help)");
 	cmd = argv[1];
 	if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h")) {
 		help_main(stdout);
@@ -203,8 +237,11 @@ int main(int argc, char **argv)
 			help_run(stdout, !strcmp(argv[2], "compare"));
 		else if (argc > 2 && !strcmp(argv[2], "host"))
 			help_host(stdout);
+		else if (argc > 2 && !strcmp(argv[2], "calibrate"))
+			help_calibrate(stdout);
 		else if (argc > 2)
-			return usage_error("help: accepted topics are list, run, compare, host");
+			return usage_error(
+				"help: accepted topics are list, run, compare, host, calibrate");
 		else
 			help_main(stdout);
 		return 0;
@@ -215,7 +252,11 @@ int main(int argc, char **argv)
 		return cmd_run(argc - 1, argv + 1);
 	if (!strcmp(cmd, "host"))
 		return cmd_host(argc - 1, argv + 1);
+	if (!strcmp(cmd, "calibrate"))
+		return cmd_calibrate(argc - 1, argv + 1);
 	fprintf(stderr,
-		"foliolab: unknown command '%s'; accepted: list, run, compare, host, help\n", cmd);
+		"foliolab: unknown command '%s'; accepted: list, run, compare, host, calibrate, "
+		"help\n",
+		cmd);
 	return 2;
 }

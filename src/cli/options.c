@@ -541,7 +541,8 @@ int cli_parse(int argc, char **argv, struct cli_opts *o, char *err, size_t len)
 		return -EINVAL;
 	}
 	if (o->base.costs && !o->base.sim) {
-		snprintf(err, len, "--costs: for --platform sim (the native platform takes real time)");
+		snprintf(err, len,
+			 "--costs: for --platform sim (the native platform takes real time)");
 		return -EINVAL;
 	}
 	if ((o->base.no_knobs || o->base.locks) &&

@@ -118,7 +118,8 @@ void report_settings(FILE *f, const struct fl_result *r, const char *indent)
 	fprintf(f, "%sLRU cache: %s; lru_add_free_dead=%s\n", indent, rule,
 		report_knob(r, "foliolab/lru_add_free_dead"));
 	if (!strcmp(r->platform, "sim"))
-		fprintf(f, "%splatform: sim, %d virtual CPUs in virtual time, seed %llu; costs %s\n",
+		fprintf(f,
+			"%splatform: sim, %d virtual CPUs in virtual time, seed %llu; costs %s\n",
 			indent, r->cpus, (unsigned long long)r->seed, r->costs);
 	if (r->locked_atomics || r->pin_cpus)
 		fprintf(f, "%soptions:%s%s\n", indent,
@@ -176,8 +177,8 @@ static void report_locks(FILE *f, const struct fl_result *r)
 			fprintf(f, "  %-46s %10s", name, "-");
 		else
 			fprintf(f, "  %-46s %10llu", name, (unsigned long long)l->acquired);
-		fprintf(f, " %10llu %11s %11s %11s %11s", (unsigned long long)l->contended, avg, tot,
-			mx, mn);
+		fprintf(f, " %10llu %11s %11s %11s %11s", (unsigned long long)l->contended, avg,
+			tot, mx, mn);
 		if (cpu_ns > 0) {
 			char hold[24];
 
@@ -193,8 +194,10 @@ static void report_locks(FILE *f, const struct fl_result *r)
 	else if (r->locks.nr && r->locks.v[0].no_acquired)
 		fprintf(f, "  (perf lock counts contended acquisitions only: acquired is '-')\n");
 	if (cpu_ns > 0)
-		fprintf(f, "  (wait%% and hold%%: shares of all %d virtual CPUs' time; a spinning wait "
-			   "is what perf report shows under the lock function)\n",
+		fprintf(f,
+			"  (wait%% and hold%%: shares of all %d virtual CPUs' time; a spinning "
+			"wait "
+			"is what perf report shows under the lock function)\n",
 			r->nr_vcpus);
 }
 
@@ -327,7 +330,8 @@ static void report_vcpus(FILE *f, const struct fl_result *r)
 		"%.1f%%",
 		busy + idle ? 100.0 * (double)busy / (double)(busy + idle) : 0.0,
 		busy + idle ? 100.0 * (double)idle / (double)(busy + idle) : 0.0, r->nr_vcpus,
-		span > 0 ? 100.0 * (double)mn / span : 0.0, span > 0 ? 100.0 * (double)mx / span : 0.0);
+		span > 0 ? 100.0 * (double)mn / span : 0.0,
+		span > 0 ? 100.0 * (double)mx / span : 0.0);
 	fputc('\n', f);
 }
 

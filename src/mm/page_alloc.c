@@ -348,7 +348,8 @@ static __always_inline void prep_new_page(struct page *page, unsigned int order,
 	if (order && (gfp & __GFP_COMP))
 		prep_compound_page(page, order);
 	if (gfp & __GFP_ZERO) {
-		fl_cost_n(FL_COST_CLEAR_PAGE, 1ul << order); /* clear_page(), or folio_zero_user() */
+		fl_cost_n(FL_COST_CLEAR_PAGE,
+			  1ul << order); /* clear_page(), or folio_zero_user() */
 		if (!order)
 			page_tag_set(page_to_pfn(page), 0);
 		else

@@ -16,9 +16,12 @@ uint64_t fl_clock_ns(void)
 {
 	struct timespec ts;
 
-	/* in a simulated task: its CPU's virtual clock */
-	if (fl__sim_active && fl_sim_in_task())
-		return fl_sim_now() / 1000; /* the simulator counts picoseconds */
+	/*
+	 * On sim, virtual time (the simulator counts picoseconds): a task's
+	 * CPU's clock; outside the tasks, the time the last of them ended
+	 */
+	if (fl__sim_active)
+		return (fl_sim_in_task() ? fl_sim_now() : fl_sim_end_time()) / 1000;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;

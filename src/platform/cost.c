@@ -39,6 +39,7 @@ const struct fl_cost_info fl__cost_info[FL_NR_COSTS] = {
 };
 
 uint64_t fl__cost_ps[FL_NR_COSTS];
+uint64_t fl__cost_count[FL_NR_COSTS];
 struct fl_cost_prov fl__cost_prov;
 
 /* build/.../gen/default_costs.c: costs/default.costs as a string */
@@ -53,8 +54,10 @@ void fl__cacheline_take(struct fl_cacheline *cl)
 	me = fl__cpu + 1;
 	if (cl->cpu == me)
 		return;
-	if (cl->cpu)
+	if (cl->cpu) {
 		fl__sim_debt += fl__cost_ps[FL_COST_CACHELINE];
+		fl__cost_count[FL_COST_CACHELINE]++;
+	}
 	cl->cpu = me;
 }
 
@@ -66,8 +69,7 @@ static void copy_value(char *dst, size_t n, const char *v, size_t vlen)
 	dst[vlen] = '\0';
 }
 
-int fl_costs_parse(const char *text, uint64_t *ps, struct fl_cost_prov *prov, char *err,
-		   size_t len)
+int fl_costs_parse(const char *text, uint64_t *ps, struct fl_cost_prov *prov, char *err, size_t len)
 {
 	bool seen[FL_NR_COSTS] = { false };
 	const char *p = text;
@@ -140,7 +142,8 @@ int fl_costs_parse(const char *text, uint64_t *ps, struct fl_cost_prov *prov, ch
 			/* other provenance lines (the measurements) are for the reader */
 		} else {
 			snprintf(err, len,
-				 "line %d: \"%.*s\": accepted cost.NAME, provenance.KEY or # comments",
+				 "line %d: \"%.*s\": accepted cost.NAME, provenance.KEY or # "
+				 "comments",
 				 lineno, (int)klen, key);
 			return -EINVAL;
 		}
@@ -222,7 +225,8 @@ int fl_costs_write(const char *path, const uint64_t *ps, const struct fl_cost_pr
 
 	if (!f)
 		return -errno;
-	fprintf(f, "# foliolab cost file: what each operation of the model costs on a CPU, in ns\n");
+	fprintf(f,
+		"# foliolab cost file: what each operation of the model costs on a CPU, in ns\n");
 	if (comment)
 		fputs(comment, f);
 	fprintf(f, "provenance.kernel %s\n", prov->kernel);

@@ -56,6 +56,8 @@ extern const struct fl_cost_info fl__cost_info[FL_NR_COSTS];
 
 /* The costs in force, in picoseconds. */
 extern uint64_t fl__cost_ps[FL_NR_COSTS];
+/* sim: how many of each were charged (the counters fl_cost_NAME) */
+extern uint64_t fl__cost_count[FL_NR_COSTS];
 
 /* sim.c: what the running task has been charged since its last scheduling point */
 extern bool fl__sim_active;
@@ -63,8 +65,10 @@ extern uint64_t fl__sim_debt;
 
 static __always_inline void fl_cost_n(enum fl_cost_id id, uint64_t n)
 {
-	if (unlikely(fl__sim_active))
+	if (unlikely(fl__sim_active)) {
 		fl__sim_debt += fl__cost_ps[id] * n;
+		fl__cost_count[id] += n;
+	}
 }
 
 static __always_inline void fl_cost(enum fl_cost_id id)

@@ -484,7 +484,8 @@ void fl__witness_acquire(const struct fl_lock_class *cls, const void *lock)
 /* A simulated task's held locks travel with it across switches. */
 void fl__witness_save(void *buf)
 {
-	_Static_assert(sizeof(held) + sizeof(nr_held) <= FL_SIM_TLS_WITNESS, "witness state too big");
+	_Static_assert(sizeof(held) + sizeof(nr_held) <= FL_SIM_TLS_WITNESS,
+		       "witness state too big");
 	memcpy(buf, held, sizeof(held));
 	memcpy((char *)buf + sizeof(held), &nr_held, sizeof(nr_held));
 }

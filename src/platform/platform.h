@@ -59,9 +59,9 @@ void fl_percpu_area_register(int slot, void *base, size_t stride);
  * mm/ charges its costs (cost.h) and as tasks wait.
  */
 extern bool fl__sim_active;
-#define FL_SIM_TLS_SIZE 640 /* a task's share of the per-thread state */
+#define FL_SIM_TLS_SIZE 640    /* a task's share of the per-thread state */
 #define FL_SIM_TLS_WITNESS 320 /* the lock-order witness's part of it; then the holds */
-#define FL_SIM_SPIN_PS 20000 /* virtual time of one round of a wait loop: 20 ns */
+#define FL_SIM_SPIN_PS 20000   /* virtual time of one round of a wait loop: 20 ns */
 int fl__sim_platform_start(uint64_t seed);
 void fl__sim_platform_stop(void);
 void fl__sim_task_enter(int cpu, void *tls);

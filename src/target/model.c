@@ -181,8 +181,17 @@ static int model_knobs(struct fl_target *t, struct fl_knobs *out)
 
 static int model_counters(struct fl_target *t, struct fl_counters *out)
 {
-	(void)t;
-	return fl__vmstat_snapshot(out);
+	struct model_target *mt = (struct model_target *)t;
+	int ret = fl__vmstat_snapshot(out), i;
+
+	/* sim: how often each cost was charged (model-only, as the fl_ counters) */
+	for (i = 0; !ret && mt->cfg.sim && i < FL_NR_COSTS; i++) {
+		char name[48];
+
+		snprintf(name, sizeof(name), "fl_cost_%s", fl__cost_info[i].name);
+		ret = fl_counters_set(out, name, (int64_t)fl__cost_count[i]);
+	}
+	return ret;
 }
 
 static int model_meminfo(struct fl_target *t, struct fl_counters *out)

@@ -25,12 +25,18 @@
  * so a page holding another page's, loop's or thread's data is caught by
  * the read-back, which runs before every advice, on both targets.
  *
+ * Each thread times its three phases (the access pass with its faults,
+ * the read-back, the madvise); the result has their sums over the threads
+ * (access_ns, check_ns, advice_ns), which foliolab calibrate divides into
+ * the kernel's costs.
+ *
  * Conventions in this file: a "loop" is one write (or read) pass, the
  * read-back, and one madvise.
  */
 #include <errno.h>
 #include <stdio.h>
 #include "workload.h"
+#include "../platform/platform.h"
 
 struct mb_params {
 	long threads;
@@ -46,6 +52,7 @@ struct mb_shared {
 	struct fl_wl_ctx *ctx;
 	int error; /* first failure, atomic */
 	struct fl_tag_tally tags;
+	uint64_t phase_ns[3]; /* atomic: access pass, read-back, madvise; summed */
 };
 
 static const struct fl_workload_param_info mb_param_info[] = {
@@ -103,9 +110,9 @@ static void mb_thread(struct fl_thread *th, void *arg)
 {
 	struct mb_shared *sh = arg;
 	const struct mb_params *p = sh->p;
-	uint64_t addr;
+	uint64_t addr, phase[3] = { 0 }, t0, t1, t2, t3;
 	long i;
-	int ret;
+	int ret, k;
 
 	ret = p->private_vmas ? fl_mmap_apart(th, p->size, &addr)
 			      : fl_mmap(th, p->size, FL_PROT_READ | FL_PROT_WRITE, 0, &addr);
@@ -116,20 +123,30 @@ static void mb_thread(struct fl_thread *th, void *arg)
 	for (i = 0; i < p->loops; i++) {
 		uint64_t tag = ((uint64_t)(th->index + 1) << 52) | ((uint64_t)i << 26);
 
+		t0 = fl_clock_ns();
 		if (p->read) {
 			/* the loads fault in the zero page: every tag reads 0 */
 			ret = fl__check_tags(th, addr, p->size, 0, 0, &sh->tags);
+			t1 = t2 = fl_clock_ns();
 		} else {
 			ret = fl_write(th, addr, p->size, 4096, tag, 1);
+			t1 = fl_clock_ns();
 			if (!ret)
 				ret = fl__check_tags(th, addr, p->size, tag, 1, &sh->tags);
+			t2 = fl_clock_ns();
 		}
 		if (!ret)
 			ret = fl_madvise(th, addr, p->size, p->advice);
+		t3 = fl_clock_ns();
+		phase[0] += t1 - t0;
+		phase[1] += t2 - t1;
+		phase[2] += t3 - t2;
 		if (ret)
 			break;
 		fl_progress(sh->ctx, 1);
 	}
+	for (k = 0; k < 3; k++)
+		__atomic_fetch_add(&sh->phase_ns[k], phase[k], __ATOMIC_RELAXED);
 	if (ret)
 		fl__first_error(&sh->error, ret);
 	ret = fl_munmap(th, addr, p->size);
@@ -162,6 +179,9 @@ static int mb_run(struct fl_wl_ctx *ctx, const void *params)
 	fl__add_metric(ctx->res, "writes", "pages",
 		       (double)p->threads * (double)p->loops * (double)(p->size / 4096));
 	fl__add_metric(ctx->res, "loops", "", (double)p->threads * (double)p->loops);
+	fl__add_metric(ctx->res, "access_ns", "ns", (double)sh->phase_ns[0]);
+	fl__add_metric(ctx->res, "check_ns", "ns", (double)sh->phase_ns[1]);
+	fl__add_metric(ctx->res, "advice_ns", "ns", (double)sh->phase_ns[2]);
 	return ret;
 }
 
