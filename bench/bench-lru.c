@@ -257,7 +257,9 @@ static double median(double *v, int n)
 /* Median ns of an uncontended lock+unlock, over REPS rounds of @n pairs. */
 static double lock_ns(long n)
 {
-	static const struct fl_lock_class cls = { "bench", 1, FL_LOCK_SPIN };
+	static const struct fl_lock_class cls = { .name = "bench",
+						  .rank = 1,
+						  .kind = FL_LOCK_SPIN };
 	struct fl_spinlock l;
 	double v[REPS];
 	long i;

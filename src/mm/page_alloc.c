@@ -52,9 +52,9 @@ static size_t mem_map_bytes, tags_bytes;
 static const struct fl_lock_class zone_lock_class = { .name = "zone->lock",
 						      .rank = FL_RANK_ZONE,
 						      .kind = FL_LOCK_SPIN };
-static const struct fl_lock_class pcp_lock_class = { .name = "pcp->lock",
-						     .rank = FL_RANK_PCP,
-						     .kind = FL_LOCK_SPIN };
+static const struct fl_lock_class pcp_lock_class = {
+	.percpu = true, .name = "pcp->lock", .rank = FL_RANK_PCP, .kind = FL_LOCK_SPIN
+};
 
 static inline int order_to_pindex(unsigned int order)
 {

@@ -52,6 +52,10 @@ void fl__cacheline_take(struct fl_cacheline *cl)
 	if (!fl_sim_in_task())
 		return;
 	me = fl__cpu + 1;
+	if (cl->gen != fl__sim_gen) {
+		cl->gen = fl__sim_gen;
+		cl->cpu = 0;
+	}
 	if (cl->cpu == me)
 		return;
 	if (cl->cpu) {

@@ -82,8 +82,12 @@ static __always_inline void fl_cost(enum fl_cost_id id)
  * is charged one transfer, as the coherence protocol charges it.
  */
 struct fl_cacheline {
-	int cpu; /* -1 (or 0 from zeroed memory, harmless): nobody yet */
+	int cpu;	  /* its last writer + 1; 0: nobody yet */
+	unsigned int gen; /* the simulation that wrote it (fl__sim_gen): older is nobody */
 };
+
+/* sim.c: counts the simulations a process has run, so none sees another's state */
+extern unsigned int fl__sim_gen;
 
 void fl__cacheline_take(struct fl_cacheline *cl);
 static __always_inline void fl_cacheline_write(struct fl_cacheline *cl)

@@ -214,16 +214,40 @@ static void sim_lock_cost(const struct fl_lock_class *cls, struct fl_cacheline *
 	fl__cacheline_take(line);
 }
 
+/*
+ * sim: acquisitions happen in virtual-time order (each is a scheduling
+ * point, but for a per-CPU lock's), releases as they come: an unlock
+ * only notes when (free_at). A lock found free in host order but released
+ * later in virtual time was still held: the taker spins until then.
+ */
+static bool sim_lock_syncs(const struct fl_spinlock *l)
+{
+	return !l->cls || (l->cls->kind != FL_LOCK_LOCAL && !l->cls->percpu);
+}
+
+static void sim_wait_free_at(struct fl_spinlock *l, struct fl_lock_site *s)
+{
+	uint64_t now = fl_sim_now();
+
+	if (l->free_gen == fl__sim_gen && l->free_at > now) {
+		fl_sim_charge(l->free_at - now); /* spinning: busy */
+		fl__lock_contended(s, l->cls, (l->free_at - now) / 1000);
+	}
+}
+
 bool fl__sim_spin_lock(struct fl_spinlock *l, struct fl_lock_site *s)
 {
 	unsigned int expected = 0;
 
 	if (!fl_sim_in_task())
 		return false;
-	fl_sim_charge(0); /* everything before the lock happens first */
+	if (sim_lock_syncs(l))
+		fl_sim_charge(0); /* everything before the lock happens first */
 	if (!__atomic_compare_exchange_n(&l->val, &expected, 1, false, __ATOMIC_ACQUIRE,
 					 __ATOMIC_RELAXED))
-		fl__spin_lock_slow(l, s);
+		fl__spin_lock_slow(l, s); /* queued: handed over by the unlock */
+	else
+		sim_wait_free_at(l, s);
 	sim_lock_cost(l->cls, &l->line);
 	sim_hold_begin(l, s, l->cls);
 	return true;
@@ -235,9 +259,15 @@ bool fl__sim_spin_trylock(struct fl_spinlock *l, struct fl_lock_site *s, bool *g
 
 	if (!fl_sim_in_task())
 		return false;
-	fl_sim_charge(0);
+	if (sim_lock_syncs(l))
+		fl_sim_charge(0);
 	*got = __atomic_compare_exchange_n(&l->val, &expected, 1, false, __ATOMIC_ACQUIRE,
 					   __ATOMIC_RELAXED);
+	if (*got && l->free_gen == fl__sim_gen && l->free_at > fl_sim_now()) {
+		/* still held, in virtual time */
+		__atomic_store_n(&l->val, 0, __ATOMIC_RELEASE);
+		*got = false;
+	}
 	if (*got) {
 		sim_lock_cost(l->cls, &l->line);
 		sim_hold_begin(l, s, l->cls);
@@ -251,7 +281,8 @@ bool fl__sim_spin_unlock(struct fl_spinlock *l)
 {
 	if (!fl_sim_in_task())
 		return false;
-	fl_sim_charge(0); /* the critical section ends at this CPU's time */
+	l->free_at = fl_sim_now(); /* the critical section ends at this CPU's time */
+	l->free_gen = fl__sim_gen;
 	sim_hold_end(l);
 	__atomic_store_n(&l->val, 0, __ATOMIC_RELEASE);
 	if (__atomic_load_n(&l->waiters, __ATOMIC_RELAXED))
@@ -297,6 +328,8 @@ int fl_rwsem_init(struct fl_rwsem *sem, const struct fl_lock_class *cls)
 
 	sem->cls = cls;
 	sem->line.cpu = 0;
+	sem->line.gen = 0;
+	memset(&sem->sim, 0, sizeof(sem->sim));
 	pthread_rwlockattr_init(&attr);
 	/* writers must not starve behind a stream of faulting readers */
 	pthread_rwlockattr_setkind_np(&attr, PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP);
@@ -310,85 +343,123 @@ void fl_rwsem_destroy(struct fl_rwsem *sem)
 	pthread_rwlock_destroy(&sem->rw);
 }
 
-/* On sim, in a task: an rwsem operation is a scheduling point, with its costs. */
-static void sim_rwsem_op(struct fl_rwsem *sem)
+/*
+ * On sim the simulator's rwsem (sim.h) stands in for the pthread one:
+ * waiters sleep in arrival order, no reader passes a waiting writer, and
+ * the release hands over. On the host thread (no task runs meanwhile) the
+ * state just changes. Return: whether the wait was contended.
+ */
+static bool sim_rwsem_acquire(struct fl_rwsem *sem, bool write)
 {
-	if (fl__sim_active && fl_sim_in_task()) {
-		fl_sim_charge(0);
-		sim_lock_cost(sem->cls, &sem->line);
+	uint64_t before = sem->sim.st.contended;
+
+	if (!fl_sim_in_task()) {
+		VM_BUG_ON(sem->sim.writer || (write && sem->sim.readers));
+		if (write)
+			sem->sim.writer = (struct fl_sim_task *)sem; /* held, by no task */
+		else
+			sem->sim.readers++;
+		return false;
 	}
+	fl_sim_charge(0);
+	if (write)
+		fl_sim_down_write(&sem->sim);
+	else
+		fl_sim_down_read(&sem->sim);
+	sim_lock_cost(sem->cls, &sem->line);
+	return sem->sim.st.contended != before;
 }
 
-void fl_down_read_at(struct fl_rwsem *sem, struct fl_lock_site *s)
+static void sim_rwsem_release(struct fl_rwsem *sem, bool write)
+{
+	if (!fl_sim_in_task()) {
+		if (write)
+			sem->sim.writer = NULL;
+		else
+			sem->sim.readers--;
+		return;
+	}
+	fl_sim_charge(0); /* the hold ends at this CPU's time */
+	sim_hold_end(sem);
+	if (write)
+		fl_sim_up_write(&sem->sim);
+	else
+		fl_sim_up_read(&sem->sim);
+}
+
+static void rwsem_lock(struct fl_rwsem *sem, struct fl_lock_site *s, bool write)
 {
 	uint64_t t0;
 
 	fl__witness_acquire(sem->cls, sem);
-	sim_rwsem_op(sem);
-	if (pthread_rwlock_tryrdlock(&sem->rw) != 0) {
+	if (fl__sim_active) {
 		t0 = fl_clock_ns();
-		if (fl__sim_active && fl_sim_in_task())
-			while (pthread_rwlock_tryrdlock(&sem->rw) != 0)
-				fl__sim_spin_quantum();
+		if (sim_rwsem_acquire(sem, write))
+			fl__lock_contended(s, sem->cls, fl_clock_ns() - t0);
+		fl__lock_acquired(s, sem->cls);
+		if (fl_sim_in_task())
+			sim_hold_begin(sem, s, sem->cls);
+		return;
+	}
+	if ((write ? pthread_rwlock_trywrlock(&sem->rw) : pthread_rwlock_tryrdlock(&sem->rw)) !=
+	    0) {
+		t0 = fl_clock_ns();
+		if (write)
+			pthread_rwlock_wrlock(&sem->rw);
 		else
 			pthread_rwlock_rdlock(&sem->rw);
 		fl__lock_contended(s, sem->cls, fl_clock_ns() - t0);
 	}
 	fl__lock_acquired(s, sem->cls);
-	if (fl__sim_active && fl_sim_in_task())
-		sim_hold_begin(sem, s, sem->cls);
+}
+
+void fl_down_read_at(struct fl_rwsem *sem, struct fl_lock_site *s)
+{
+	rwsem_lock(sem, s, false);
 }
 
 void fl_down_write_at(struct fl_rwsem *sem, struct fl_lock_site *s)
 {
-	uint64_t t0;
-
-	fl__witness_acquire(sem->cls, sem);
-	sim_rwsem_op(sem);
-	if (pthread_rwlock_trywrlock(&sem->rw) != 0) {
-		t0 = fl_clock_ns();
-		if (fl__sim_active && fl_sim_in_task())
-			while (pthread_rwlock_trywrlock(&sem->rw) != 0)
-				fl__sim_spin_quantum();
-		else
-			pthread_rwlock_wrlock(&sem->rw);
-		fl__lock_contended(s, sem->cls, fl_clock_ns() - t0);
-	}
-	fl__lock_acquired(s, sem->cls);
-	if (fl__sim_active && fl_sim_in_task())
-		sim_hold_begin(sem, s, sem->cls);
+	rwsem_lock(sem, s, true);
 }
 
 bool fl_down_read_trylock_at(struct fl_rwsem *sem, struct fl_lock_site *s)
 {
-	sim_rwsem_op(sem);
-	if (pthread_rwlock_tryrdlock(&sem->rw) != 0)
+	if (fl__sim_active) {
+		if (fl_sim_in_task())
+			fl_sim_charge(0);
+		if (sem->sim.writer || sem->sim.q.head)
+			return false;
+		sem->sim.readers++;
+		sem->sim.st.acquired++;
+		if (fl_sim_in_task()) {
+			sim_lock_cost(sem->cls, &sem->line);
+			sim_hold_begin(sem, s, sem->cls);
+		}
+	} else if (pthread_rwlock_tryrdlock(&sem->rw) != 0) {
 		return false;
+	}
 	fl__witness_acquire(sem->cls, sem);
 	fl__lock_acquired(s, sem->cls);
-	if (fl__sim_active && fl_sim_in_task())
-		sim_hold_begin(sem, s, sem->cls);
 	return true;
 }
 
 void fl_up_read(struct fl_rwsem *sem)
 {
 	fl__witness_release(sem->cls, sem);
-	if (fl__sim_active && fl_sim_in_task()) {
-		fl_sim_charge(0);
-		sim_hold_end(sem);
-	}
-	pthread_rwlock_unlock(&sem->rw);
+	if (fl__sim_active)
+		sim_rwsem_release(sem, false);
+	else
+		pthread_rwlock_unlock(&sem->rw);
 }
 
 void fl_up_write(struct fl_rwsem *sem)
 {
 	fl__witness_release(sem->cls, sem);
-	if (fl__sim_active && fl_sim_in_task()) {
-		fl_sim_charge(0);
-		sim_hold_end(sem);
-	}
-	pthread_rwlock_unlock(&sem->rw);
+	if (fl__sim_active)
+		sim_rwsem_release(sem, true);
+	else
+		pthread_rwlock_unlock(&sem->rw);
 }
 
 static const char *kind_name(const struct fl_lock_site *s)

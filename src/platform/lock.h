@@ -33,6 +33,7 @@
 #include "cost.h"
 #include "bug.h"
 #include "platform.h"
+#include "sim.h"
 
 #define FL_LOCK_SITES_MAX 256
 
@@ -47,6 +48,11 @@ struct fl_lock_class {
 	const char *name;
 	int rank; /* debug witness: locks are taken in increasing rank */
 	enum fl_lock_kind kind;
+	/*
+	 * A per-CPU lock that another CPU takes only to drain it (pcp->lock):
+	 * on sim taking it is no scheduling point (a local_lock never is)
+	 */
+	bool percpu;
 };
 
 struct fl_lock_site {
@@ -70,6 +76,8 @@ struct fl_spinlock {
 	unsigned int waiters; /* atomic: threads parked (or about to park) on val */
 	const struct fl_lock_class *cls;
 	struct fl_cacheline line; /* sim: the lock word's last CPU */
+	uint64_t free_at;	  /* sim: when its last holder released it (ps) */
+	unsigned int free_gen;	  /* sim: the simulation free_at belongs to */
 };
 
 struct fl_mutex {
@@ -77,7 +85,8 @@ struct fl_mutex {
 };
 
 struct fl_rwsem {
-	pthread_rwlock_t rw;
+	pthread_rwlock_t rw;	 /* native */
+	struct fl_sim_rwsem sim; /* sim: readers, writer and sleeping waiters in order */
 	const struct fl_lock_class *cls;
 	struct fl_cacheline line; /* sim: the count's last CPU */
 };
@@ -151,6 +160,9 @@ static inline void fl_spin_lock_init(struct fl_spinlock *l, const struct fl_lock
 	l->waiters = 0;
 	l->cls = cls;
 	l->line.cpu = 0;
+	l->line.gen = 0;
+	l->free_at = 0;
+	l->free_gen = 0;
 }
 
 static __always_inline void fl_spin_lock_at(struct fl_spinlock *l, struct fl_lock_site *s)

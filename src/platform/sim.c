@@ -86,6 +86,7 @@ static struct {
  * simulator is entered from the task.
  */
 uint64_t fl__sim_debt;
+unsigned int fl__sim_gen;
 
 static void settle(void)
 {
@@ -148,6 +149,7 @@ int fl_sim_init(int nr_cpus, uint64_t seed, uint64_t handoff_ns)
 		S.cpus[i].heap_idx = -1;
 	S.rng = seed;
 	S.handoff = handoff_ns;
+	fl__sim_gen++;
 	return 0;
 }
 

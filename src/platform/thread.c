@@ -174,7 +174,14 @@ void fl_yield(void)
 void fl_cpu_wait(unsigned int *spins)
 {
 	if (fl__sim_active && fl_sim_in_task()) {
-		fl__sim_spin_quantum();
+		/*
+		 * Look again after 20 ns, doubling to 640 ns: a long wait costs
+		 * few scheduling points, and sees the change at most that late
+		 */
+		unsigned int shift = *spins < 5 ? *spins : 5;
+
+		++*spins;
+		fl_sim_charge((uint64_t)FL_SIM_SPIN_PS << shift);
 		return;
 	}
 	/* the holder may be preempted: spin a little, then let it run */

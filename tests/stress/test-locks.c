@@ -17,8 +17,12 @@
 #include "../src/platform/platform.h"
 #include "../src/platform/lock.h"
 
-static const struct fl_lock_class test_class = { "test->lock", 1, FL_LOCK_SPIN };
-static const struct fl_lock_class test_rw_class = { "test->sem", 1, FL_LOCK_RWSEM };
+static const struct fl_lock_class test_class = { .name = "test->lock",
+						 .rank = 1,
+						 .kind = FL_LOCK_SPIN };
+static const struct fl_lock_class test_rw_class = { .name = "test->sem",
+						    .rank = 1,
+						    .kind = FL_LOCK_RWSEM };
 static struct fl_spinlock lock;
 static struct fl_rwsem sem;
 static long shared_counter;

@@ -106,6 +106,8 @@ static bool test_threads_rule_and_seed(void)
 		ASSERT_TRUE(!strcmp(a.locks.v[i].name, b.locks.v[i].name));
 		ASSERT_EQ(a.locks.v[i].acquired, b.locks.v[i].acquired);
 		ASSERT_EQ(a.locks.v[i].contended, b.locks.v[i].contended);
+		if (a.locks.v[i].wait_total_ns != b.locks.v[i].wait_total_ns)
+			printf("# %s @ %s\n", a.locks.v[i].name, a.locks.v[i].site);
 		ASSERT_EQ(a.locks.v[i].wait_total_ns, b.locks.v[i].wait_total_ns);
 	}
 	ASSERT_EQ(a.seed, 11ull);
