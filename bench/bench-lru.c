@@ -98,6 +98,7 @@ static int run_once(const struct run_spec *spec, int n_loops, struct sample *s, 
 	int ret;
 
 	fl_config_init(&cfg, spec->procs ? "page-fault1" : "lru-microbench");
+	cfg.sim = false; /* real host threads: the model's own scaling */
 	snprintf(buf, sizeof(buf), "%d", spec->threads);
 	fl_config_set_param(&cfg, "threads", buf);
 	snprintf(buf, sizeof(buf), "%d", n_loops);

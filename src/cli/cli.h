@@ -26,6 +26,9 @@ struct cli_opts {
 	int nr_targets;
 	char split_walk[2][16]; /* --split-walk forward,reverse (the model's) */
 	int nr_split_walk;
+	int cpus[8]; /* --cpus 1,20,80,320: the model's CPUs (and threads, unless given) */
+	bool platform_given; /* --platform on the command line (sim is the default) */
+	int nr_cpus;
 	bool any_model_knob;	 /* a foliolab/ knob was given (the model's policies) */
 	bool check;		 /* compare: exit 1 when a model and a host counter differ */
 	struct fl_tolerance tol; /* the agreement gate's */
@@ -49,6 +52,8 @@ void report_noise_note(FILE *f, const struct fl_result *r, int nr);
 
 /* report_compare.c: returns how many counter rows DIFFER between model and host */
 int report_compare(FILE *f, const struct fl_result *r, int nr, const struct fl_tolerance *tol);
+/* compare --cpus LIST on sim: throughput, speedup and lock shares by CPU count */
+void report_scaling(FILE *f, const struct fl_result *r, int nr);
 
 /* help.c */
 void help_main(FILE *f);

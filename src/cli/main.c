@@ -138,6 +138,9 @@ static int cmd_run(int argc, char **argv)
 	if (compare) {
 		int differs = report_compare(stdout, res, n, &o.tol);
 
+		if (o.nr_cpus > 1)
+			report_scaling(stdout, res, n);
+
 		if (o.check && differs) {
 			fprintf(stderr,
 				"foliolab: %d counter%s of the host differ%s from the model's "

@@ -366,6 +366,7 @@ int cli_parse(int argc, char **argv, struct cli_opts *o, char *err, size_t len)
 				return -EINVAL;
 			}
 			o->base.sim = val[0] == 's';
+			o->platform_given = true;
 		} else if (!strcmp(optbuf, "--costs")) {
 			/* read now, so a bad file stops the command before any run */
 			if (fl_costs_check(val, err, len))
@@ -376,9 +377,29 @@ int cli_parse(int argc, char **argv, struct cli_opts *o, char *err, size_t len)
 				return -EINVAL;
 			o->base.seed = (uint64_t)num;
 		} else if (!strcmp(optbuf, "--cpus")) {
-			if (parse_int(optbuf, val, 1, 1024, &num, err, len))
+			char buf[128], *tok, *save = NULL;
+
+			if (empty_element(optbuf, val, err, len))
 				return -EINVAL;
-			o->base.cpus = (int)num;
+			snprintf(buf, sizeof(buf), "%s", val);
+			o->nr_cpus = 0;
+			for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+				if (parse_int(optbuf, tok, 1, 1024, &num, err, len))
+					return -EINVAL;
+				if (o->nr_cpus == 8) {
+					snprintf(err, len, "--cpus %s: at most 8 entries", val);
+					return -EINVAL;
+				}
+				o->cpus[o->nr_cpus++] = (int)num;
+			}
+			if (!compare && o->nr_cpus > 1) {
+				snprintf(err, len,
+					 "--cpus %s: several CPU counts are several configurations; "
+					 "use compare",
+					 val);
+				return -EINVAL;
+			}
+			o->base.cpus = o->cpus[0];
 		} else if (!strcmp(optbuf, "--target")) {
 			if (split_targets(val, o, compare, err, len))
 				return -EINVAL;
@@ -513,10 +534,16 @@ int cli_parse(int argc, char **argv, struct cli_opts *o, char *err, size_t len)
 		return -EINVAL;
 	}
 	if (compare && o->nr_lru_cache < 2 && o->nr_mthp < 2 && o->nr_targets < 2 &&
-	    o->nr_split_walk < 2) {
+	    o->nr_split_walk < 2 && o->nr_cpus < 2) {
 		snprintf(err, len,
 			 "compare needs a list to compare: --lru-cache=order0,pages31, --mthp "
-			 "4K,16K, --split-walk=forward,reverse or --target=model,host");
+			 "4K,16K, --split-walk=forward,reverse, --cpus 1,20 or --target=model,host");
+		return -EINVAL;
+	}
+	if (o->nr_cpus > 1 && o->nr_targets > 1) {
+		snprintf(err, len,
+			 "--cpus with a list sizes the model's machine; the host has its own CPUs "
+			 "(compare --cpus with --target=model)");
 		return -EINVAL;
 	}
 	for (i = 0; i < o->base.knobs.nr; i++)
@@ -533,7 +560,7 @@ int cli_parse(int argc, char **argv, struct cli_opts *o, char *err, size_t len)
 	}
 	if (o->nr_targets == 1 && !strcmp(o->targets[0], "host") &&
 	    (o->base.mem_bytes || o->base.nodes || o->base.cpus || o->base.locked_atomics ||
-	     o->base.pin_cpus || o->base.sim)) {
+	     o->base.pin_cpus || (o->platform_given && o->base.sim))) {
 		snprintf(err, len,
 			 "--mem, --nodes, --cpus, --locked-atomics, --pin-cpus and --platform sim "
 			 "set "
@@ -627,6 +654,17 @@ static void copy_host_cmdline(struct fl_config *c)
 	}
 }
 
+static bool has_param(const char *workload, const char *name)
+{
+	const struct fl_workload_info *wi = fl_workload_find(workload);
+	const struct fl_workload_param_info *p;
+
+	for (p = wi ? wi->params : NULL; p && p->name; p++)
+		if (!strcmp(p->name, name))
+			return true;
+	return false;
+}
+
 static void add_label(char *label, const char *part)
 {
 	size_t n = strlen(label);
@@ -645,8 +683,10 @@ int cli_configs(const struct cli_opts *o, struct fl_config *cfgs, char labels[][
 {
 	int nt = o->nr_targets ? o->nr_targets : 1;
 	int nm = o->nr_mthp ? o->nr_mthp : 1;
-	int i, j, k, t, n = 0;
+	int nc = o->nr_cpus > 1 ? o->nr_cpus : 1;
+	int i, j, k, t, n = 0, cp;
 
+	for (cp = 0; cp < nc; cp++)
 	for (i = 0; i < nm; i++) {
 		for (t = 0; t < nt; t++) {
 			const char *target = o->nr_targets ? o->targets[t] : o->base.target;
@@ -697,6 +737,18 @@ int cli_configs(const struct cli_opts *o, struct fl_config *cfgs, char labels[][
 				}
 				if (!host && o->nr_targets > 1)
 					copy_host_cmdline(c);
+				if (o->nr_cpus > 1) {
+					char v[16];
+
+					/* N CPUs run N threads, unless --threads says otherwise */
+					c->cpus = o->cpus[cp];
+					snprintf(v, sizeof(v), "%d", o->cpus[cp]);
+					if (!fl_config_param(&o->base, "threads") &&
+					    has_param(o->workload, "threads"))
+						fl_config_set_param(c, "threads", v);
+					snprintf(v, sizeof(v), "%dcpus", o->cpus[cp]);
+					add_label(labels[n], v);
+				}
 				if (o->nr_mthp)
 					add_label(labels[n], o->mthp[i]);
 				if (o->nr_targets > 1)

@@ -399,6 +399,74 @@ static void check_legend(FILE *f, const struct cmp *c, const struct fl_result *r
 				r[c->check[i].host].scope_note);
 }
 
+/* sim: the share of all virtual CPUs' time that was busy, in % */
+static double vcpu_busy_pct(const struct fl_result *r)
+{
+	double busy = 0, idle = 0;
+	int i;
+
+	for (i = 0; i < r->nr_vcpus; i++) {
+		busy += (double)r->vcpu_busy_ns[i];
+		idle += (double)r->vcpu_idle_ns[i];
+	}
+	return busy + idle > 0 ? 100 * busy / (busy + idle) : 0;
+}
+
+/* sim: the share of all CPU time spent waiting for lock class @name, in % */
+static double lock_wait_pct(const struct fl_result *r, const char *name)
+{
+	double wait = 0, cpu = r->wall_s * 1e9 * r->nr_vcpus;
+	int i;
+
+	for (i = 0; i < r->locks.nr; i++)
+		if (!strcmp(r->locks.v[i].name, name))
+			wait += (double)r->locks.v[i].wait_total_ns;
+	return cpu > 0 ? 100 * wait / cpu : 0;
+}
+
+/* The label without its CPU count: the configurations one scaling row compares. */
+static const char *other_settings(const char *label)
+{
+	const char *p = strstr(label, "cpus");
+
+	if (!p)
+		return label;
+	return p[4] == '/' ? p + 5 : p + 4;
+}
+
+void report_scaling(FILE *f, const struct fl_result *r, int nr)
+{
+	const char *unit = r[0].nr_metrics ? r[0].metrics[0].name : "work";
+	int i, j;
+
+	fprintf(f,
+		"\nscaling (virtual time; speedup and efficiency against the fewest CPUs with the "
+		"same other settings):\n");
+	fprintf(f, "  %-26s %5s %12s %14s %8s %10s %6s %10s %10s\n", "configuration", "CPUs",
+		"virtual s", unit, "speedup", "efficiency", "busy%", "lru wait%", "zone wait%");
+	for (j = 0; j < nr; j++) {
+		double tput = r[j].wall_s > 0 && r[j].nr_metrics ? r[j].metrics[0].value / r[j].wall_s
+								   : 0;
+		double base = 0;
+		int cpus0 = 0;
+
+		for (i = 0; i < nr; i++) {
+			if (strcmp(other_settings(r[i].label), other_settings(r[j].label)) ||
+			    (cpus0 && r[i].cpus >= cpus0))
+				continue;
+			cpus0 = r[i].cpus;
+			base = r[i].wall_s > 0 && r[i].nr_metrics
+				       ? r[i].metrics[0].value / r[i].wall_s
+				       : 0;
+		}
+		fprintf(f, "  %-26s %5d %12.6f %12.4g/s %7.2fx %9.0f%% %5.1f%% %9.2f%% %9.2f%%\n",
+			r[j].label, r[j].cpus, r[j].wall_s, tput, base > 0 ? tput / base : 0,
+			base > 0 && r[j].cpus ? 100 * tput / base * cpus0 / r[j].cpus : 0,
+			vcpu_busy_pct(&r[j]), lock_wait_pct(&r[j], "lruvec->lru_lock"),
+			lock_wait_pct(&r[j], "zone->lock"));
+	}
+}
+
 int report_compare(FILE *f, const struct fl_result *r, int nr, const struct fl_tolerance *tol)
 {
 	double v[CMP_MAX] = { 0 }, nz[CMP_MAX] = { 0 };
@@ -443,10 +511,19 @@ int report_compare(FILE *f, const struct fl_result *r, int nr, const struct fl_t
 	fputc('\n', f);
 	for (j = 0; j < nr; j++)
 		v[j] = r[j].wall_s;
-	cmp_row(f, &c, r, "time: wall s", v, NULL, false);
-	for (j = 0; j < nr; j++)
-		v[j] = r[j].user_s + r[j].sys_s;
-	cmp_row(f, &c, r, "time: cpu s", v, NULL, false);
+	cmp_row(f, &c, r, r[0].nr_vcpus ? "time: virtual s" : "time: wall s", v, NULL, false);
+	if (r[0].nr_vcpus) {
+		for (j = 0; j < nr; j++)
+			v[j] = r[j].host_wall_s;
+		cmp_row(f, &c, r, "time: host wall s", v, NULL, false);
+		for (j = 0; j < nr; j++)
+			v[j] = vcpu_busy_pct(&r[j]);
+		cmp_row(f, &c, r, "virtual CPUs: busy %", v, NULL, false);
+	} else {
+		for (j = 0; j < nr; j++)
+			v[j] = r[j].user_s + r[j].sys_s;
+		cmp_row(f, &c, r, "time: cpu s", v, NULL, false);
+	}
 	for (i = 0; i < r[0].nr_metrics; i++) {
 		for (j = 0; j < nr; j++) {
 			const struct fl_metric *m = fl_result_metric(&r[j], r[0].metrics[i].name);

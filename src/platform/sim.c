@@ -49,6 +49,11 @@ struct fl_sim_task {
 	unsigned char tls[FL_SIM_TLS_SIZE]; /* the platform's per-thread state of this task */
 };
 
+struct heap_ent {
+	uint64_t time, tie;
+	int cpu;
+};
+
 struct sim_cpu {
 	uint64_t now;
 	uint64_t busy;
@@ -72,7 +77,7 @@ static struct {
 	struct fl_sim_task *current;
 	struct fl_sim_task **tasks;
 	int nr_tasks;
-	int *heap; /* CPU ids */
+	struct heap_ent *heap;
 	int heap_n;
 	int nr_live;
 	uint64_t switches;
@@ -96,6 +101,9 @@ static void settle(void)
 	c->busy += fl__sim_debt;
 	fl__sim_debt = 0;
 }
+
+static size_t last_memory; /* fl_sim_memory(): the last run's, kept past fl_sim_exit() */
+static size_t memory_now(void);
 
 /* Save the callee-saved registers on this stack, store its pointer, load @to's. */
 void fl__sim_switch(void **save_sp, void *to_sp);
@@ -293,72 +301,89 @@ static bool cpu_next_time(const struct sim_cpu *c, uint64_t *when)
 }
 
 /* CPU @a runs before CPU @b: the earlier time, then the smaller tie key, then the lower id. */
-static bool before(int a, int b)
+/* The heap holds its keys, so a sift touches only the heap's own lines. */
+static bool ent_before(const struct heap_ent *x, const struct heap_ent *y)
 {
-	const struct sim_cpu *x = &S.cpus[a], *y = &S.cpus[b];
-
-	if (x->key_time != y->key_time)
-		return x->key_time < y->key_time;
-	if (x->key_tie != y->key_tie)
-		return x->key_tie < y->key_tie;
-	return a < b;
+	if (x->time != y->time)
+		return x->time < y->time;
+	if (x->tie != y->tie)
+		return x->tie < y->tie;
+	return x->cpu < y->cpu;
 }
 
-static void heap_set(int i, int cpu)
+static struct heap_ent cpu_ent(int cpu)
 {
-	S.heap[i] = cpu;
-	S.cpus[cpu].heap_idx = i;
+	const struct sim_cpu *c = &S.cpus[cpu];
+
+	return (struct heap_ent){ c->key_time, c->key_tie, cpu };
 }
 
-static void heap_sift_up(int i, int cpu)
+static void heap_set(int i, struct heap_ent e)
 {
-	while (i > 0 && before(cpu, S.heap[(i - 1) / 2])) {
+	S.heap[i] = e;
+	S.cpus[e.cpu].heap_idx = i;
+}
+
+static void heap_sift_up(int i, struct heap_ent e)
+{
+	while (i > 0 && ent_before(&e, &S.heap[(i - 1) / 2])) {
 		heap_set(i, S.heap[(i - 1) / 2]);
 		i = (i - 1) / 2;
 	}
-	heap_set(i, cpu);
+	heap_set(i, e);
 }
 
-static void heap_sift_down(int i, int cpu)
+static void heap_sift_down(int i, struct heap_ent e)
 {
 	for (;;) {
 		int child = 2 * i + 1;
 
 		if (child >= S.heap_n)
 			break;
-		if (child + 1 < S.heap_n && before(S.heap[child + 1], S.heap[child]))
+		if (child + 1 < S.heap_n && ent_before(&S.heap[child + 1], &S.heap[child]))
 			child++;
-		if (!before(S.heap[child], cpu))
+		if (!ent_before(&S.heap[child], &e))
 			break;
 		heap_set(i, S.heap[child]);
 		i = child;
 	}
-	heap_set(i, cpu);
+	heap_set(i, e);
 }
 
 static void heap_push(int cpu)
 {
-	heap_sift_up(S.heap_n++, cpu);
+	heap_sift_up(S.heap_n++, cpu_ent(cpu));
 }
 
 /* Take @cpu out of the heap, wherever it is. */
 static void heap_remove(int cpu)
 {
-	int i = S.cpus[cpu].heap_idx, last;
+	int i = S.cpus[cpu].heap_idx;
+	struct heap_ent last;
 
 	S.cpus[cpu].heap_idx = -1;
 	last = S.heap[--S.heap_n];
 	if (i == S.heap_n)
 		return;
 	heap_sift_up(i, last);
-	heap_sift_down(S.cpus[last].heap_idx, last);
+	heap_sift_down(S.cpus[last.cpu].heap_idx, last);
 }
 
 static int heap_pop(void)
 {
-	int top = S.heap[0];
+	int top = S.heap[0].cpu;
 
 	heap_remove(top);
+	return top;
+}
+
+/* @cpu, keyed, goes into the heap and its top comes out: one sift. */
+static int heap_replace_top(int cpu)
+{
+	int top = S.heap[0].cpu;
+
+	S.cpus[top].heap_idx = -1;
+	heap_sift_down(0, cpu_ent(cpu));
 	return top;
 }
 
@@ -418,18 +443,28 @@ int fl_sim_run(void)
 	}
 	for (cpu = 0; cpu < S.nr_cpus; cpu++)
 		cpu_enqueue(cpu);
-	while (S.nr_live > 0 && S.heap_n) {
-		cpu = heap_pop();
+	cpu = -1;
+	while (S.nr_live > 0) {
+		if (cpu < 0) {
+			if (!S.heap_n)
+				break;
+			cpu = heap_pop();
+		}
 		switch_to_task(cpu_take_task(&S.cpus[cpu]));
 		/* back from a scheduling point, a sleep, a spin or the task's end */
-		if (!S.resume_keyed)
+		if (!S.resume_keyed) {
 			cpu_enqueue(cpu);
-		else if (cpu_next_time(&S.cpus[cpu], &S.cpus[cpu].key_time))
-			heap_push(
-				cpu); /* keyed by sched_point(), which let the heap's top go first */
-		S.resume_keyed = false;
+			cpu = -1;
+		} else {
+			/* keyed by sched_point(), which found the heap's top first */
+			S.resume_keyed = false;
+			cpu = cpu_next_time(&S.cpus[cpu], &S.cpus[cpu].key_time)
+				      ? heap_replace_top(cpu)
+				      : -1;
+		}
 	}
 	S.running = false;
+	last_memory = memory_now();
 	return S.nr_live ? -EDEADLK : 0;
 }
 
@@ -448,8 +483,12 @@ static void sched_point(void)
 		return;
 	c->key_time = c->now;
 	c->key_tie = next_rand();
-	if (!before(S.heap[0], t->cpu))
-		return;
+	{
+		struct heap_ent me = cpu_ent(t->cpu);
+
+		if (!ent_before(&S.heap[0], &me))
+			return;
+	}
 	S.resume_keyed = true;
 	switch_to_scheduler(t);
 }
@@ -794,4 +833,25 @@ uint64_t fl_sim_cpu_idle(int cpu)
 uint64_t fl_sim_switches(void)
 {
 	return S.switches;
+}
+
+/* What the simulator holds in host memory now: its structures and the touched stacks. */
+static size_t memory_now(void)
+{
+	size_t bytes = sizeof(S) + (size_t)S.nr_cpus * (sizeof(*S.cpus) + sizeof(*S.heap)) +
+		       (size_t)S.nr_tasks * (sizeof(struct fl_sim_task) + sizeof(*S.tasks));
+	unsigned char vec[SIM_STACK / 4096];
+	int i;
+	size_t p;
+
+	for (i = 0; i < S.nr_tasks; i++)
+		if (!mincore(S.tasks[i]->stack, SIM_STACK, vec))
+			for (p = 0; p < sizeof(vec); p++)
+				bytes += (vec[p] & 1) * 4096;
+	return bytes;
+}
+
+size_t fl_sim_memory(void)
+{
+	return S.cpus ? memory_now() : last_memory;
 }

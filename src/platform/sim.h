@@ -30,6 +30,7 @@
 #define FL_PLATFORM_SIM_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 struct fl_sim_task;
@@ -126,5 +127,7 @@ uint64_t fl_sim_end_time(void);	   /* the largest CPU clock */
 uint64_t fl_sim_cpu_busy(int cpu); /* charged or spinning */
 uint64_t fl_sim_cpu_idle(int cpu); /* no task could run */
 uint64_t fl_sim_switches(void);	   /* coroutine switches made */
+/* host memory the simulator holds (structures, touched task stacks); after exit: the last run's */
+size_t fl_sim_memory(void);
 
 #endif /* FL_PLATFORM_SIM_H */

@@ -138,6 +138,7 @@ FL_API void fl_config_init(struct fl_config *cfg, const char *workload)
 	memset(cfg, 0, sizeof(*cfg));
 	snprintf(cfg->workload, sizeof(cfg->workload), "%s", workload ? workload : "");
 	snprintf(cfg->target, sizeof(cfg->target), "model");
+	cfg->sim = true; /* the model's CPUs are virtual unless asked for host threads */
 }
 
 FL_API int fl_knobs_set(struct fl_knobs *k, const char *name, const char *value)

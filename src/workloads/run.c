@@ -248,11 +248,16 @@ static int make_plan(const struct fl_config *cfg, struct plan *pl, char *err, si
 			 "host's own memory and CPUs");
 		return -EINVAL;
 	}
-	if (pl->ops == &fl__host_target_ops && (cfg->locked_atomics || cfg->pin_cpus || cfg->sim)) {
+	if (pl->ops == &fl__host_target_ops && (cfg->locked_atomics || cfg->pin_cpus)) {
 		snprintf(err, len,
-			 "--locked-atomics, --pin-cpus and --platform sim set up the model's CPUs; "
-			 "the "
-			 "host target runs on the host's");
+			 "--locked-atomics and --pin-cpus set up the model's CPUs; the host target "
+			 "runs on the host's");
+		return -EINVAL;
+	}
+	if (pl->ops != &fl__host_target_ops && cfg->sim && (cfg->locked_atomics || cfg->pin_cpus)) {
+		snprintf(err, len,
+			 "--locked-atomics and --pin-cpus are for --platform native (host threads "
+			 "as the model's CPUs); sim's CPUs are virtual");
 		return -EINVAL;
 	}
 	if (pl->ops != &fl__host_target_ops && (cfg->no_knobs || cfg->locks)) {
@@ -265,7 +270,7 @@ static int make_plan(const struct fl_config *cfg, struct plan *pl, char *err, si
 	pl->tcfg.no_knobs = cfg->no_knobs;
 	pl->tcfg.locked_atomics = cfg->locked_atomics;
 	pl->tcfg.pin_cpus = cfg->pin_cpus;
-	pl->tcfg.sim = cfg->sim;
+	pl->tcfg.sim = cfg->sim && pl->ops != &fl__host_target_ops; /* the host has real CPUs */
 	pl->tcfg.seed = cfg->seed;
 	pl->tcfg.costs = cfg->costs;
 	pl->tcfg.files = pl->wl->files;

@@ -35,7 +35,7 @@ bad() {
 	fi
 }
 
-bad "no command" "no command; accepted: list, run, compare, host, help"
+bad "no command" "no command; accepted: list, run, compare, host, calibrate, help"
 bad "unknown command" "accepted: list, run, compare" frob
 bad "run without workload" "accepted: lru-microbench, page-fault1" run
 bad "unknown workload" "unknown workload 'nope'; accepted: lru-microbench" run nope

@@ -26,6 +26,7 @@ static bool run_workload(const char *wl, const char *threads, const char *size_k
 	char err[256], k[96];
 
 	fl_config_init(&cfg, wl);
+	cfg.sim = false; /* host threads: real concurrency */
 	fl_config_set_param(&cfg, "threads", threads);
 	if (extra_name)
 		fl_config_set_param(&cfg, extra_name, extra);
@@ -289,6 +290,7 @@ static bool test_processes_flush_alone(void)
 	char err[256];
 
 	fl_config_init(&cfg, "page-fault1");
+	cfg.sim = false;
 	fl_config_set_param(&cfg, "mode", "processes");
 	fl_config_set_param(&cfg, "threads", "3");
 	fl_config_set_param(&cfg, "iterations", "20");

@@ -22,6 +22,7 @@ static bool run(const char *policy, const char *mthp16, struct fl_lock_stat_row 
 	char err[256];
 
 	fl_config_init(&cfg, "lru-microbench");
+	cfg.sim = false; /* host threads: real concurrency */
 	fl_config_set_param(&cfg, "threads", "2");
 	fl_config_set_param(&cfg, "loops", "300");
 	fl_config_set_knob(&cfg, "foliolab/lru_cache", policy);

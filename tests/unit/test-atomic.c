@@ -118,6 +118,7 @@ static bool run_microbench(struct fl_result *res, bool smp)
 	char err[256];
 
 	fl_config_init(&cfg, "lru-microbench");
+	cfg.sim = false; /* host threads: real concurrency */
 	cfg.locked_atomics = smp;
 	fl_config_set_param(&cfg, "threads", "1");
 	fl_config_set_param(&cfg, "loops", "3");
