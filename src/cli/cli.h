@@ -26,7 +26,7 @@ struct cli_opts {
 	int nr_targets;
 	char split_walk[2][16]; /* --split-walk forward,reverse (the model's) */
 	int nr_split_walk;
-	int cpus[8]; /* --cpus 1,20,80,320: the model's CPUs (and threads, unless given) */
+	int cpus[8];	     /* --cpus 1,20,80,320: the model's CPUs (and threads, unless given) */
 	bool platform_given; /* --platform on the command line (sim is the default) */
 	int nr_cpus;
 	bool any_model_knob;	 /* a foliolab/ knob was given (the model's policies) */

@@ -383,7 +383,8 @@ int cli_parse(int argc, char **argv, struct cli_opts *o, char *err, size_t len)
 				return -EINVAL;
 			snprintf(buf, sizeof(buf), "%s", val);
 			o->nr_cpus = 0;
-			for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+			for (tok = strtok_r(buf, ",", &save); tok;
+			     tok = strtok_r(NULL, ",", &save)) {
 				if (parse_int(optbuf, tok, 1, 1024, &num, err, len))
 					return -EINVAL;
 				if (o->nr_cpus == 8) {
@@ -393,10 +394,11 @@ int cli_parse(int argc, char **argv, struct cli_opts *o, char *err, size_t len)
 				o->cpus[o->nr_cpus++] = (int)num;
 			}
 			if (!compare && o->nr_cpus > 1) {
-				snprintf(err, len,
-					 "--cpus %s: several CPU counts are several configurations; "
-					 "use compare",
-					 val);
+				snprintf(
+					err, len,
+					"--cpus %s: several CPU counts are several configurations; "
+					"use compare",
+					val);
 				return -EINVAL;
 			}
 			o->base.cpus = o->cpus[0];
@@ -535,9 +537,10 @@ int cli_parse(int argc, char **argv, struct cli_opts *o, char *err, size_t len)
 	}
 	if (compare && o->nr_lru_cache < 2 && o->nr_mthp < 2 && o->nr_targets < 2 &&
 	    o->nr_split_walk < 2 && o->nr_cpus < 2) {
-		snprintf(err, len,
-			 "compare needs a list to compare: --lru-cache=order0,pages31, --mthp "
-			 "4K,16K, --split-walk=forward,reverse, --cpus 1,20 or --target=model,host");
+		snprintf(
+			err, len,
+			"compare needs a list to compare: --lru-cache=order0,pages31, --mthp "
+			"4K,16K, --split-walk=forward,reverse, --cpus 1,20 or --target=model,host");
 		return -EINVAL;
 	}
 	if (o->nr_cpus > 1 && o->nr_targets > 1) {
@@ -687,84 +690,86 @@ int cli_configs(const struct cli_opts *o, struct fl_config *cfgs, char labels[][
 	int i, j, k, t, n = 0, cp;
 
 	for (cp = 0; cp < nc; cp++)
-	for (i = 0; i < nm; i++) {
-		for (t = 0; t < nt; t++) {
-			const char *target = o->nr_targets ? o->targets[t] : o->base.target;
-			bool host = !strcmp(target, "host");
-			int nl = !host && o->nr_lru_cache ? o->nr_lru_cache : 1;
-			int nw = !host && o->nr_split_walk ? o->nr_split_walk : 1;
+		for (i = 0; i < nm; i++) {
+			for (t = 0; t < nt; t++) {
+				const char *target = o->nr_targets ? o->targets[t] : o->base.target;
+				bool host = !strcmp(target, "host");
+				int nl = !host && o->nr_lru_cache ? o->nr_lru_cache : 1;
+				int nw = !host && o->nr_split_walk ? o->nr_split_walk : 1;
 
-			for (j = 0; j < nl * nw; j++) {
-				struct fl_config *c = &cfgs[n];
-				int w = j % nw;
+				for (j = 0; j < nl * nw; j++) {
+					struct fl_config *c = &cfgs[n];
+					int w = j % nw;
 
-				if (n == max) {
-					snprintf(err, len, "too many configurations; at most %d",
-						 max);
-					return -EINVAL;
-				}
-				*c = o->base;
-				snprintf(c->target, sizeof(c->target), "%s", target);
-				c->knobs.nr = 0;
-				labels[n][0] = '\0';
-				if (!host) {
-					c->locks = false;
-					c->no_knobs = false;
-					if (o->base.no_knobs)
-						copy_host_thp(c);
-				} else {
-					c->mem_bytes = 0;
-					c->nodes = 0;
-					c->cpus = 0;
-					c->locked_atomics = false;
-					c->pin_cpus = false;
-					c->sim = false;
-				}
-				if (!host && o->nr_lru_cache)
-					fl_config_set_knob(c, "foliolab/lru_cache",
-							   o->lru_cache[j / nw]);
-				if (!host && o->nr_split_walk)
-					fl_config_set_knob(c, "foliolab/split_walk",
-							   o->split_walk[w]);
-				if (o->nr_mthp && cli_apply_mthp(c, o->mthp[i], false, err, len))
-					return -EINVAL;
-				for (k = 0; k < o->base.knobs.nr; k++) {
-					if (host &&
-					    !strncmp(o->base.knobs.v[k].name, "foliolab/", 9))
-						continue;
-					fl_config_set_knob(c, o->base.knobs.v[k].name,
-							   o->base.knobs.v[k].value);
-				}
-				if (!host && o->nr_targets > 1)
-					copy_host_cmdline(c);
-				if (o->nr_cpus > 1) {
-					char v[16];
+					if (n == max) {
+						snprintf(err, len,
+							 "too many configurations; at most %d",
+							 max);
+						return -EINVAL;
+					}
+					*c = o->base;
+					snprintf(c->target, sizeof(c->target), "%s", target);
+					c->knobs.nr = 0;
+					labels[n][0] = '\0';
+					if (!host) {
+						c->locks = false;
+						c->no_knobs = false;
+						if (o->base.no_knobs)
+							copy_host_thp(c);
+					} else {
+						c->mem_bytes = 0;
+						c->nodes = 0;
+						c->cpus = 0;
+						c->locked_atomics = false;
+						c->pin_cpus = false;
+						c->sim = false;
+					}
+					if (!host && o->nr_lru_cache)
+						fl_config_set_knob(c, "foliolab/lru_cache",
+								   o->lru_cache[j / nw]);
+					if (!host && o->nr_split_walk)
+						fl_config_set_knob(c, "foliolab/split_walk",
+								   o->split_walk[w]);
+					if (o->nr_mthp &&
+					    cli_apply_mthp(c, o->mthp[i], false, err, len))
+						return -EINVAL;
+					for (k = 0; k < o->base.knobs.nr; k++) {
+						if (host && !strncmp(o->base.knobs.v[k].name,
+								     "foliolab/", 9))
+							continue;
+						fl_config_set_knob(c, o->base.knobs.v[k].name,
+								   o->base.knobs.v[k].value);
+					}
+					if (!host && o->nr_targets > 1)
+						copy_host_cmdline(c);
+					if (o->nr_cpus > 1) {
+						char v[16];
 
-					/* N CPUs run N threads, unless --threads says otherwise */
-					c->cpus = o->cpus[cp];
-					snprintf(v, sizeof(v), "%d", o->cpus[cp]);
-					if (!fl_config_param(&o->base, "threads") &&
-					    has_param(o->workload, "threads"))
-						fl_config_set_param(c, "threads", v);
-					snprintf(v, sizeof(v), "%dcpus", o->cpus[cp]);
-					add_label(labels[n], v);
+						/* N CPUs run N threads, unless --threads says otherwise */
+						c->cpus = o->cpus[cp];
+						snprintf(v, sizeof(v), "%d", o->cpus[cp]);
+						if (!fl_config_param(&o->base, "threads") &&
+						    has_param(o->workload, "threads"))
+							fl_config_set_param(c, "threads", v);
+						snprintf(v, sizeof(v), "%dcpus", o->cpus[cp]);
+						add_label(labels[n], v);
+					}
+					if (o->nr_mthp)
+						add_label(labels[n], o->mthp[i]);
+					if (o->nr_targets > 1)
+						add_label(labels[n], target);
+					if (!host && o->nr_lru_cache > 1)
+						add_label(labels[n], o->lru_cache[j / nw]);
+					if (!host && o->nr_split_walk > 1)
+						add_label(labels[n], o->split_walk[w]);
+					if (!labels[n][0])
+						add_label(labels[n], o->nr_lru_cache && !host
+									     ? o->lru_cache[j / nw]
+									     : target);
+					c->label = labels[n];
+					n++;
 				}
-				if (o->nr_mthp)
-					add_label(labels[n], o->mthp[i]);
-				if (o->nr_targets > 1)
-					add_label(labels[n], target);
-				if (!host && o->nr_lru_cache > 1)
-					add_label(labels[n], o->lru_cache[j / nw]);
-				if (!host && o->nr_split_walk > 1)
-					add_label(labels[n], o->split_walk[w]);
-				if (!labels[n][0])
-					add_label(labels[n], o->nr_lru_cache && !host
-								     ? o->lru_cache[j / nw]
-								     : target);
-				c->label = labels[n];
-				n++;
 			}
 		}
-	}
 	return n;
 }

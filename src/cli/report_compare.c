@@ -445,8 +445,9 @@ void report_scaling(FILE *f, const struct fl_result *r, int nr)
 	fprintf(f, "  %-26s %5s %12s %14s %8s %10s %6s %10s %10s\n", "configuration", "CPUs",
 		"virtual s", unit, "speedup", "efficiency", "busy%", "lru wait%", "zone wait%");
 	for (j = 0; j < nr; j++) {
-		double tput = r[j].wall_s > 0 && r[j].nr_metrics ? r[j].metrics[0].value / r[j].wall_s
-								   : 0;
+		double tput = r[j].wall_s > 0 && r[j].nr_metrics
+				      ? r[j].metrics[0].value / r[j].wall_s
+				      : 0;
 		double base = 0;
 		int cpus0 = 0;
 

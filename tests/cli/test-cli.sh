@@ -330,5 +330,76 @@ bad "anon-split --in-folio-offset out of range" "accepted a whole number -1..511
 	run anon-split --in-folio-offset 600
 bad "--deferred-split-drain with a bad value" "accepted per-folio, per-batch" \
 	run deferred-split --mthp 64K=always --deferred-split-drain sometimes
+
+# ---- virtual CPUs (sim, the default platform) and the cost file ----
+COSTS=$(dirname "$0")/../../costs/default.costs
+printf 'cost.fault 1\n' >"$T/short.costs"
+bad "--costs with a cost missing" "is missing" run lru-microbench --costs "$T/short.costs"
+bad "--costs with no such file" "No such file" run lru-microbench --costs "$T/none.costs"
+printf 'speed 9\n' >"$T/bad.costs"
+bad "--costs with a bad line" "line 1:" run lru-microbench --costs "$T/bad.costs"
+bad "--costs on the native platform" "for --platform sim" \
+	run lru-microbench --platform native --costs "$COSTS"
+bad "--locked-atomics on sim" "for --platform native" run lru-microbench --locked-atomics \
+	--threads 1 --loops 1
+bad "--cpus with a list in run" "use compare" run lru-microbench --cpus 1,2
+bad "--cpus with a bad element" "--cpus" compare lru-microbench --cpus 1,0
+bad "--cpus with an empty element" "empty element" compare lru-microbench --cpus 1,,2
+bad "compare --cpus list with the host" "sizes the model's machine" \
+	compare lru-microbench --cpus 1,2 --target=model,host
+bad "calibrate with a bad argument" "accepted --out FILE" calibrate --fast
+# the sim's report: virtual time, the host's beside it, the CPUs' busy share,
+# the lock table's hold and share columns
+if "$FL" run lru-microbench --threads 2 --loops 3 --size 1M >"$T/sim.txt" 2>&1 &&
+	grep -q "platform: sim, 2 virtual CPUs in virtual time, seed 0; costs built in" "$T/sim.txt" &&
+	grep -q "time: virtual .* (the host's: wall" "$T/sim.txt" &&
+	grep -q "virtual CPUs: busy" "$T/sim.txt" &&
+	grep -q "total hold   wait%   hold%" "$T/sim.txt"; then
+	ok "sim is the default, and its report is in virtual time"
+else
+	nok "sim is the default, and its report is in virtual time"; sed 's/^/# /' "$T/sim.txt"
+fi
+# the same seed, the same virtual time; a cost file of our own is used
+"$FL" run lru-microbench --threads 4 --loops 3 --size 1M --seed 5 --json "$T/a.json" >/dev/null 2>&1
+"$FL" run lru-microbench --threads 4 --loops 3 --size 1M --seed 5 --json "$T/b.json" >/dev/null 2>&1
+if command -v python3 >/dev/null 2>&1; then
+	if python3 - "$T/a.json" "$T/b.json" <<'PY'
+import json, sys
+a, b = (json.load(open(f))["results"][0] for f in sys.argv[1:3])
+assert a["options"]["platform"] == "sim" and a["time"]["wall_s"] > 0
+assert a["time"]["wall_s"] == b["time"]["wall_s"], (a["time"], b["time"])
+assert a["vcpus"]["busy_ns"] == b["vcpus"]["busy_ns"] and len(a["vcpus"]["busy_ns"]) == 4
+assert [l["total_wait_ns"] for l in a["locks"]] == [l["total_wait_ns"] for l in b["locks"]]
+PY
+	then ok "one seed, one record: virtual time, busy time and waits"
+	else nok "one seed, one record: virtual time, busy time and waits"; fi
+	# every cost doubled: a 1-thread run takes twice the virtual time (no waits to change)
+	awk '/^cost\./ { printf "%s %.3f\n", $1, 2 * $2; next } { print }' "$COSTS" >"$T/double.costs"
+	"$FL" run lru-microbench --threads 1 --loops 3 --size 1M --json "$T/c1.json" >/dev/null 2>&1
+	"$FL" run lru-microbench --threads 1 --loops 3 --size 1M --costs "$T/double.costs" \
+		--json "$T/c2.json" >/dev/null 2>&1
+	if [ -s "$T/double.costs" ] && python3 - "$T/c1.json" "$T/c2.json" <<'PY'
+import json, sys
+a, b = (json.load(open(f))["results"][0] for f in sys.argv[1:3])
+ratio = b["time"]["wall_s"] / a["time"]["wall_s"]
+assert abs(ratio - 2) < 1e-3, ratio
+assert "double.costs" in b["options"]["costs"], b["options"]["costs"]
+PY
+	then ok "--costs: every cost doubled doubles a 1-thread run's virtual time"
+	else nok "--costs: every cost doubled doubles a 1-thread run's virtual time"; fi
+else
+	skip "one seed, one record: virtual time, busy time and waits" "python3 is not installed"
+	skip "--costs: every cost doubled doubles a 1-thread run's virtual time" "python3 is not installed"
+fi
+# compare --cpus: a configuration per CPU count, and the scaling table
+if "$FL" compare lru-microbench --cpus 1,4 --loops 2 --size 1M >"$T/scale.txt" 2>&1 &&
+	grep -q "^scaling (virtual time" "$T/scale.txt" &&
+	grep -Eq "^  1cpus +1 " "$T/scale.txt" && grep -Eq "^  4cpus +4 " "$T/scale.txt" &&
+	grep -q "result: writes .* 4.00x" "$T/scale.txt"; then
+	ok "compare --cpus 1,4: 4 threads on 4 CPUs do 4x the writes; the scaling table"
+else
+	nok "compare --cpus 1,4: 4 threads on 4 CPUs do 4x the writes; the scaling table"
+	sed 's/^/# /' "$T/scale.txt"
+fi
 echo "1..$n"
 exit $fail

@@ -1,0 +1,138 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * test-cost.c - the cost file (src/platform/cost.c): every cost given
+ * once in ns, read to picoseconds; a missing, unknown, repeated or bad
+ * value refused with the line and the reason; provenance kept; what
+ * fl_costs_write() writes reads back the same; the built-in default is a
+ * calibration (it has provenance and loads).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include "harness.h"
+#include <foliolab/foliolab.h>
+#include "../src/platform/cost.h"
+
+/* A complete file: cost i is i + 0.25 ns, so each differs and the fraction survives. */
+static void full_text(char *buf, size_t len, int skip, const char *extra)
+{
+	size_t n = (size_t)snprintf(buf, len,
+				    "# a comment\nprovenance.kernel 6.18.44\n"
+				    "provenance.cpu Some CPU 3000\n");
+	int i;
+
+	for (i = 0; i < FL_NR_COSTS; i++)
+		if (i != skip)
+			n += (size_t)snprintf(buf + n, len - n, "cost.%s %d.25\n",
+					      fl__cost_info[i].name, i);
+	snprintf(buf + n, len - n, "%s", extra ? extra : "");
+}
+
+static bool test_parse_full(void)
+{
+	char text[4096], err[200];
+	uint64_t ps[FL_NR_COSTS];
+	struct fl_cost_prov prov;
+	int i;
+
+	full_text(text, sizeof(text), -1, "  \n\t# indented comment\n");
+	ASSERT_EQ(fl_costs_parse(text, ps, &prov, err, sizeof(err)), 0);
+	for (i = 0; i < FL_NR_COSTS; i++)
+		ASSERT_EQ(ps[i], (uint64_t)i * 1000 + 250);
+	ASSERT_TRUE(!strcmp(prov.kernel, "6.18.44"));
+	ASSERT_TRUE(!strcmp(prov.cpu, "Some CPU 3000")); /* the value runs to the line's end */
+	return true;
+}
+
+static bool refused(const char *text, const char *why)
+{
+	char err[200];
+	uint64_t ps[FL_NR_COSTS];
+	struct fl_cost_prov prov;
+
+	ASSERT_EQ(fl_costs_parse(text, ps, &prov, err, sizeof(err)), -EINVAL);
+	if (!strstr(err, why))
+		printf("# '%s' lacks '%s'\n", err, why);
+	ASSERT_TRUE(strstr(err, why) != NULL);
+	return true;
+}
+
+static bool test_bad_files(void)
+{
+	char text[4096];
+
+	full_text(text, sizeof(text), FL_COST_IPI, NULL);
+	ASSERT_TRUE(refused(text, "cost.ipi is missing"));
+	full_text(text, sizeof(text), -1, "cost.fault 2\n");
+	ASSERT_TRUE(refused(text, "cost.fault given twice"));
+	full_text(text, sizeof(text), -1, "cost.warp 2\n");
+	ASSERT_TRUE(refused(text, "unknown cost cost.warp"));
+	full_text(text, sizeof(text), FL_COST_LOCK, "cost.lock -1\n");
+	ASSERT_TRUE(refused(text, "cost.lock \"-1\": give nanoseconds"));
+	full_text(text, sizeof(text), FL_COST_LOCK, "cost.lock fast\n");
+	ASSERT_TRUE(refused(text, "give nanoseconds"));
+	full_text(text, sizeof(text), FL_COST_LOCK, "cost.lock 2e9\n");
+	ASSERT_TRUE(refused(text, "from 0 to 1e9"));
+	full_text(text, sizeof(text), FL_COST_LOCK, "cost.lock\n");
+	ASSERT_TRUE(refused(text, "give nanoseconds"));
+	full_text(text, sizeof(text), -1, "speed 3\n");
+	ASSERT_TRUE(refused(text, "accepted cost.NAME, provenance.KEY or # comments"));
+	/* the line number of the fault: the header's 3 lines, 19 costs, then it */
+	full_text(text, sizeof(text), -1, "speed 3\n");
+	ASSERT_TRUE(refused(text, "line 23:"));
+	return true;
+}
+
+static bool test_write_reads_back(void)
+{
+	char path[] = "/tmp/test-cost-XXXXXX", err[200];
+	uint64_t ps[FL_NR_COSTS], back[FL_NR_COSTS];
+	struct fl_cost_prov prov = { .kernel = "k", .cpu = "c", .date = "d", .command = "x y" },
+			    got;
+	FILE *f;
+	char text[8192];
+	size_t n;
+	int fd = mkstemp(path), i;
+
+	ASSERT_TRUE(fd >= 0);
+	close(fd);
+	for (i = 0; i < FL_NR_COSTS; i++)
+		ps[i] = (uint64_t)i * 12345 + 7; /* ps that ns with 3 decimals keep */
+	ASSERT_EQ(fl_costs_write(path, ps, &prov, "# made by the test\n"), 0);
+	f = fopen(path, "r");
+	ASSERT_TRUE(f != NULL);
+	n = fread(text, 1, sizeof(text) - 1, f);
+	fclose(f);
+	text[n] = '\0';
+	ASSERT_EQ(fl_costs_parse(text, back, &got, err, sizeof(err)), 0);
+	for (i = 0; i < FL_NR_COSTS; i++)
+		ASSERT_EQ(back[i], ps[i]);
+	ASSERT_TRUE(!strcmp(got.command, "x y"));
+	/* the public check takes it, and leaves the costs in force alone */
+	memset(fl__cost_ps, 0, sizeof(fl__cost_ps));
+	ASSERT_EQ(fl_costs_check(path, err, sizeof(err)), 0);
+	ASSERT_EQ(fl__cost_ps[FL_COST_FAULT], 0ull);
+	ASSERT_EQ(fl_costs_load(path, err, sizeof(err)), 0);
+	ASSERT_EQ(fl__cost_ps[FL_COST_SPLIT_PAGE], ps[FL_COST_SPLIT_PAGE]);
+	unlink(path);
+	ASSERT_EQ(fl_costs_check(path, err, sizeof(err)), -ENOENT);
+	ASSERT_TRUE(strstr(err, "No such file") != NULL);
+	return true;
+}
+
+/* The tree's costs/default.costs, compiled in, is a calibration: it loads and says where from. */
+static bool test_builtin_is_a_calibration(void)
+{
+	char err[200];
+
+	ASSERT_EQ(fl_costs_load(NULL, err, sizeof(err)), 0);
+	ASSERT_TRUE(!strcmp(fl__cost_prov.source, "built in"));
+	ASSERT_TRUE(fl__cost_prov.kernel[0] && strcmp(fl__cost_prov.kernel, "none"));
+	ASSERT_TRUE(strstr(fl__cost_prov.command, "foliolab calibrate") != NULL);
+	ASSERT_TRUE(fl__cost_ps[FL_COST_FAULT] > 0);
+	return true;
+}
+
+TEST_MAIN(TEST(test_parse_full), TEST(test_bad_files), TEST(test_write_reads_back),
+	  TEST(test_builtin_is_a_calibration))
