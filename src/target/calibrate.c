@@ -749,7 +749,7 @@ FL_API int fl_calibrate(const char *out, const char *command, FILE *log, int *ch
 	k.log = log;
 	*check_failed = 0;
 	uname(&u);
-	snprintf(k.prov.kernel, sizeof(k.prov.kernel), "%s", u.release);
+	snprintf(k.prov.kernel, sizeof(k.prov.kernel), "%.63s", u.release);
 	if (fl__host_cpuinfo("model name", k.prov.cpu, sizeof(k.prov.cpu)))
 		snprintf(k.prov.cpu, sizeof(k.prov.cpu), "unknown CPU");
 	gmtime_r(&now, &tm);

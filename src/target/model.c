@@ -265,8 +265,8 @@ static void model_describe(struct fl_target *t, struct fl_result *res)
 		res->vcpu_idle_ns[i] = (fl_sim_cpu_idle(i) - mt->sim_idle0[i]) / 1000;
 	}
 	res->sim_switches = fl_sim_switches() - mt->sim_switches0;
-	snprintf(res->costs, sizeof(res->costs), "%s (%s, %s, %s)", p->source, p->kernel, p->cpu,
-		 p->date);
+	snprintf(res->costs, sizeof(res->costs), "%.160s (%.60s, %.40s, %.24s)", p->source,
+		 p->kernel, p->cpu, p->date);
 }
 
 static void *model_shared_alloc(struct fl_target *t, size_t size)
