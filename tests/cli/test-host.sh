@@ -343,6 +343,31 @@ else
 fi
 knobs_same "after an anon-split attempt"
 
+# foliolab calibrate: a cost file with its provenance, the check printed at
+# the end (each row within 15% or marked OUTSIDE: this machine's noise
+# decides which, so either exit status is accepted), the file usable by a
+# sim run, and the host as before. A sanitizer build's sim runs take too
+# long for it.
+if grep -q -E '__(asan|tsan)_init' "$FL" 2>/dev/null; then
+	skip "foliolab calibrate" "a sanitizer build"
+	skip "after calibrate" "a sanitizer build"
+else
+	"$FL" calibrate --out "$T/c.costs" >"$T/out" 2>"$T/err"
+	rc=$?
+	if [ $rc -le 1 ] && grep -q "^provenance.kernel $(uname -r | cut -c1-63)$" "$T/c.costs" &&
+		grep -q "^provenance.command foliolab calibrate --out" "$T/c.costs" &&
+		[ "$(grep -c '^cost\.' "$T/c.costs")" -eq 19 ] &&
+		grep -Eq "^  [0-9] of 8 within 15%|^  8 of 8 within 15%" "$T/out" &&
+		[ "$(grep -Ec '^  (lru-microbench|page-fault1) ' "$T/out")" -eq 8 ] &&
+		"$FL" run lru-microbench --threads 2 --loops 2 --size 1M --costs "$T/c.costs" \
+			>"$T/run" 2>&1 && grep -q "costs $T/c.costs" "$T/run"; then
+		ok "foliolab calibrate writes a cost file, prints its check, and a sim run uses it"
+	else
+		nok "foliolab calibrate (exit $rc)"; sed 's/^/# /' "$T/out" "$T/err" | tail -30
+	fi
+	knobs_same "after calibrate"
+fi
+
 # deferred-split: every 64K folio queued (the queue window is the kernel's
 # own count); the shrinker runs where debugfs's shrinker files exist and
 # may be written, and the note says why where they do not
