@@ -158,52 +158,55 @@ struct sim_hold {
 	uint64_t t0;
 };
 #define SIM_HOLD_DEPTH 12
-static struct {
+struct sim_holds {
 	struct sim_hold v[SIM_HOLD_DEPTH];
 	int n; /* may exceed the depth: the deepest are not timed */
-} sim_holds;
+};
+/* the running task's, in its own TLS area: a switch re-points it, nothing is copied */
+static struct sim_holds host_holds, *sim_holds = &host_holds;
 
 void fl__sim_holds_save(void *buf)
 {
-	_Static_assert(sizeof(sim_holds) <= FL_SIM_TLS_SIZE - FL_SIM_TLS_WITNESS,
+	_Static_assert(sizeof(struct sim_holds) <= FL_SIM_TLS_SIZE - FL_SIM_TLS_WITNESS,
 		       "sim holds too big");
-	memcpy(buf, &sim_holds, sizeof(sim_holds));
+	(void)buf; /* the task's holds live in @buf already */
+	sim_holds = &host_holds;
 }
 
 void fl__sim_holds_load(const void *buf)
 {
-	memcpy(&sim_holds, buf, sizeof(sim_holds));
+	sim_holds = (struct sim_holds *)buf;
 }
 
 static void sim_hold_begin(const void *lock, struct fl_lock_site *s,
 			   const struct fl_lock_class *cls)
 {
-	if (sim_holds.n < SIM_HOLD_DEPTH) {
-		struct sim_hold *h = &sim_holds.v[sim_holds.n];
+	if (sim_holds->n < SIM_HOLD_DEPTH) {
+		struct sim_hold *h = &sim_holds->v[sim_holds->n];
 
 		h->lock = lock;
 		h->st = fl__site_stat(s, cls);
 		h->t0 = fl_sim_now();
 	}
-	sim_holds.n++;
+	sim_holds->n++;
 }
 
 static void sim_hold_end(const void *lock)
 {
-	int n = sim_holds.n < SIM_HOLD_DEPTH ? sim_holds.n : SIM_HOLD_DEPTH, i;
+	int n = sim_holds->n < SIM_HOLD_DEPTH ? sim_holds->n : SIM_HOLD_DEPTH, i;
 
 	for (i = n - 1; i >= 0; i--) {
-		if (sim_holds.v[i].lock == lock) {
-			sim_holds.v[i].st->hold_total_ps += fl_sim_now() - sim_holds.v[i].t0;
+		if (sim_holds->v[i].lock == lock) {
+			sim_holds->v[i].st->hold_total_ps += fl_sim_now() - sim_holds->v[i].t0;
 			for (; i < n - 1; i++)
-				sim_holds.v[i] = sim_holds.v[i + 1];
-			sim_holds.n--;
+				sim_holds->v[i] = sim_holds->v[i + 1];
+			sim_holds->n--;
 			return;
 		}
 	}
 	/* released by another task than took it (a folio lock's kin), or too deep */
-	if (sim_holds.n > SIM_HOLD_DEPTH)
-		sim_holds.n--;
+	if (sim_holds->n > SIM_HOLD_DEPTH)
+		sim_holds->n--;
 }
 
 /* The lock's own cost: a local lock only disables preemption in the kernel. */

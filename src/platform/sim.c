@@ -46,7 +46,7 @@ struct fl_sim_task {
 	bool reader;		  /* waiting for an rwsem, to read */
 	struct fl_sim_task *next; /* run queue, sleep list or lock queue */
 	void *asan_fake;
-	unsigned char tls[FL_SIM_TLS_SIZE]; /* the platform's per-thread state of this task */
+	unsigned char tls[FL_SIM_TLS_SIZE] __attribute__((aligned(16))); /* its per-thread state */
 };
 
 struct heap_ent {
