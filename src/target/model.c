@@ -366,7 +366,8 @@ static int model_run_tasks(struct fl_target *t, struct fl_proc **procs, int n,
 	int i, started = 0, ret = 0;
 	bool up = n == 1 && !mt->cfg.locked_atomics;
 
-	if (n < 1 || n > t->nr_cpus)
+	/* on sim, tasks beyond the CPUs share them: task i on CPU i mod CPUs */
+	if (n < 1 || (n > t->nr_cpus && !mt->cfg.sim))
 		return -EINVAL;
 	ts = fl_calloc((size_t)n, sizeof(*ts));
 	h = fl_calloc((size_t)n, sizeof(*h));
@@ -382,10 +383,10 @@ static int model_run_tasks(struct fl_target *t, struct fl_proc **procs, int n,
 	for (i = 0; i < n; i++) {
 		ts[i].th.proc = procs[i];
 		ts[i].th.index = i;
-		ts[i].th.cpu = i;
+		ts[i].th.cpu = i % t->nr_cpus;
 		ts[i].fn = fn;
 		ts[i].arg = arg;
-		h[i] = fl__thread_start(thread_trampoline, &ts[i], i,
+		h[i] = fl__thread_start(thread_trampoline, &ts[i], i % t->nr_cpus,
 					mt->cfg.pin_cpus && t->nr_cpus <= host ? i : -1, &ret);
 		if (!h[i])
 			break;

@@ -284,8 +284,11 @@ static int make_plan(const struct fl_config *cfg, struct plan *pl, char *err, si
 		snprintf(err, len, "--nodes %d: accepted 1..8", cfg->nodes);
 		return -EINVAL;
 	}
-	if (cfg->cpus && (cfg->cpus < pl->threads || cfg->cpus > 1024)) {
-		snprintf(err, len, "--cpus %d: accepted %d..1024 (at least one CPU per thread)",
+	/* sim queues several tasks on a CPU; native binds one thread to each */
+	if (cfg->cpus && (cfg->cpus > 1024 || (!cfg->sim && cfg->cpus < pl->threads))) {
+		snprintf(err, len,
+			 "--cpus %d: accepted %d..1024 on --platform native (a CPU per thread), "
+			 "1..1024 on sim",
 			 cfg->cpus, pl->threads);
 		return -EINVAL;
 	}

@@ -343,6 +343,8 @@ bad "--costs on the native platform" "for --platform sim" \
 bad "--locked-atomics on sim" "for --platform native" run lru-microbench --locked-atomics \
 	--threads 1 --loops 1
 bad "--cpus with a list in run" "use compare" run lru-microbench --cpus 1,2
+bad "fewer CPUs than threads on native" "a CPU per thread" \
+	run lru-microbench --platform native --threads 2 --cpus 1
 bad "--cpus with a bad element" "--cpus" compare lru-microbench --cpus 1,0
 bad "--cpus with an empty element" "empty element" compare lru-microbench --cpus 1,,2
 bad "compare --cpus list with the host" "sizes the model's machine" \

@@ -21,6 +21,8 @@
 #include "../src/platform/lock.h"
 #include "../src/platform/sim.h"
 
+static int run_cpus; /* --cpus for run(); 0: one per thread */
+
 static bool run(const char *workload, const char *const *params, bool sim, uint64_t seed,
 		struct fl_result *res)
 {
@@ -34,6 +36,7 @@ static bool run(const char *workload, const char *const *params, bool sim, uint6
 	fl_config_set_knob(&cfg, "transparent_hugepage/hugepages-16kB/enabled", "always");
 	cfg.sim = sim;
 	cfg.seed = seed;
+	cfg.cpus = run_cpus;
 	ASSERT_EQ(fl_run(&cfg, res, err, sizeof(err)), 0);
 	if (res->status)
 		printf("# %s\n", res->error);
@@ -164,6 +167,34 @@ static bool test_seed_changes_only_contention(void)
 	ASSERT_TRUE(timing_differs);
 	fl_result_free(&a);
 	fl_result_free(&b);
+	return true;
+}
+
+/*
+ * Several tasks on one virtual CPU: its run queue runs them in turn. Four
+ * threads on one CPU fault and free what four threads do, their CPU is
+ * never idle (none sleeps for long: the mmap_lock is the only sleeping
+ * lock they share), and the run takes four times one thread's virtual
+ * time: the same work, one CPU, no line ever moving.
+ */
+static bool test_tasks_share_a_cpu(void)
+{
+	static const char *const p1[] = { "threads", "1", "loops", "5", "size", "1M", NULL };
+	static const char *const p4[] = { "threads", "4", "loops", "5", "size", "1M", NULL };
+	struct fl_result one, four;
+
+	run_cpus = 1;
+	ASSERT_TRUE(run("lru-microbench", p1, true, 0, &one));
+	ASSERT_TRUE(run("lru-microbench", p4, true, 0, &four));
+	run_cpus = 0;
+	ASSERT_EQ(four.nr_vcpus, 1);
+	ASSERT_EQ(fl_counters_get(&four.counters, "hugepages-16kB/stats/anon_fault_alloc"),
+		  4 * 5 * 64);
+	ASSERT_EQ(fl_counters_get(&four.counters, "fl_cost_cacheline"), 0);
+	ASSERT_TRUE(four.wall_s > 3.99 * one.wall_s && four.wall_s < 4.01 * one.wall_s);
+	ASSERT_EQ(four.vcpu_idle_ns[0], 0ull);
+	fl_result_free(&one);
+	fl_result_free(&four);
 	return true;
 }
 
@@ -307,5 +338,6 @@ static bool test_platform_spinlock_in_virtual_time(void)
 }
 
 TEST_MAIN(TEST(test_one_thread_same_as_native), TEST(test_threads_rule_and_seed),
-	  TEST(test_seed_changes_only_contention), TEST(test_every_workload_same_as_native), TEST(test_platform_spinlock_in_virtual_time),
+	  TEST(test_seed_changes_only_contention), TEST(test_every_workload_same_as_native),
+	  TEST(test_tasks_share_a_cpu), TEST(test_platform_spinlock_in_virtual_time),
 	  TEST(test_every_workload_runs))
