@@ -112,7 +112,8 @@ void fl__spin_lock_slow(struct fl_spinlock *l, struct fl_lock_site *s)
 		 * taken for us), as a qspinlock serves its waiters
 		 */
 		__atomic_fetch_add(&l->waiters, 1, __ATOMIC_RELAXED);
-		if (fl_sim_spin_wait(l)) {
+		/* a mutex's waiter sleeps, a spinlock's spins (busy) */
+		if (fl_sim_spin_wait(l, l->cls && l->cls->kind == FL_LOCK_MUTEX)) {
 			do { /* no memory for the queue: poll in virtual time */
 				fl__sim_spin_quantum();
 				expected = 0;

@@ -762,7 +762,7 @@ static void grant_spinner(struct fl_sim_task *w)
 	cpu_enqueue(w->cpu);
 }
 
-int fl_sim_spin_wait(const void *key)
+int fl_sim_spin_wait(const void *key, bool sleep)
 {
 	struct fl_sim_task *t = S.current;
 	struct sim_cpu *c = &S.cpus[t->cpu];
@@ -779,7 +779,8 @@ int fl_sim_spin_wait(const void *key)
 		sq->next = *pp;
 		*pp = sq;
 	}
-	t->state = T_SPINNING;
+	/* a mutex's waiter sleeps: its CPU may run another task, or idles */
+	t->state = sleep ? T_BLOCKED : T_SPINNING;
 	t->arrival = c->now;
 	t->next = NULL;
 	if (sq->q.tail)
@@ -787,6 +788,8 @@ int fl_sim_spin_wait(const void *key)
 	else
 		sq->q.head = t;
 	sq->q.tail = t;
+	if (sleep)
+		c->curr = NULL;
 	switch_to_scheduler(t);
 	return 0;
 }
@@ -805,7 +808,10 @@ bool fl_sim_spin_handoff(const void *key)
 		*pp = sq->next;
 		free(sq);
 	}
-	grant_spinner(w);
+	if (w->state == T_BLOCKED)
+		wake_task(w, fl_sim_now() + S.handoff); /* it wakes one hand-off later */
+	else
+		grant_spinner(w);
 	return true;
 }
 

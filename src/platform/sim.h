@@ -109,11 +109,13 @@ int fl_sim_cpu(void);
 void fl_sim_spin_lock(struct fl_sim_spinlock *l);
 void fl_sim_spin_unlock(struct fl_sim_spinlock *l);
 /*
- * A platform lock (at @key) found held: spin, queued in order, until its
- * holder's release hands it over (fl_sim_spin_handoff(), which returns
- * whether anyone was waiting). Return: 0, or -ENOMEM (nothing queued).
+ * A platform lock (at @key) found held: spin (or, with @sleep, as a
+ * mutex's waiter, sleep: the CPU may run another task or idle), queued in
+ * order, until its holder's release hands it over (fl_sim_spin_handoff(),
+ * which returns whether anyone was waiting). Return: 0, or -ENOMEM
+ * (nothing queued).
  */
-int fl_sim_spin_wait(const void *key);
+int fl_sim_spin_wait(const void *key, bool sleep);
 bool fl_sim_spin_handoff(const void *key);
 void fl_sim_mutex_lock(struct fl_sim_mutex *m);
 void fl_sim_mutex_unlock(struct fl_sim_mutex *m);

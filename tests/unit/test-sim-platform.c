@@ -238,16 +238,20 @@ static bool test_every_workload_same_as_native(void)
 	static const char *const pf1p[] = { "threads", "1",    "iterations", "2", "size",
 					    "4M",      "mode", "processes",  NULL };
 	static const char *const ss[] = { "file-size", "8M", "rounds", "2", NULL };
-	static const char *const ssp[] = { "file-size", "8M", "rounds", "2", "method", "punch", NULL };
+	static const char *const ssp[] = {
+		"file-size", "8M", "rounds", "2", "method", "punch", NULL
+	};
 	static const char *const as[] = { "size", "2M", "rounds", "2", NULL };
 	static const char *const ds[] = { "size", "2M", "threads", "1", NULL };
 	static const char *const sf[] = { "file-size", "8M", "rounds", "2", NULL };
-	static const char *const sfp[] = { "file-size", "8M", "rounds", "2", "map", "private", NULL };
+	static const char *const sfp[] = {
+		"file-size", "8M", "rounds", "2", "map", "private", NULL
+	};
 	static const struct {
 		const char *wl;
 		const char *const *p;
-	} runs[] = { { "page-fault1", pf1 }, { "page-fault1", pf1p },	  { "shmem-split", ss },
-		     { "shmem-split", ssp }, { "anon-split", as },	  { "deferred-split", ds },
+	} runs[] = { { "page-fault1", pf1 }, { "page-fault1", pf1p }, { "shmem-split", ss },
+		     { "shmem-split", ssp }, { "anon-split", as },    { "deferred-split", ds },
 		     { "shmem-fault", sf },  { "shmem-fault", sfp } };
 	struct fl_result sim, native;
 	size_t i;
@@ -269,6 +273,9 @@ enum { N = 4, K = 3, C = 100000, L = 15000, X = 80000 };
 static const struct fl_lock_class test_class = { .name = "test->lock",
 						 .rank = 50,
 						 .kind = FL_LOCK_SPIN };
+static const struct fl_lock_class test_mutex_class = { .name = "test->mutex",
+						       .rank = 50,
+						       .kind = FL_LOCK_MUTEX };
 static struct fl_spinlock plock;
 
 static void plock_task(void *arg)
@@ -295,15 +302,17 @@ static void plock_task(void *arg)
  * acquisition but the first is contended; acquisition j waits from its
  * arrival to R_{j-1} + X: the first N - 1 arrived at 0, every later one
  * at its own previous release, N - 1 holds earlier.
+ *
+ * A mutex gives the same times, but its waiters sleep: their CPUs are
+ * busy only for what they charge, N*K*(L + C) + (N*K - 1)*X in all, and
+ * idle for the rest of the run.
  */
-static bool test_platform_spinlock_in_virtual_time(void)
+static bool lock_in_virtual_time(const struct fl_lock_class *cls)
 {
 	struct fl_thread_handle *h[N];
 	struct fl_lock_row rows[FL_LOCK_SITES_MAX];
-	uint64_t wait = 0;
+	uint64_t wait = 0, busy, saved[FL_NR_COSTS];
 	int i, n, err = 0;
-
-	uint64_t saved[FL_NR_COSTS];
 
 	memcpy(saved, fl__cost_ps, sizeof(saved));
 	memset(fl__cost_ps, 0, sizeof(fl__cost_ps));
@@ -311,7 +320,7 @@ static bool test_platform_spinlock_in_virtual_time(void)
 	fl__cost_ps[FL_COST_CACHELINE] = X;
 	ASSERT_EQ(fl__platform_init(N), 0);
 	ASSERT_EQ(fl__sim_platform_start(21), 0);
-	fl_spin_lock_init(&plock, &test_class);
+	fl_spin_lock_init(&plock, cls);
 	fl__lock_stats_reset();
 	for (i = 0; i < N; i++) {
 		h[i] = fl__thread_start(plock_task, NULL, i, -1, &err);
@@ -332,12 +341,28 @@ static bool test_platform_spinlock_in_virtual_time(void)
 	ASSERT_EQ(rows[i].st.acquired, (uint64_t)(N * K));
 	ASSERT_EQ(rows[i].st.contended, (uint64_t)(N * K - 1));
 	ASSERT_EQ(rows[i].st.wait_total_ns, wait);
+	for (i = 0, busy = 0; i < N; i++)
+		busy += fl_sim_cpu_busy(i);
+	if (cls->kind == FL_LOCK_MUTEX)
+		ASSERT_EQ(busy, (uint64_t)N * K * (L + C) + (uint64_t)(N * K - 1) * X);
+	else /* spinning is busy: every CPU busy until its last release */
+		ASSERT_TRUE(busy > (uint64_t)N * K * (L + C) + (uint64_t)(N * K - 1) * X);
 	fl__sim_platform_stop();
 	fl__platform_exit();
 	return true;
 }
 
+static bool test_platform_spinlock_in_virtual_time(void)
+{
+	return lock_in_virtual_time(&test_class);
+}
+
+static bool test_platform_mutex_sleeps(void)
+{
+	return lock_in_virtual_time(&test_mutex_class);
+}
+
 TEST_MAIN(TEST(test_one_thread_same_as_native), TEST(test_threads_rule_and_seed),
 	  TEST(test_seed_changes_only_contention), TEST(test_every_workload_same_as_native),
-	  TEST(test_tasks_share_a_cpu), TEST(test_platform_spinlock_in_virtual_time),
-	  TEST(test_every_workload_runs))
+	  TEST(test_tasks_share_a_cpu), TEST(test_platform_mutex_sleeps),
+	  TEST(test_platform_spinlock_in_virtual_time), TEST(test_every_workload_runs))
