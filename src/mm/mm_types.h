@@ -423,8 +423,12 @@ struct mm_struct {
 	int id;			 /* the process's pid in the model */
 	int mm_users;		 /* atomic: the process, and mmget_not_zero() users */
 	struct list_head mmlist; /* every live mm; mm_list_lock */
-	/* mm_cpumask(): the CPUs running one of its tasks (atomic bits) */
-	unsigned long cpu_bitmap[FL_NR_CPUS_MAX / 64];
+	/*
+	 * mm_cpumask(): the CPUs running one of its tasks, as a count of its
+	 * tasks on each CPU (several share a CPU on sim) and of such CPUs
+	 */
+	unsigned short cpu_tasks[FL_NR_CPUS_MAX]; /* atomic */
+	int nr_cpus_active;			  /* atomic */
 };
 
 /* A task of @mm starts or stops running on the current CPU. */
@@ -432,28 +436,26 @@ static inline void fl__mm_cpu_enter(struct mm_struct *mm)
 {
 	int cpu = smp_processor_id();
 
-	fl_atomic_fetch_or(&mm->cpu_bitmap[cpu / 64], 1ul << (cpu % 64), __ATOMIC_RELAXED);
+	if (fl_atomic_fetch_add(&mm->cpu_tasks[cpu], 1, __ATOMIC_RELAXED) == 0)
+		fl_atomic_fetch_add(&mm->nr_cpus_active, 1, __ATOMIC_RELAXED);
 }
 
 static inline void fl__mm_cpu_leave(struct mm_struct *mm)
 {
 	int cpu = smp_processor_id();
 
-	fl_atomic_fetch_and(&mm->cpu_bitmap[cpu / 64], ~(1ul << (cpu % 64)), __ATOMIC_RELAXED);
+	if (fl_atomic_sub_fetch(&mm->cpu_tasks[cpu], 1, __ATOMIC_RELAXED) == 0)
+		fl_atomic_fetch_sub(&mm->nr_cpus_active, 1, __ATOMIC_RELAXED);
 }
 
 /* How many other CPUs a TLB flush of @mm sends an IPI to. */
 static inline uint64_t mm_cpumask_others(struct mm_struct *mm)
 {
-	int cpu = smp_processor_id(), i;
-	uint64_t n = 0;
+	int n = fl_atomic_load(&mm->nr_cpus_active, __ATOMIC_RELAXED);
 
-	for (i = 0; i < (fl__nr_cpu_ids + 63) / 64; i++)
-		n += (uint64_t)__builtin_popcountl(
-			fl_atomic_load(&mm->cpu_bitmap[i], __ATOMIC_RELAXED));
-	if (fl_atomic_load(&mm->cpu_bitmap[cpu / 64], __ATOMIC_RELAXED) & (1ul << (cpu % 64)))
+	if (fl_atomic_load(&mm->cpu_tasks[smp_processor_id()], __ATOMIC_RELAXED))
 		n--;
-	return n;
+	return n > 0 ? (uint64_t)n : 0;
 }
 
 /* mm_counter updates go to the current CPU's slot: no shared cache line */
