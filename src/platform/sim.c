@@ -532,6 +532,33 @@ int fl_sim_cpu(void)
 	return S.current->cpu;
 }
 
+/*
+ * The current task joins @q's end and waits, spinning (T_SPINNING: its
+ * CPU busy) or asleep (T_BLOCKED: its CPU free), until a release takes it
+ * off and lets it run.
+ */
+static void wait_in(struct fl_sim_waitq *q, enum task_state state, bool reader)
+{
+	struct fl_sim_task *t = S.current;
+	struct sim_cpu *c = &S.cpus[t->cpu];
+
+	t->state = state;
+	t->reader = reader;
+	t->arrival = c->now;
+	t->next = NULL;
+	if (q->tail)
+		q->tail->next = t;
+	else
+		q->head = t;
+	q->tail = t;
+	if (state == T_BLOCKED)
+		c->curr = NULL;
+	switch_to_scheduler(t);
+}
+
+static struct fl_sim_task *waitq_pop(struct fl_sim_waitq *q);
+static void grant_spinner(struct fl_sim_task *w);
+
 void fl_sim_spin_lock(struct fl_sim_spinlock *l)
 {
 	struct fl_sim_task *t = S.current;
@@ -546,15 +573,7 @@ void fl_sim_spin_lock(struct fl_sim_spinlock *l)
 	}
 	/* found held: queue, spin (the CPU stays busy) until handed the lock */
 	l->contended++;
-	t->state = T_SPINNING;
-	t->arrival = c->now;
-	t->next = NULL;
-	if (l->tail)
-		l->tail->next = t;
-	else
-		l->head = t;
-	l->tail = t;
-	switch_to_scheduler(t);
+	wait_in(&l->q, T_SPINNING, false);
 	wait = c->now - t->arrival;
 	l->wait_total += wait;
 	if (wait > l->wait_max)
@@ -563,31 +582,14 @@ void fl_sim_spin_lock(struct fl_sim_spinlock *l)
 
 void fl_sim_spin_unlock(struct fl_sim_spinlock *l)
 {
-	struct fl_sim_task *w = l->head;
-	uint64_t now = fl_sim_now();
-
-	if (!w) {
+	if (!l->q.head) {
 		l->owner = NULL;
 		sched_point();
 		return;
 	}
 	/* the next in line gets it one hand-off later; its CPU spun till then */
-	l->head = w->next;
-	if (!l->head)
-		l->tail = NULL;
-	w->next = NULL;
-	l->owner = w;
-	{
-		struct sim_cpu *wc = &S.cpus[w->cpu];
-		uint64_t grant = now + S.handoff;
-
-		if (grant > wc->now) {
-			wc->busy += grant - wc->now;
-			wc->now = grant;
-		}
-	}
-	w->state = T_RUNNABLE;
-	cpu_enqueue(w->cpu); /* its CPU can go on from the grant */
+	l->owner = waitq_pop(&l->q);
+	grant_spinner(l->owner);
 	sched_point();
 }
 
@@ -615,23 +617,10 @@ static void wake_task(struct fl_sim_task *t, uint64_t at)
 	cpu_enqueue(t->cpu);
 }
 
-/* The current task waits in @q for a sleeping lock; its CPU is free meanwhile. */
+/* The current task waits for a sleeping lock in @q; its CPU is free meanwhile. */
 static void block_on(struct fl_sim_waitq *q, bool reader)
 {
-	struct fl_sim_task *t = S.current;
-	struct sim_cpu *c = &S.cpus[t->cpu];
-
-	t->state = T_BLOCKED;
-	t->reader = reader;
-	t->arrival = c->now;
-	t->next = NULL;
-	if (q->tail)
-		q->tail->next = t;
-	else
-		q->head = t;
-	q->tail = t;
-	c->curr = NULL;
-	switch_to_scheduler(t);
+	wait_in(q, T_BLOCKED, reader);
 }
 
 static struct fl_sim_task *waitq_pop(struct fl_sim_waitq *q)
@@ -764,8 +753,6 @@ static void grant_spinner(struct fl_sim_task *w)
 
 int fl_sim_spin_wait(const void *key, bool sleep)
 {
-	struct fl_sim_task *t = S.current;
-	struct sim_cpu *c = &S.cpus[t->cpu];
 	struct spinq **pp = spinq_slot(key), *sq;
 
 	settle();
@@ -780,17 +767,7 @@ int fl_sim_spin_wait(const void *key, bool sleep)
 		*pp = sq;
 	}
 	/* a mutex's waiter sleeps: its CPU may run another task, or idles */
-	t->state = sleep ? T_BLOCKED : T_SPINNING;
-	t->arrival = c->now;
-	t->next = NULL;
-	if (sq->q.tail)
-		sq->q.tail->next = t;
-	else
-		sq->q.head = t;
-	sq->q.tail = t;
-	if (sleep)
-		c->curr = NULL;
-	switch_to_scheduler(t);
+	wait_in(&sq->q, sleep ? T_BLOCKED : T_SPINNING, false);
 	return 0;
 }
 

@@ -35,18 +35,18 @@
 
 struct fl_sim_task;
 
+/* A queue of tasks waiting for a lock, in arrival order. */
+struct fl_sim_waitq {
+	struct fl_sim_task *head, *tail;
+};
+
 struct fl_sim_spinlock {
 	struct fl_sim_task *owner;
-	struct fl_sim_task *head, *tail; /* waiters, in arrival order */
+	struct fl_sim_waitq q; /* its spinners */
 	uint64_t acquired;
 	uint64_t contended;
 	uint64_t wait_total;
 	uint64_t wait_max;
-};
-
-/* A queue of tasks waiting for a sleeping lock, in arrival order. */
-struct fl_sim_waitq {
-	struct fl_sim_task *head, *tail;
 };
 
 struct fl_sim_lockstat {
