@@ -50,6 +50,13 @@ bool report_host_is_order0(const struct fl_result *r);
 /* host results: the noise line */
 void report_noise_note(FILE *f, const struct fl_result *r, int nr);
 
+/*
+ * platform sim: all virtual CPUs' time over the run (ns; 0 on native), and
+ * the share of it they were busy (%)
+ */
+double report_vcpu_ns(const struct fl_result *r);
+double report_vcpu_busy_pct(const struct fl_result *r);
+
 /* report_compare.c: returns how many counter rows DIFFER between model and host */
 int report_compare(FILE *f, const struct fl_result *r, int nr, const struct fl_tolerance *tol);
 /* compare --cpus LIST on sim: throughput, speedup and lock shares by CPU count */

@@ -156,7 +156,7 @@ static void report_locks(FILE *f, const struct fl_result *r)
 	int i;
 
 	/* sim: all the CPU time there was, for each lock's share of it */
-	double cpu_ns = r->nr_vcpus ? r->wall_s * 1e9 * r->nr_vcpus : 0;
+	double cpu_ns = report_vcpu_ns(r);
 
 	fprintf(f, "\nlocks (%s%s):\n", r->target, cpu_ns > 0 ? ", virtual time" : "");
 	fprintf(f, "  %-46s %10s %10s %11s %11s %11s %11s", "Name", "acquired", "contended",
@@ -311,15 +311,30 @@ static void report_counters(FILE *f, const struct fl_result *r)
  * Platform sim: virtual time, with the host's own beside it, and how busy
  * the virtual CPUs were (all of them, and the least and most busy one).
  */
-static void report_vcpus(FILE *f, const struct fl_result *r)
+double report_vcpu_ns(const struct fl_result *r)
 {
-	uint64_t busy = 0, idle = 0, mn = UINT64_MAX, mx = 0;
-	double span = r->wall_s * 1e9;
+	return r->wall_s * 1e9 * r->nr_vcpus;
+}
+
+double report_vcpu_busy_pct(const struct fl_result *r)
+{
+	double busy = 0, idle = 0;
 	int i;
 
 	for (i = 0; i < r->nr_vcpus; i++) {
-		busy += r->vcpu_busy_ns[i];
-		idle += r->vcpu_idle_ns[i];
+		busy += (double)r->vcpu_busy_ns[i];
+		idle += (double)r->vcpu_idle_ns[i];
+	}
+	return busy + idle > 0 ? 100 * busy / (busy + idle) : 0;
+}
+
+static void report_vcpus(FILE *f, const struct fl_result *r)
+{
+	uint64_t mn = UINT64_MAX, mx = 0;
+	double span = r->wall_s * 1e9, busy = report_vcpu_busy_pct(r);
+	int i;
+
+	for (i = 0; i < r->nr_vcpus; i++) {
 		if (r->vcpu_busy_ns[i] < mn)
 			mn = r->vcpu_busy_ns[i];
 		if (r->vcpu_busy_ns[i] > mx)
@@ -327,12 +342,10 @@ static void report_vcpus(FILE *f, const struct fl_result *r)
 	}
 	fprintf(f,
 		"  virtual CPUs: busy %.1f%%, idle %.1f%% of %d x the run; per CPU busy %.1f%% to "
-		"%.1f%%",
-		busy + idle ? 100.0 * (double)busy / (double)(busy + idle) : 0.0,
-		busy + idle ? 100.0 * (double)idle / (double)(busy + idle) : 0.0, r->nr_vcpus,
+		"%.1f%%\n",
+		busy, busy > 0 ? 100.0 - busy : 0.0, r->nr_vcpus,
 		span > 0 ? 100.0 * (double)mn / span : 0.0,
 		span > 0 ? 100.0 * (double)mx / span : 0.0);
-	fputc('\n', f);
 }
 
 void report_run(FILE *f, const struct fl_result *r)

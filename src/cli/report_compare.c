@@ -399,23 +399,10 @@ static void check_legend(FILE *f, const struct cmp *c, const struct fl_result *r
 				r[c->check[i].host].scope_note);
 }
 
-/* sim: the share of all virtual CPUs' time that was busy, in % */
-static double vcpu_busy_pct(const struct fl_result *r)
-{
-	double busy = 0, idle = 0;
-	int i;
-
-	for (i = 0; i < r->nr_vcpus; i++) {
-		busy += (double)r->vcpu_busy_ns[i];
-		idle += (double)r->vcpu_idle_ns[i];
-	}
-	return busy + idle > 0 ? 100 * busy / (busy + idle) : 0;
-}
-
 /* sim: the share of all CPU time spent waiting for lock class @name, in % */
 static double lock_wait_pct(const struct fl_result *r, const char *name)
 {
-	double wait = 0, cpu = r->wall_s * 1e9 * r->nr_vcpus;
+	double wait = 0, cpu = report_vcpu_ns(r);
 	int i;
 
 	for (i = 0; i < r->locks.nr; i++)
@@ -463,7 +450,7 @@ void report_scaling(FILE *f, const struct fl_result *r, int nr)
 		fprintf(f, "  %-26s %5d %12.6f %12.4g/s %7.2fx %9.0f%% %5.1f%% %9.2f%% %9.2f%%\n",
 			r[j].label, r[j].cpus, r[j].wall_s, tput, base > 0 ? tput / base : 0,
 			base > 0 && r[j].cpus ? 100 * tput / base * cpus0 / r[j].cpus : 0,
-			vcpu_busy_pct(&r[j]), lock_wait_pct(&r[j], "lruvec->lru_lock"),
+			report_vcpu_busy_pct(&r[j]), lock_wait_pct(&r[j], "lruvec->lru_lock"),
 			lock_wait_pct(&r[j], "zone->lock"));
 	}
 }
@@ -518,7 +505,7 @@ int report_compare(FILE *f, const struct fl_result *r, int nr, const struct fl_t
 			v[j] = r[j].host_wall_s;
 		cmp_row(f, &c, r, "time: host wall s", v, NULL, false);
 		for (j = 0; j < nr; j++)
-			v[j] = vcpu_busy_pct(&r[j]);
+			v[j] = report_vcpu_busy_pct(&r[j]);
 		cmp_row(f, &c, r, "virtual CPUs: busy %", v, NULL, false);
 	} else {
 		for (j = 0; j < nr; j++)
