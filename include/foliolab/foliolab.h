@@ -283,10 +283,17 @@ struct fl_tolerance {
 struct fl_agree_row {
 	char name[FL_NAME_MAX];
 	int64_t model, host;
+	/*
+	 * what the model counted that the host's scoped count cannot see
+	 * (pgfree: frees after an RCU grace period or with preemption off);
+	 * @model is the model's counter less this
+	 */
+	int64_t model_unseen;
 	int64_t noise;	 /* the host's, over its idle interval, scaled to the run */
 	int64_t allowed; /* the difference the tolerance allows this row */
 	int scope;	 /* the host value's enum fl_counter_scope */
 	bool differs;
+	bool held; /* counted for the run alone: --check holds it (system-wide: reported) */
 };
 
 struct fl_agreement {
@@ -294,7 +301,8 @@ struct fl_agreement {
 	struct fl_tolerance tol;
 	struct fl_agree_row *v;
 	int nr, cap;
-	int nr_differs;
+	int nr_differs;	       /* held rows that differ: what --check fails on */
+	int nr_differs_system; /* system-wide rows that differ: reported only */
 };
 
 FL_API void fl_tolerance_default(struct fl_tolerance *t);

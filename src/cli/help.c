@@ -90,10 +90,11 @@ void help_run(FILE *f, bool compare)
 		      "size ratio); a host column also against the model column of its\n"
 		      "sizes (order0 where there is one: the rule of kernels before the\n"
 		      "seeds). Host columns come with an idle column: the background noise.\n"
-		      "With model and host, a check column marks each counter the gate holds:\n"
-		      "ok, DIFFERS (further apart than noise x 3 + the tolerance) or sys\n"
-		      "(system-wide on the host: not held).\n"
-		      "  --check                    exit 1 when a row DIFFERS\n"
+		      "With model and host, a check column marks each counter a workload's\n"
+		      "rule fixes: ok or DIFFERS (further apart than noise x 3 + the\n"
+		      "tolerance); \"differs sys\": a system-wide host value, reported and\n"
+		      "never held (make conformance holds those, with re-runs).\n"
+		      "  --check                    exit 1 when a held row DIFFERS\n"
 		      "  --tolerance PCT            percent of the larger value allowed (0.5)\n"
 		      "  --tolerance-min N          but at least N (64)\n",
 		      f);

@@ -236,7 +236,9 @@ static void cmp_row(FILE *f, const struct cmp *c, const struct fl_result *r, con
 		bool sys = h && h->scope == FL_SCOPE_SYSTEM;
 		char cell[32];
 
-		snprintf(cell, sizeof(cell), "%s%s", w ? (w->differs ? "DIFFERS" : "ok") : "",
+		/* a system-wide row is reported, not held: lower case */
+		snprintf(cell, sizeof(cell), "%s%s",
+			 w ? (w->differs ? (w->held ? "DIFFERS" : "differs") : "ok") : "",
 			 sys ? (w ? " sys" : "sys") : "");
 		fprintf(f, " %*s", c->check_w, cell);
 	}
@@ -376,27 +378,43 @@ static void cmp_lock_rows(FILE *f, const struct cmp *c, const struct fl_result *
 static void check_legend(FILE *f, const struct cmp *c, const struct fl_result *r)
 {
 	const struct fl_tolerance *t;
-	int i, differs = 0;
+	int i, k, differs = 0, sys = 0;
 
 	if (!c->nr_checks)
 		return;
 	t = &c->check[0].tol;
-	for (i = 0; i < c->nr_checks; i++)
+	for (i = 0; i < c->nr_checks; i++) {
 		differs += c->check[i].nr_differs;
+		sys += c->check[i].nr_differs_system;
+	}
 	fprintf(f,
 		"\n  check[...]: the host's value against the model column it is paired with, "
 		"for the counters a\n  workload's rule fixes; DIFFERS when they are further "
 		"apart than %g x the host's idle noise\n  + %g%% of the larger (at least %lld; "
 		"faults and allocations the host has fewer of\n  get no such floor: its own "
 		"start-up only adds to them). sys: the host's value is\n  system-wide (every "
-		"process on the machine adds to it); the others count the run's own\n  "
-		"processes only. %d row%s differ%s.\n",
+		"process on the machine adds to it): reported (\"differs\"), never\n  held by "
+		"--check; the others count the run's own processes only. %d held row%s\n  "
+		"differ%s; %d system-wide row%s differ%s.\n",
 		t->noise, t->pct, (long long)t->min, differs, differs == 1 ? "" : "s",
-		differs == 1 ? "s" : "");
-	for (i = 0; i < c->nr_checks; i++)
-		if (r[c->check[i].host].scope_note[0])
-			fprintf(f, "  [%s] system-wide because %s\n", r[c->check[i].host].label,
-				r[c->check[i].host].scope_note);
+		differs == 1 ? "s" : "", sys, sys == 1 ? "" : "s", sys == 1 ? "s" : "");
+	for (i = 0; i < c->nr_checks; i++) {
+		const struct fl_agreement *a = &c->check[i];
+
+		if (r[a->host].scope_note[0])
+			fprintf(f, "  [%s] system-wide because %s\n", r[a->host].label,
+				r[a->host].scope_note);
+		for (k = 0; k < a->nr; k++)
+			if (a->v[k].model_unseen)
+				fprintf(f,
+					"  [%s] %s: held against the model's %lld less the %lld "
+					"pages it frees after an RCU grace period or with "
+					"preemption off (fl_pgfree_rcu, fl_pgfree_atomic), which "
+					"the host counts for whichever task is on the CPU\n",
+					r[a->host].label, a->v[k].name,
+					(long long)(a->v[k].model + a->v[k].model_unseen),
+					(long long)a->v[k].model_unseen);
+	}
 }
 
 /* sim: the share of all CPU time spent waiting for lock class @name, in % */

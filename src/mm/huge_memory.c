@@ -436,8 +436,11 @@ int zap_huge_pmd(struct mmu_gather *tlb, struct vm_area_struct *vma, struct pgta
 	folio_remove_rmap_pmd(folio, (struct page *)folio, vma);
 	add_mm_counter(vma->vm_mm, mm_counter(folio), -HPAGE_PMD_NR);
 	spin_unlock(&pmdt->ptl);
-	if (pgtable)
+	/* zap_deposited_table(): the kernel frees it under the PMD lock */
+	if (pgtable) {
 		fl__pgtable_free(vma->vm_mm, pgtable);
+		count_fl_stat(FL_PGFREE_ATOMIC, 1);
+	}
 	/* a PMD mapping holds one reference: one entry, count 1 */
 	if (__tlb_remove_folio_pages(tlb, (struct page *)folio, 1, false))
 		tlb_flush_mmu(tlb);

@@ -70,7 +70,7 @@ struct page *alloc_pages(gfp_t gfp, unsigned int order);
 struct folio *folio_alloc(gfp_t gfp, unsigned int order);
 void __free_pages(struct page *page, unsigned int order);
 void free_frozen_pages(struct page *page, unsigned int order);
-void free_unref_folios(struct folio_batch *folios);
+unsigned long free_unref_folios(struct folio_batch *folios);
 void drain_all_pages(struct zone *zone);
 long fl__page_alloc_check(char *msg, size_t len);
 unsigned long fl__nr_free_pages(void);
@@ -195,7 +195,7 @@ extern bool fl__deferred_split_drain_batch;
 void lru_cache_disable(void);
 void lru_cache_enable(void);
 bool lru_cache_disabled(void);
-void folios_put_refs(struct folio_batch *folios, unsigned int *refs);
+unsigned long folios_put_refs(struct folio_batch *folios, unsigned int *refs);
 static inline void folios_put(struct folio_batch *folios)
 {
 	folios_put_refs(folios, NULL);

@@ -783,7 +783,9 @@ void mmput(struct mm_struct *mm)
 	if (!last)
 		return;
 	exit_mmap(mm);
+	/* __mmdrop(): mostly in finish_task_switch(), with preemption off */
 	fl__pgtable_free(mm, mm->pgd);
+	count_fl_stat(FL_PGFREE_ATOMIC, 1);
 	fl__pgtable_pool_destroy(mm);
 	while ((r = mm->retired_arrays)) {
 		mm->retired_arrays = r->next;

@@ -111,6 +111,10 @@ void tlb_remove_table(struct mmu_gather *tlb, struct pgtable *t, unsigned long a
 	tlb->table_list = t;
 }
 
+/*
+ * The kernel frees these after an RCU grace period (tlb_remove_table_rcu(),
+ * in softirq on whatever CPU), not in the zapping task: fl_pgfree_rcu.
+ */
 static void tlb_table_flush(struct mmu_gather *tlb)
 {
 	while (tlb->table_list) {
@@ -118,6 +122,7 @@ static void tlb_table_flush(struct mmu_gather *tlb)
 
 		tlb->table_list = t->next_free;
 		fl__pgtable_free(tlb->mm, t);
+		count_fl_stat(FL_PGFREE_RCU, 1);
 	}
 }
 

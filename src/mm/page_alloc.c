@@ -547,12 +547,14 @@ void __free_pages(struct page *page, unsigned int order)
  * pcp lists do not hold go to the buddy lists first, before any pcp lock.
  * PGFREE is counted where each page lands (free_frozen_page_commit() or
  * free_one_page()). The batch is reinitialised.
+ * Return: the pages freed.
  */
-void free_unref_folios(struct folio_batch *folios)
+unsigned long free_unref_folios(struct folio_batch *folios)
 {
 	FL_LOCK_SITE(site);
 	struct per_cpu_pages *pcp = NULL;
 	struct zone *locked_zone = NULL;
+	unsigned long pages = 0;
 	long freed = 0;
 	int i, j;
 
@@ -563,6 +565,7 @@ void free_unref_folios(struct folio_batch *folios)
 		if (!free_pages_prepare((struct page *)folio, order))
 			continue;
 		freed++;
+		pages += 1ul << order;
 		if (!pcp_allowed_order(order)) {
 			free_one_page(folio_zone(folio), (struct page *)folio, folio_pfn(folio),
 				      order);
@@ -597,6 +600,7 @@ void free_unref_folios(struct folio_batch *folios)
 		spin_unlock(&pcp->lock);
 	count_fl_stat(FL_LIVE_FOLIOS, -freed);
 	folio_batch_reinit(folios);
+	return pages;
 }
 
 /* Empty @cpu's lists of @zone, at most 32 batches under each lock hold. */

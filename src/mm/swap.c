@@ -209,6 +209,7 @@ void folio_batch_move_lru(struct folio_batch *fbatch, move_fn_t move_fn)
 	struct lruvec *lruvec = NULL;
 	struct folio_batch free_fb;
 	bool is_add = move_fn == lru_add;
+	unsigned long freed = 0;
 	int i;
 
 	if (is_add) {
@@ -242,9 +243,16 @@ void folio_batch_move_lru(struct folio_batch *fbatch, move_fn_t move_fn)
 	}
 	if (lruvec)
 		lruvec_unlock_irqrestore(lruvec);
+	/*
+	 * The kernel drops the batch's references under the batch's local
+	 * lock: what dies here is freed with preemption off (in whichever task
+	 * flushed this CPU's batch), fl_pgfree_atomic.
+	 */
 	if (is_add && free_fb.nr)
-		free_unref_folios(&free_fb);
-	folios_put(fbatch);
+		freed = free_unref_folios(&free_fb);
+	freed += folios_put_refs(fbatch, NULL);
+	if (freed)
+		count_fl_stat(FL_PGFREE_ATOMIC, (long)freed);
 }
 
 /*
@@ -517,8 +525,9 @@ static __always_inline void __page_cache_release(struct folio *folio, struct lru
  * free those that reach zero, the lruvec lock taken once per run.
  * NULL slots (freed by the lru_add dead filter) are skipped. The batch is
  * reinitialised.
+ * Return: the pages freed.
  */
-void folios_put_refs(struct folio_batch *folios, unsigned int *refs)
+unsigned long folios_put_refs(struct folio_batch *folios, unsigned int *refs)
 {
 	struct lruvec *lruvec = NULL;
 	int i, j;
@@ -539,10 +548,10 @@ void folios_put_refs(struct folio_batch *folios, unsigned int *refs)
 		lruvec_unlock_irqrestore(lruvec);
 	if (!j) {
 		folio_batch_reinit(folios);
-		return;
+		return 0;
 	}
 	WRITE_ONCE(folios->nr, (unsigned char)j);
-	free_unref_folios(folios);
+	return free_unref_folios(folios);
 }
 
 /* The last reference of a single folio went away. */

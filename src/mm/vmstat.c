@@ -81,6 +81,8 @@ static const char *const fl_stat_names[NR_FL_STAT_ITEMS] = {
 	[FL_SPLIT_WALK] = "fl_split_walk",
 	[FL_MIGRATION_WAIT] = "fl_migration_entry_wait",
 	[FL_VMA_LOCK_RETRY] = "fl_vma_lock_retry",
+	[FL_PGFREE_RCU] = "fl_pgfree_rcu",
+	[FL_PGFREE_ATOMIC] = "fl_pgfree_atomic",
 };
 
 /* Order 1 (8kB) exists for shmem and the page cache only: its stats are these. */

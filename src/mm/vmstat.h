@@ -96,6 +96,8 @@ enum fl_stat_item {
 	FL_SPLIT_WALK,	       /* after-split folios published (either walk) */
 	FL_MIGRATION_WAIT,     /* faults that found a migration entry and waited */
 	FL_VMA_LOCK_RETRY,     /* faults under the VMA lock done again under mmap_lock */
+	FL_PGFREE_RCU,	       /* of pgfree: page tables the kernel frees after RCU */
+	FL_PGFREE_ATOMIC,      /* of pgfree: pages the kernel frees with preemption off */
 	NR_FL_STAT_ITEMS
 };
 

@@ -174,18 +174,22 @@ static void put_agreement(FILE *f, const struct fl_result *r, int nr, int host,
 	put_kv_str(f, "model", r[a.model].label, true);
 	fprintf(f, "\"tolerance\": {\"pct\": %g, \"min\": %lld, \"noise\": %g}, ", a.tol.pct,
 		(long long)a.tol.min, a.tol.noise);
-	fprintf(f, "\"differs\": %d, \"rows\": [", a.nr_differs);
+	fprintf(f, "\"differs\": %d, \"differs_system\": %d, \"rows\": [", a.nr_differs,
+		a.nr_differs_system);
 	for (i = 0; i < a.nr; i++) {
 		const struct fl_agree_row *w = &a.v[i];
 
 		fputs(i ? ",\n          {" : "\n          {", f);
 		put_kv_str(f, "name", w->name, false);
 		fprintf(f,
-			", \"model\": %lld, \"host\": %lld, \"noise\": %lld, \"allowed\": %lld, ",
-			(long long)w->model, (long long)w->host, (long long)w->noise,
-			(long long)w->allowed);
+			", \"model\": %lld, \"model_unseen\": %lld, \"host\": %lld, \"noise\": "
+			"%lld, "
+			"\"allowed\": %lld, ",
+			(long long)w->model, (long long)w->model_unseen, (long long)w->host,
+			(long long)w->noise, (long long)w->allowed);
 		put_kv_str(f, "scope", scopes[w->scope], false);
-		fprintf(f, ", \"differs\": %s}", w->differs ? "true" : "false");
+		fprintf(f, ", \"differs\": %s, \"held\": %s}", w->differs ? "true" : "false",
+			w->held ? "true" : "false");
 	}
 	fputs("\n        ]}", f);
 	fl_agreement_free(&a);

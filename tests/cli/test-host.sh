@@ -234,6 +234,30 @@ else
 	nok "pgfault $got (system-wide $sys), wanted $rule..$((rule + tol))"
 fi
 
+# beside a fork-and-exec loop and a memory churner, the workload's own
+# pgfree is its frees alone: the gate holds it (and every scoped row)
+# within the tolerance; the system-wide rows move but are not held
+if [ "$runtime" -eq 0 ]; then
+	"$(dirname "$0")/../load-machine" "$FL" compare page-fault1 --mode processes --threads 2 \
+		--iterations 4 --size 32M --mthp 64K --lru-cache order0 --target=model,host \
+		--check --tolerance-min 224 --json "$T/load.json" >"$T/out" 2>"$T/err"
+	rc=$?
+	v=$(python3 -c '
+import json, sys
+h = [r for r in json.load(open(sys.argv[1]))["results"] if r["target"] == "host"][0]
+w = [w for w in h["agreement"]["rows"] if w["name"] == "pgfree"][0]
+print(w["scope"], w["held"], w["model_unseen"] > 0, abs(w["host"] - w["model"]) <= w["allowed"])' \
+		"$T/load.json" 2>/dev/null)
+	if [ $rc -eq 0 ] && [ "$v" = "workload True True True" ]; then
+		ok "beside a loaded machine: compare --check holds the run's own rows, pgfree included"
+	else
+		nok "compare --check beside load (exit $rc, pgfree: $v)"
+		grep -E "DIFFERS|pgfree" "$T/out" | sed 's/^/# /'
+	fi
+else
+	skip "compare --check beside a loaded machine" "a sanitizer runtime's own frees"
+fi
+
 # 12: --no-knobs changes nothing and records what the host has
 "$FL" run lru-microbench --target=host --threads 1 --loops 2 --no-knobs --json "$T/nk.json" \
 	>"$T/out" 2>"$T/err"

@@ -114,7 +114,9 @@ static bool test_differs_exactly_beyond_the_tolerance(void)
 	ASSERT_TRUE(w && w->differs && w->host == 0);
 	ASSERT_EQ(w->allowed, 0);
 	ASSERT_TRUE(fl_agreement_find(&a, "nr_free_pages") == NULL);
-	ASSERT_EQ(a.nr_differs, 3);
+	/* held: pgfree; the system-wide pglazyfree and the host-less row are reported */
+	ASSERT_EQ(a.nr_differs, 1);
+	ASSERT_EQ(a.nr_differs_system, 2);
 	fl_agreement_free(&a);
 	/* no model column with the host's sizes: nothing to hold it against */
 	r[0].knobs.v[0].value[0] = 'n';
@@ -173,6 +175,7 @@ static bool test_floor_only_upward_for_startup_events(void)
 	ASSERT_TRUE(w && !w->differs);
 	ASSERT_EQ(w->allowed, 128);
 	ASSERT_EQ(a.nr_differs, 2);
+	ASSERT_EQ(a.nr_differs_system, 0);
 	fl_agreement_free(&a);
 	free_all(r, 2);
 	return true;
@@ -198,10 +201,10 @@ static bool test_json_has_the_agreement(void)
 	buf[n] = '\0';
 	fclose(f);
 	ASSERT_TRUE(strstr(buf, "\"agreement\": {\"model\": \"model\"") != NULL);
-	ASSERT_TRUE(strstr(buf, "\"differs\": 1, \"rows\"") != NULL);
-	ASSERT_TRUE(strstr(buf, "{\"name\": \"pgfault\", \"model\": 1000, \"host\": 2000, "
-				"\"noise\": 0, \"allowed\": 64, \"scope\": \"workload\", "
-				"\"differs\": true}") != NULL);
+	ASSERT_TRUE(strstr(buf, "\"differs\": 1, \"differs_system\": 0, \"rows\"") != NULL);
+	ASSERT_TRUE(strstr(buf, "{\"name\": \"pgfault\", \"model\": 1000, \"model_unseen\": 0, "
+				"\"host\": 2000, \"noise\": 0, \"allowed\": 64, \"scope\": "
+				"\"workload\", \"differs\": true, \"held\": true}") != NULL);
 	ASSERT_TRUE(strstr(buf, "\"scope\": {\n        \"pgfault\": \"workload\"") != NULL);
 	free_all(r, 2);
 	return true;
@@ -234,7 +237,52 @@ static bool test_window_counted_on_one_side_only(void)
 	return true;
 }
 
+/*
+ * A host count scoped to the run sees only its tasks' own frees: pgfree is
+ * held against the model's less what the kernel frees after an RCU grace
+ * period or with preemption off (fl_pgfree_rcu, fl_pgfree_atomic), window
+ * by window; a system-wide pgfree sees every free, and keeps the whole.
+ */
+static bool test_pgfree_less_what_the_host_cannot_see(void)
+{
+	struct fl_tolerance tol = { .pct = 0, .min = 0, .noise = 0 };
+	struct fl_result r[2];
+	struct fl_agreement a;
+	const struct fl_agree_row *w;
+
+	result(&r[0], "model", "model", "always", "order0");
+	result(&r[1], "host", "host", "always", NULL);
+	fl_counters_set(&r[0].counters, "pgfree", 1000);
+	fl_counters_set(&r[0].counters, "fl_pgfree_rcu", 30);
+	fl_counters_set(&r[0].counters, "fl_pgfree_atomic", 7);
+	fl_counters_set_scoped(&r[1].counters, "pgfree", 963, FL_SCOPE_WORKLOAD);
+	fl_counters_set(&r[0].counters, "split:pgfree", 500);
+	fl_counters_set(&r[0].counters, "split:fl_pgfree_atomic", 20);
+	fl_counters_set_scoped(&r[1].counters, "split:pgfree", 481, FL_SCOPE_WORKLOAD);
+	fl_counters_set(&r[0].counters, "scan:pgfree", 200);
+	fl_counters_set(&r[0].counters, "scan:fl_pgfree_rcu", 10);
+	fl_counters_set_scoped(&r[1].counters, "scan:pgfree", 200, FL_SCOPE_SYSTEM);
+	ASSERT_EQ(fl_agreement_check(r, 2, 1, &tol, &a), 0);
+	w = fl_agreement_find(&a, "pgfree");
+	ASSERT_TRUE(w && !w->differs && w->held);
+	ASSERT_EQ(w->model, 963);
+	ASSERT_EQ(w->model_unseen, 37);
+	w = fl_agreement_find(&a, "split:pgfree"); /* 480 against 481 */
+	ASSERT_TRUE(w && w->differs && w->held);
+	ASSERT_EQ(w->model_unseen, 20);
+	w = fl_agreement_find(&a, "scan:pgfree");
+	ASSERT_TRUE(w && !w->differs && !w->held);
+	ASSERT_EQ(w->model, 200);
+	ASSERT_EQ(w->model_unseen, 0);
+	ASSERT_EQ(a.nr_differs, 1);
+	ASSERT_EQ(a.nr_differs_system, 0);
+	fl_agreement_free(&a);
+	free_all(r, 2);
+	return true;
+}
+
 TEST_MAIN(TEST(test_partner_same_sizes_order0_preferred), TEST(test_checked_counters),
+	  TEST(test_pgfree_less_what_the_host_cannot_see),
 	  TEST(test_window_counted_on_one_side_only),
 	  TEST(test_differs_exactly_beyond_the_tolerance),
 	  TEST(test_floor_only_upward_for_startup_events), TEST(test_json_has_the_agreement))
