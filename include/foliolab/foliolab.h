@@ -93,6 +93,13 @@ struct fl_metric {
 	double value;
 };
 
+/*
+ * A run's sign of life on stderr: none; a line rewritten in place every
+ * 0.5 s after the first 2 s (a terminal); or one line every 10 s after
+ * the first 10 s (a log, a pipe).
+ */
+enum fl_progress { FL_PROGRESS_NONE, FL_PROGRESS_LINE, FL_PROGRESS_HEARTBEAT };
+
 /* What to run: a workload, a target, the machine and the knobs to apply. */
 struct fl_config {
 	char workload[32];
@@ -103,7 +110,7 @@ struct fl_config {
 	struct fl_knobs knobs; /* applied in order before the run */
 	struct fl_param params[FL_MAX_PARAMS];
 	int nr_params;
-	bool progress; /* progress line on stderr for runs over 2 s */
+	int progress;  /* enum fl_progress: how a long run shows it is alive */
 	bool locks;    /* host: record lock contention with perf lock */
 	bool no_knobs; /* host: change no knob; run with what the host has */
 	/*
@@ -213,14 +220,41 @@ FL_API int fl_costs_check(const char *path, char *err, size_t len);
 /*
  * fl_calibrate() - measure this machine's kernel and CPU (probes, perf
  * record over host runs, host phase times against the sim's) and write
- * the cost file @out, with @command in its provenance; the steps and the
- * final check (the sim against the host at 1 and 2 threads, 4K and 16K)
- * go to @log, and *@check_failed says how many check rows are outside
- * 15%. Needs root (the host target). Return: 0 or -errno, the reason in
- * @err.
+ * the cost file to @out (@out_name in the log), with @command in its
+ * provenance; the steps and the final check (the sim against the host at
+ * 1 and 2 threads, 4K and 16K) go to @log, and *@check_failed says how
+ * many check rows are outside 15%. Its temporaries live in a private
+ * folder under $TMPDIR (or /tmp), removed on every exit path. Needs root
+ * (the host target). Return: 0 or -errno, the reason in @err.
  */
-FL_API int fl_calibrate(const char *out, const char *command, FILE *log, int *check_failed,
-			char *err, size_t len);
+/* fl_calibrate_check() - what fl_calibrate() needs (root, the knobs, no killed run's changes) */
+FL_API int fl_calibrate_check(char *err, size_t len);
+FL_API int fl_calibrate(FILE *out, const char *out_name, const char *command, FILE *log,
+			int *check_failed, char *err, size_t len);
+
+/*
+ * Output files (--json, calibrate --out; src/target/outfile.c): decided
+ * before any work and written whole. fl_outfile_open() takes "-" (standard
+ * output), a character device or FIFO or a link to one (written through),
+ * or a regular file or new name (replaced whole: a temporary in its own
+ * folder is made at once and renamed over it by fl_outfile_commit());
+ * anything else is refused with one line naming @opt. Return: 0 or -EINVAL.
+ */
+struct fl_outfile {
+	int kind; /* 0: nothing to write */
+	int fd;
+	FILE *f;
+	char path[4096]; /* what is written or replaced */
+	char tmp[4096];	 /* the temporary of a replaced file */
+};
+FL_API int fl_outfile_open(struct fl_outfile *o, const char *opt, const char *path, char *err,
+			   size_t len);
+/* the stream to write to (a stream opened now, for one written through); NULL: see errno */
+FL_API FILE *fl_outfile_stream(struct fl_outfile *o);
+/* finish: flush, and rename a replaced file's temporary into place. Return: 0 or -errno. */
+FL_API int fl_outfile_commit(struct fl_outfile *o, char *err, size_t len);
+/* give up: the temporary is removed, nothing is written */
+FL_API void fl_outfile_abort(struct fl_outfile *o);
 
 /* config helpers */
 FL_API void fl_config_init(struct fl_config *cfg, const char *workload);

@@ -56,39 +56,21 @@ static int cmd_list(int argc, char **argv)
 	return 0;
 }
 
-static int check_json_path(const char *path, char *err, size_t len)
-{
-	char buf[4096], *dir;
-
-	if (!*path) {
-		snprintf(err, len, "--json: empty file name");
-		return -EINVAL;
-	}
-	snprintf(buf, sizeof(buf), "%s", path);
-	dir = dirname(buf);
-	if (access(dir, W_OK) != 0) {
-		snprintf(err, len, "--json %s: cannot write in %s (%s)", path, dir,
-			 strerror(errno));
-		return -EINVAL;
-	}
-	return 0;
-}
-
-static int write_json(const char *path, const struct fl_result *res, int n,
+/* The JSON document of @n results, to @o; the reason of a failure on stderr. */
+static int write_json(struct fl_outfile *o, const struct fl_result *res, int n,
 		      const struct fl_tolerance *tol)
 {
-	char tmp[4200];
-	FILE *f;
+	char err[4400];
+	FILE *f = fl_outfile_stream(o);
 
-	snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", path, (long)getpid());
-	f = fopen(tmp, "w");
-	if (!f) {
-		fprintf(stderr, "foliolab: --json %s: %s\n", path, strerror(errno));
+	if (!f || fl_results_write_json(f, res, n, tol)) {
+		fprintf(stderr, "foliolab: --json %s: %s\n", o->path,
+			strerror(errno ? errno : EIO));
+		fl_outfile_abort(o);
 		return -1;
 	}
-	if (fl_results_write_json(f, res, n, tol) || fclose(f) || rename(tmp, path)) {
-		fprintf(stderr, "foliolab: --json %s: %s\n", path, strerror(errno));
-		unlink(tmp);
+	if (fl_outfile_commit(o, err, sizeof(err))) {
+		fprintf(stderr, "foliolab: --json %s\n", err);
 		return -1;
 	}
 	return 0;
@@ -99,6 +81,7 @@ static int cmd_run(int argc, char **argv)
 	static struct cli_opts o;
 	static struct fl_config cfgs[CLI_MAX_CONFIGS];
 	static char labels[CLI_MAX_CONFIGS][64];
+	struct fl_outfile json = { 0 };
 	struct fl_result *res;
 	bool compare = !strcmp(argv[0], "compare");
 	char err[512];
@@ -114,15 +97,18 @@ static int cmd_run(int argc, char **argv)
 	if (n < 0)
 		return usage_error(err);
 	for (i = 0; i < n; i++) {
-		cfgs[i].progress = isatty(STDERR_FILENO);
+		cfgs[i].progress = isatty(STDERR_FILENO) ? FL_PROGRESS_LINE : FL_PROGRESS_HEARTBEAT;
 		if (fl_validate(&cfgs[i], err, sizeof(err)))
 			return usage_error(err);
 	}
-	if (o.json && check_json_path(o.json, err, sizeof(err)))
+	/* the output file last: nothing of it is left where the input is bad */
+	if (o.json && fl_outfile_open(&json, "--json", o.json, err, sizeof(err)))
 		return usage_error(err);
 	res = calloc((size_t)n, sizeof(*res));
-	if (!res)
+	if (!res) {
+		fl_outfile_abort(&json);
 		return usage_error("out of memory");
+	}
 	for (i = 0; i < n; i++) {
 		int ret = fl_run(&cfgs[i], &res[i], err, sizeof(err));
 
@@ -151,9 +137,10 @@ static int cmd_run(int argc, char **argv)
 	} else {
 		report_run(stdout, &res[0]);
 	}
-	if (o.json && write_json(o.json, res, n, &o.tol))
+	if (o.json && write_json(&json, res, n, &o.tol))
 		status = 1;
 out:
+	fl_outfile_abort(&json); /* nothing, once written */
 	for (i = 0; i < n; i++)
 		fl_result_free(&res[i]);
 	free(res);
@@ -183,8 +170,9 @@ static int cmd_host(int argc, char **argv)
 /* foliolab calibrate [--out FILE]: the cost file of this machine's kernel */
 static int cmd_calibrate(int argc, char **argv)
 {
-	const char *out = "foliolab.costs";
-	char err[512], command[256];
+	const char *out = NULL;
+	struct fl_outfile of;
+	char err[4400], command[256];
 	int i, failed = 0;
 	size_t n = 0;
 
@@ -193,24 +181,44 @@ static int cmd_calibrate(int argc, char **argv)
 		return 0;
 	}
 	for (i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--out") && i + 1 < argc) {
-			out = argv[++i];
-		} else if (!strncmp(argv[i], "--out=", 6) && argv[i][6]) {
-			out = argv[i] + 6;
-		} else {
+		const char *v = NULL;
+
+		if (!strcmp(argv[i], "--out") && i + 1 < argc)
+			v = argv[++i];
+		else if (!strncmp(argv[i], "--out=", 6))
+			v = argv[i] + 6;
+		if (!v) {
 			fprintf(stderr, "foliolab: calibrate: '%s': accepted --out FILE\n",
 				argv[i]);
 			return 2;
 		}
+		if (out)
+			return usage_error("calibrate: --out given twice; accepted one --out FILE");
+		out = v;
 	}
+	if (!out)
+		out = "foliolab.costs";
+	/* everything calibrate needs, before its minute of host runs */
+	if (fl_calibrate_check(err, sizeof(err)))
+		return usage_error(err);
+	if (fl_outfile_open(&of, "calibrate --out", out, err, sizeof(err)))
+		return usage_error(err);
 	n = (size_t)snprintf(command, sizeof(command), "foliolab");
 	for (i = 0; i < argc && n < sizeof(command); i++)
 		n += (size_t)snprintf(command + n, sizeof(command) - n, " %s", argv[i]);
 	setvbuf(stdout, NULL, _IOLBF, 0); /* each step as it is measured */
-	if (fl_calibrate(out, command, stdout, &failed, err, sizeof(err))) {
-		fprintf(stderr, "foliolab: calibrate: %s\n", err);
+	if (!fl_outfile_stream(&of) || fl_calibrate(fl_outfile_stream(&of), of.path, command,
+						    stdout, &failed, err, sizeof(err))) {
+		fprintf(stderr, "foliolab: calibrate: %s\n",
+			fl_outfile_stream(&of) ? err : strerror(errno));
+		fl_outfile_abort(&of);
 		return 1;
 	}
+	if (fl_outfile_commit(&of, err, sizeof(err))) {
+		fprintf(stderr, "foliolab: calibrate --out %s\n", err);
+		return 1;
+	}
+	printf("wrote %s\n", out);
 	return failed ? 1 : 0;
 }
 
@@ -234,6 +242,9 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if (!strcmp(cmd, "help")) {
+		if (argc > 3)
+			return usage_error("help takes one topic: list, run, compare, host, "
+					   "calibrate");
 		if (argc > 2 && !strcmp(argv[2], "list"))
 			help_list(stdout);
 		else if (argc > 2 && (!strcmp(argv[2], "run") || !strcmp(argv[2], "compare")))

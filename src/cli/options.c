@@ -65,6 +65,7 @@ int cli_apply_mthp(struct fl_config *cfg, const char *spec, bool allow_list, cha
 {
 	char buf[96], *tok, *save = NULL, name[FL_NAME_MAX];
 	int bare = 0, set = 0, order, o;
+	unsigned int orders_seen = 0;
 
 	(void)allow_list;
 	if (strlen(spec) >= sizeof(buf)) {
@@ -105,6 +106,12 @@ int cli_apply_mthp(struct fl_config *cfg, const char *spec, bool allow_list, cha
 				 spec);
 			return -EINVAL;
 		}
+		if (orders_seen & (1u << order)) {
+			snprintf(err, len, "--mthp %s: %s set twice; give each size once", spec,
+				 tok);
+			return -EINVAL;
+		}
+		orders_seen |= 1u << order;
 		if (bare > 1) {
 			snprintf(err, len,
 				 "--mthp %s: several sizes are several configurations; use compare",
@@ -179,6 +186,12 @@ static int split_list(const char *opt, const char *v, const char *const *names,
 			snprintf(err, len, "%s %s: '%s' is not one of %s", opt, v, tok, accepted);
 			return -EINVAL;
 		}
+		for (i = 0; i < (size_t)*nr; i++)
+			if (!strcmp(out[i], tok)) {
+				snprintf(err, len, "%s %s: '%s' twice; give each once", opt, v,
+					 tok);
+				return -EINVAL;
+			}
 		if (*nr == max) {
 			snprintf(err, len, "%s %s: at most %d entries", opt, v, max);
 			return -EINVAL;
@@ -238,7 +251,7 @@ static int split_mthp_list(const char *v, struct cli_opts *o, char *err, size_t 
 	snprintf(buf, sizeof(buf), "%s", v);
 	o->nr_mthp = 0;
 	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		int order;
+		int order, i;
 
 		if (size_order(tok, &order)) {
 			snprintf(err, len,
@@ -246,6 +259,16 @@ static int split_mthp_list(const char *v, struct cli_opts *o, char *err, size_t 
 				 "256K, 512K, 1M, 2M",
 				 v, tok);
 			return -EINVAL;
+		}
+		for (i = 0; i < o->nr_mthp; i++) {
+			int seen;
+
+			if (!size_order(o->mthp[i], &seen) && seen == order) {
+				snprintf(err, len,
+					 "--mthp %s: '%s' is a size given before; give each once",
+					 v, tok);
+				return -EINVAL;
+			}
 		}
 		if (o->nr_mthp == 8) {
 			snprintf(err, len, "--mthp %s: at most 8 sizes", v);
@@ -256,6 +279,48 @@ static int split_mthp_list(const char *v, struct cli_opts *o, char *err, size_t 
 	return 0;
 }
 
+#define MAX_SEEN 64
+
+/* Set knob @name once: a second setting (--knob, or an option that sets it) is refused. */
+static int knob_once(struct cli_opts *o, const char *name, const char *value, char *err, size_t len)
+{
+	int k;
+
+	for (k = 0; k < o->base.knobs.nr; k++)
+		if (!strcmp(o->base.knobs.v[k].name, name)) {
+			snprintf(
+				err, len,
+				"%s is set twice (by --knob, or by an option that sets it: "
+				"--mthp, --thp-enabled, --lru-cache-*, --split-drain, ...); set it "
+				"once",
+				name);
+			return -EINVAL;
+		}
+	if (fl_config_set_knob(&o->base, name, value)) {
+		snprintf(err, len, "too many knobs");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* An option given twice is a slip (which one was meant?): refuse it. */
+static int once(char (*seen)[64], int *nseen, const char *name, char *err, size_t len)
+{
+	int i;
+
+	for (i = 0; i < *nseen; i++)
+		if (!strcmp(seen[i], name)) {
+			snprintf(err, len,
+				 "%s given twice; give it once (a list where it takes one, such "
+				 "as --mthp 4K,16K in compare)",
+				 name);
+			return -EINVAL;
+		}
+	if (*nseen < MAX_SEEN)
+		snprintf(seen[(*nseen)++], 64, "%s", name);
+	return 0;
+}
+
 /**
  * cli_parse() - parse "run|compare WORKLOAD [options]".
  * @argv: argv[0] is the subcommand.
@@ -263,7 +328,9 @@ static int split_mthp_list(const char *v, struct cli_opts *o, char *err, size_t 
 int cli_parse(int argc, char **argv, struct cli_opts *o, char *err, size_t len)
 {
 	bool compare = !strcmp(argv[0], "compare");
-	int i;
+	char seen[MAX_SEEN][64];
+	const char *knob_sizes = NULL, *mthp = NULL;
+	int i, nseen = 0;
 
 	memset(o, 0, sizeof(*o));
 	o->cmd = argv[0];
@@ -302,7 +369,12 @@ int cli_parse(int argc, char **argv, struct cli_opts *o, char *err, size_t len)
 				 "unexpected argument '%s'; options look like --name VALUE", arg);
 			return -EINVAL;
 		}
-		/* the two options without a value */
+		/* the options without a value */
+		if ((!strcmp(arg, "--no-knobs") || !strcmp(arg, "--locks") ||
+		     !strcmp(arg, "--locked-atomics") || !strcmp(arg, "--pin-cpus") ||
+		     !strcmp(arg, "--check")) &&
+		    once(seen, &nseen, arg, err, len))
+			return -EINVAL;
 		if (!strcmp(arg, "--no-knobs")) {
 			o->base.no_knobs = true;
 			continue;
@@ -345,6 +417,8 @@ int cli_parse(int argc, char **argv, struct cli_opts *o, char *err, size_t len)
 			snprintf(err, len, "%s needs a value", optbuf);
 			return -EINVAL;
 		}
+		if (strcmp(optbuf, "--knob") && once(seen, &nseen, optbuf, err, len))
+			return -EINVAL;
 		if (!strcmp(optbuf, "--mem")) {
 			if (fl_parse_size(val, &size) || !size) {
 				snprintf(err, len,
@@ -376,8 +450,10 @@ int cli_parse(int argc, char **argv, struct cli_opts *o, char *err, size_t len)
 			if (parse_int(optbuf, val, 0, 2147483647, &num, err, len))
 				return -EINVAL;
 			o->base.seed = (uint64_t)num;
+			o->seed_given = true;
 		} else if (!strcmp(optbuf, "--cpus")) {
 			char buf[128], *tok, *save = NULL;
+			int k;
 
 			if (empty_element(optbuf, val, err, len))
 				return -EINVAL;
@@ -387,6 +463,14 @@ int cli_parse(int argc, char **argv, struct cli_opts *o, char *err, size_t len)
 			     tok = strtok_r(NULL, ",", &save)) {
 				if (parse_int(optbuf, tok, 1, 1024, &num, err, len))
 					return -EINVAL;
+				for (k = 0; k < o->nr_cpus; k++)
+					if (o->cpus[k] == (int)num) {
+						snprintf(err, len,
+							 "--cpus %s: %ld twice; give each count "
+							 "once",
+							 val, num);
+						return -EINVAL;
+					}
 				if (o->nr_cpus == 8) {
 					snprintf(err, len, "--cpus %s: at most 8 entries", val);
 					return -EINVAL;
@@ -420,11 +504,14 @@ int cli_parse(int argc, char **argv, struct cli_opts *o, char *err, size_t len)
 				return -EINVAL;
 			}
 			o->tol.pct = pct;
+			o->tolerance_given = true;
 		} else if (!strcmp(optbuf, "--tolerance-min")) {
 			if (parse_int(optbuf, val, 0, 1000000000, &num, err, len))
 				return -EINVAL;
 			o->tol.min = num;
+			o->tolerance_given = true;
 		} else if (!strcmp(optbuf, "--mthp")) {
+			mthp = val;
 			if (mthp_is_list(val)) {
 				if (!compare) {
 					snprintf(err, len,
@@ -446,7 +533,8 @@ int cli_parse(int argc, char **argv, struct cli_opts *o, char *err, size_t len)
 					 "--thp-enabled %s: accepted always, madvise, never", val);
 				return -EINVAL;
 			}
-			fl_config_set_knob(&o->base, THP "enabled", val);
+			if (knob_once(o, THP "enabled", val, err, len))
+				return -EINVAL;
 		} else if (!strcmp(optbuf, "--lru-cache")) {
 			if (split_list(optbuf, val, policy_names, "order0, max16, pages31",
 				       o->lru_cache, 8, &o->nr_lru_cache, err, len))
@@ -461,15 +549,18 @@ int cli_parse(int argc, char **argv, struct cli_opts *o, char *err, size_t len)
 		} else if (!strcmp(optbuf, "--lru-cache-folio-pages")) {
 			if (parse_int(optbuf, val, 1, 1024, &num, err, len))
 				return -EINVAL;
-			fl_config_set_knob(&o->base, "foliolab/lru_cache_folio_pages", val);
+			if (knob_once(o, "foliolab/lru_cache_folio_pages", val, err, len))
+				return -EINVAL;
 		} else if (!strcmp(optbuf, "--lru-cache-batch-pages")) {
 			if (parse_int(optbuf, val, 0, 254, &num, err, len))
 				return -EINVAL;
-			fl_config_set_knob(&o->base, "foliolab/lru_cache_batch_pages", val);
+			if (knob_once(o, "foliolab/lru_cache_batch_pages", val, err, len))
+				return -EINVAL;
 		} else if (!strcmp(optbuf, "--lru-cache-batch-slots")) {
 			if (parse_int(optbuf, val, 1, 31, &num, err, len))
 				return -EINVAL;
-			fl_config_set_knob(&o->base, "foliolab/lru_cache_batch_slots", val);
+			if (knob_once(o, "foliolab/lru_cache_batch_slots", val, err, len))
+				return -EINVAL;
 		} else if (!strcmp(optbuf, "--split-walk")) {
 			static const char *const walks[] = { "forward", "reverse", NULL };
 
@@ -492,7 +583,8 @@ int cli_parse(int argc, char **argv, struct cli_opts *o, char *err, size_t len)
 					val);
 				return -EINVAL;
 			}
-			fl_config_set_knob(&o->base, "foliolab/split_drain", val);
+			if (knob_once(o, "foliolab/split_drain", val, err, len))
+				return -EINVAL;
 		} else if (!strcmp(optbuf, "--deferred-split-drain")) {
 			if (strcmp(val, "per-folio") && strcmp(val, "per-batch")) {
 				snprintf(err, len,
@@ -501,13 +593,15 @@ int cli_parse(int argc, char **argv, struct cli_opts *o, char *err, size_t len)
 					 val);
 				return -EINVAL;
 			}
-			fl_config_set_knob(&o->base, "foliolab/deferred_split_drain", val);
+			if (knob_once(o, "foliolab/deferred_split_drain", val, err, len))
+				return -EINVAL;
 		} else if (!strcmp(optbuf, "--lru-add-free-dead")) {
 			if (strcmp(val, "on") && strcmp(val, "off")) {
 				snprintf(err, len, "--lru-add-free-dead %s: accepted on, off", val);
 				return -EINVAL;
 			}
-			fl_config_set_knob(&o->base, "foliolab/lru_add_free_dead", val);
+			if (knob_once(o, "foliolab/lru_add_free_dead", val, err, len))
+				return -EINVAL;
 		} else if (!strcmp(optbuf, "--knob")) {
 			const char *e = strchr(val, '=');
 			char name[FL_NAME_MAX];
@@ -521,13 +615,48 @@ int cli_parse(int argc, char **argv, struct cli_opts *o, char *err, size_t len)
 			}
 			memcpy(name, val, (size_t)(e - val));
 			name[e - val] = '\0';
-			fl_config_set_knob(&o->base, name, e + 1);
+			if (!strncmp(name, THP "hugepages-", strlen(THP "hugepages-")))
+				knob_sizes = val;
+			if (knob_once(o, name, e + 1, err, len))
+				return -EINVAL;
 		} else {
 			if (fl_config_set_param(&o->base, optbuf + 2, val)) {
 				snprintf(err, len, "too many options");
 				return -EINVAL;
 			}
 		}
+	}
+	for (i = 0; i < o->base.knobs.nr; i++) {
+		const char *n = o->base.knobs.v[i].name;
+
+		if ((o->nr_lru_cache && !strcmp(n, "foliolab/lru_cache")) ||
+		    (o->nr_split_walk && !strcmp(n, "foliolab/split_walk"))) {
+			snprintf(err, len, "--knob %s and --%s both set it; give --%s alone", n,
+				 n[9] == 'l' ? "lru-cache" : "split-walk",
+				 n[9] == 'l' ? "lru-cache" : "split-walk");
+			return -EINVAL;
+		}
+	}
+	if (mthp && knob_sizes) {
+		snprintf(err, len,
+			 "--mthp %s and --knob %s both set mTHP sizes; give the sizes in --mthp "
+			 "alone",
+			 mthp, knob_sizes);
+		return -EINVAL;
+	}
+	if (o->nr_targets == 1 && !strcmp(o->targets[0], "host") &&
+	    (o->seed_given || o->base.costs || o->platform_given)) {
+		snprintf(err, len,
+			 "--seed, --costs and --platform set up the model's virtual CPUs; the host "
+			 "target runs on its real ones (use --target=model or model,host)");
+		return -EINVAL;
+	}
+	if (o->tolerance_given && !(compare && o->nr_targets == 2)) {
+		snprintf(err, len,
+			 "--tolerance and --tolerance-min set the agreement gate of compare "
+			 "--target=model,host; %s",
+			 compare ? "give --target=model,host" : "use compare");
+		return -EINVAL;
 	}
 	if (o->check && !(o->nr_targets == 2)) {
 		snprintf(err, len,

@@ -515,17 +515,26 @@ int report_compare(FILE *f, const struct fl_result *r, int nr, const struct fl_t
 		fprintf(f, " %*s", c.check_w, name);
 	}
 	fputc('\n', f);
-	for (j = 0; j < nr; j++)
-		v[j] = r[j].wall_s;
-	cmp_row(f, &c, r, r[0].nr_vcpus ? "time: virtual s" : "time: wall s", v, NULL, false);
-	if (r[0].nr_vcpus) {
+	for (j = 0, i = 0; j < nr; j++)
+		i |= r[j].nr_vcpus > 0;
+	if (i) {
+		/*
+		 * virtual time only where the CPUs were virtual; the host's own
+		 * time for every column (a host or native run's is its wall time)
+		 */
 		for (j = 0; j < nr; j++)
-			v[j] = r[j].host_wall_s;
+			v[j] = r[j].nr_vcpus ? r[j].wall_s : NAN;
+		cmp_row(f, &c, r, "time: virtual s", v, NULL, false);
+		for (j = 0; j < nr; j++)
+			v[j] = r[j].nr_vcpus ? r[j].host_wall_s : r[j].wall_s;
 		cmp_row(f, &c, r, "time: host wall s", v, NULL, false);
 		for (j = 0; j < nr; j++)
-			v[j] = report_vcpu_busy_pct(&r[j]);
+			v[j] = r[j].nr_vcpus ? report_vcpu_busy_pct(&r[j]) : NAN;
 		cmp_row(f, &c, r, "virtual CPUs: busy %", v, NULL, false);
 	} else {
+		for (j = 0; j < nr; j++)
+			v[j] = r[j].wall_s;
+		cmp_row(f, &c, r, "time: wall s", v, NULL, false);
 		for (j = 0; j < nr; j++)
 			v[j] = r[j].user_s + r[j].sys_s;
 		cmp_row(f, &c, r, "time: cpu s", v, NULL, false);

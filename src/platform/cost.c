@@ -221,14 +221,11 @@ int fl_costs_load(const char *path, char *err, size_t len)
 	return 0;
 }
 
-int fl_costs_write(const char *path, const uint64_t *ps, const struct fl_cost_prov *prov,
+int fl_costs_write(FILE *f, const uint64_t *ps, const struct fl_cost_prov *prov,
 		   const char *comment)
 {
-	FILE *f = fopen(path, "w");
 	int i;
 
-	if (!f)
-		return -errno;
 	fprintf(f,
 		"# foliolab cost file: what each operation of the model costs on a CPU, in ns\n");
 	if (comment)
@@ -239,7 +236,5 @@ int fl_costs_write(const char *path, const uint64_t *ps, const struct fl_cost_pr
 	fprintf(f, "provenance.command %s\n", prov->command);
 	for (i = 0; i < FL_NR_COSTS; i++)
 		fprintf(f, "cost.%s %.3f\n", fl__cost_info[i].name, (double)ps[i] / 1000.0);
-	if (fclose(f))
-		return -EIO;
-	return 0;
+	return fflush(f) || ferror(f) ? -EIO : 0;
 }

@@ -23,6 +23,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include "compiler.h"
 
 enum fl_cost_id {
@@ -120,8 +121,8 @@ int fl_costs_parse(const char *text, uint64_t *ps, struct fl_cost_prov *prov, ch
  * the ones in force. Return: 0 or -errno with the reason in @err.
  */
 int fl_costs_load(const char *path, char *err, size_t len);
-/* fl_costs_write() - @ps and @prov as a cost file. Return: 0 or -errno. */
-int fl_costs_write(const char *path, const uint64_t *ps, const struct fl_cost_prov *prov,
+/* fl_costs_write() - @ps and @prov as a cost file, to @f. Return: 0 or -EIO. */
+int fl_costs_write(FILE *f, const uint64_t *ps, const struct fl_cost_prov *prov,
 		   const char *comment);
 
 #endif /* FL_PLATFORM_COST_H */

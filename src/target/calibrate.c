@@ -34,6 +34,7 @@
  * the virtual-CPU platform with the LRU rule of the host's kernel (order0).
  */
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <pthread.h>
 #include <sched.h>
@@ -51,6 +52,7 @@
 #include <foliolab/foliolab.h>
 #include "../platform/cost.h"
 #include "../platform/platform.h"
+#include "host.h"
 
 extern char **environ;
 
@@ -332,7 +334,8 @@ static const struct perf_group perf_groups[] = {
 static pid_t perf_start(const char *data)
 {
 	char pid[16];
-	char *argv[] = { "perf", "record", "-q", "-e", "cpu-clock",  "-F",
+	/* -N: no build-id cache written under ~/.debug */
+	char *argv[] = { "perf", "record", "-q", "-N", "-e",	     "cpu-clock", "-F",
 			 "4999", "-p",	   pid,	 "-o", (char *)data, NULL };
 	pid_t child;
 	int st;
@@ -399,15 +402,13 @@ struct runspec {
 	const char *params; /* "name=value name=value" */
 };
 
-static int do_run(const struct runspec *rs, bool sim, const char *costs, struct fl_result *res,
-		  char *err, size_t len)
+static void runspec_config(struct fl_config *cfg, const struct runspec *rs, bool sim,
+			   const char *costs)
 {
-	struct fl_config cfg;
 	char buf[256], *save = NULL, *tok;
 	char knob[96];
-	int ret;
 
-	fl_config_init(&cfg, rs->workload);
+	fl_config_init(cfg, rs->workload);
 	snprintf(buf, sizeof(buf), "%s", rs->params);
 	for (tok = strtok_r(buf, " ", &save); tok; tok = strtok_r(NULL, " ", &save)) {
 		char *eq = strchr(tok, '=');
@@ -415,20 +416,29 @@ static int do_run(const struct runspec *rs, bool sim, const char *costs, struct 
 		if (!eq)
 			continue;
 		*eq = '\0';
-		fl_config_set_param(&cfg, tok, eq + 1);
+		fl_config_set_param(cfg, tok, eq + 1);
 	}
 	if (rs->mthp) {
 		snprintf(knob, sizeof(knob), "transparent_hugepage/hugepages-%s/enabled", rs->mthp);
-		fl_config_set_knob(&cfg, knob, "always");
+		fl_config_set_knob(cfg, knob, "always");
 	}
 	if (sim) {
-		snprintf(cfg.target, sizeof(cfg.target), "model");
-		cfg.sim = true;
-		cfg.costs = costs;
-		fl_config_set_knob(&cfg, "foliolab/lru_cache", "order0");
+		snprintf(cfg->target, sizeof(cfg->target), "model");
+		cfg->sim = true;
+		cfg->costs = costs;
+		fl_config_set_knob(cfg, "foliolab/lru_cache", "order0");
 	} else {
-		snprintf(cfg.target, sizeof(cfg.target), "host");
+		snprintf(cfg->target, sizeof(cfg->target), "host");
 	}
+}
+
+static int do_run(const struct runspec *rs, bool sim, const char *costs, struct fl_result *res,
+		  char *err, size_t len)
+{
+	struct fl_config cfg;
+	int ret;
+
+	runspec_config(&cfg, rs, sim, costs);
 	ret = fl_run(&cfg, res, err, len);
 	if (!ret && res->status) {
 		snprintf(err, len, "%s on %s: %s", rs->workload, sim ? "sim" : "the host",
@@ -547,7 +557,8 @@ static double check_time(const struct runspec *rs, const struct fl_result *r)
 struct calib {
 	double c[FL_NR_COSTS];
 	char how[FL_NR_COSTS][96]; /* where each came from */
-	char tmp_costs[64];
+	char tmpdir[PATH_MAX];	   /* private (0700, outfile.c): the files below */
+	char tmp_costs[PATH_MAX];  /* the costs so far, for the sim's runs */
 	struct fl_cost_prov prov;
 	FILE *log;
 };
@@ -555,9 +566,16 @@ struct calib {
 static int write_tmp(struct calib *k)
 {
 	uint64_t ps[FL_NR_COSTS];
+	FILE *f = fopen(k->tmp_costs, "w");
+	int ret;
 
+	if (!f)
+		return -errno;
 	to_ps(k->c, ps);
-	return fl_costs_write(k->tmp_costs, ps, &k->prov, NULL);
+	ret = fl_costs_write(f, ps, &k->prov, NULL);
+	if (fclose(f) && !ret)
+		ret = -EIO;
+	return ret;
 }
 
 static int sim_run(struct calib *k, const struct runspec *rs, struct fl_result *r, char *err,
@@ -586,7 +604,7 @@ static int perf_costs(struct calib *k, struct fl_result *ha, struct fl_result *h
 	const struct runspec *rs[2] = { &RUN_A, &RUN_B };
 	struct fl_result *hr[2] = { ha, hb }, sr;
 	double share[2][NR_GROUPS], t[2], n[2][NR_GROUPS];
-	char data[64];
+	char data[PATH_MAX];
 	bool have_perf = true;
 	size_t g;
 	int i, ret;
@@ -599,7 +617,7 @@ static int perf_costs(struct calib *k, struct fl_result *ha, struct fl_result *h
 		ret = host_median_run(rs[i], hr[i], err, len);
 		if (ret)
 			return ret;
-		snprintf(data, sizeof(data), "/tmp/foliolab-calibrate-%d.perf", (int)getpid());
+		snprintf(data, sizeof(data), "%s/perf.data", k->tmpdir);
 		perf = perf_start(data);
 		ret = do_run(rs[i], false, NULL, &pr, err, len);
 		if (perf > 0)
@@ -729,8 +747,84 @@ static int split_cost(struct calib *k, char *err, size_t len)
 	return 0;
 }
 
-FL_API int fl_calibrate(const char *out, const char *command, FILE *log, int *check_failed,
-			char *err, size_t len)
+static const char *tmp_base(void)
+{
+	const char *base = getenv("TMPDIR");
+
+	return base && *base ? base : "/tmp";
+}
+
+FL_API int fl_calibrate_check(char *err, size_t len)
+{
+	const struct runspec *all[] = { &RUN_A, &RUN_B, &RUN_E, &RUN_F, &RUN_S };
+	char why[400], dir[PATH_MAX];
+	struct fl_config cfg;
+	size_t i;
+	int ret;
+
+	if (geteuid() != 0) {
+		snprintf(err, len,
+			 "calibrate runs workloads on the host kernel with its THP knobs set and "
+			 "a tmpfs mounted: it needs root");
+		return -EPERM;
+	}
+	for (i = 0; i < sizeof(all) / sizeof(all[0]) + NR_CHECKS; i++) {
+		runspec_config(&cfg,
+			       i < sizeof(all) / sizeof(all[0])
+				       ? all[i]
+				       : &CHECKS[i - sizeof(all) / sizeof(all[0])],
+			       false, NULL);
+		if (fl_validate(&cfg, why, sizeof(why))) {
+			snprintf(err, len, "calibrate: %s", why);
+			return -EINVAL;
+		}
+	}
+	/* its private folder can be made (made again by fl_calibrate()) */
+	ret = fl__tmp_create(tmp_base(), "foliolab-calibrate", true, dir, sizeof(dir));
+	if (ret < 0) {
+		snprintf(err, len, "calibrate: cannot create a private folder in %s: %s",
+			 tmp_base(), ret == -EEXIST ? "every name is taken" : strerror(-ret));
+		return -EINVAL;
+	}
+	fl__tmp_remove(dir, true);
+	return 0;
+}
+
+/* The private folder of the temporaries: the sim's cost file and perf's data. */
+static int tmp_folder(struct calib *k, char *err, size_t len)
+{
+	const char *base = tmp_base();
+	char data[PATH_MAX];
+	int ret;
+
+	ret = fl__tmp_create(base, "foliolab-calibrate", true, k->tmpdir, sizeof(k->tmpdir));
+	if (ret < 0) {
+		snprintf(err, len, "cannot create a private folder in %s: %s", base,
+			 strerror(-ret));
+		return ret;
+	}
+	snprintf(k->tmp_costs, sizeof(k->tmp_costs), "%s/costs", k->tmpdir);
+	snprintf(data, sizeof(data), "%s/perf.data", k->tmpdir);
+	if (fl__tmp_track(k->tmp_costs, false) || fl__tmp_track(data, false)) {
+		snprintf(err, len, "too many temporary files");
+		fl__tmp_remove(k->tmpdir, true);
+		return -ENOSPC;
+	}
+	return 0;
+}
+
+static void tmp_folder_remove(struct calib *k)
+{
+	char data[PATH_MAX];
+
+	snprintf(data, sizeof(data), "%s/perf.data", k->tmpdir);
+	fl__tmp_remove(data, false);
+	fl__tmp_remove(k->tmp_costs, false);
+	fl__tmp_remove(k->tmpdir, true);
+}
+
+FL_API int fl_calibrate(FILE *out, const char *out_name, const char *command, FILE *log,
+			int *check_failed, char *err, size_t len)
 {
 	struct fl_result ha, hb, he, hf;
 	const struct fl_result *h[4] = { &ha, &hb, &he, &hf };
@@ -755,8 +849,9 @@ FL_API int fl_calibrate(const char *out, const char *command, FILE *log, int *ch
 	gmtime_r(&now, &tm);
 	strftime(k.prov.date, sizeof(k.prov.date), "%Y-%m-%dT%H:%MZ", &tm);
 	snprintf(k.prov.command, sizeof(k.prov.command), "%s", command);
-	snprintf(k.tmp_costs, sizeof(k.tmp_costs), "/tmp/foliolab-calibrate-%d.costs",
-		 (int)getpid());
+	ret = tmp_folder(&k, err, len);
+	if (ret)
+		return ret;
 
 	fprintf(log, "foliolab calibrate: %s, %s, %d CPUs\n1. probes on this CPU\n", u.release,
 		k.prov.cpu, fl__host_nr_cpus());
@@ -767,7 +862,8 @@ FL_API int fl_calibrate(const char *out, const char *command, FILE *log, int *ch
 	if (buf == MAP_FAILED) {
 		sched_setaffinity(0, sizeof(saved), &saved);
 		snprintf(err, len, "cannot map %zu MiB for the probes", 2 * big >> 20);
-		return -ENOMEM;
+		ret = -ENOMEM;
+		goto out;
 	}
 	memset(buf, 1, 2 * big);
 	set_cost(&k, FL_COST_CLEAR_PAGE, probe_pages(buf, NULL, big), "probe: rep stosb, 4 KiB");
@@ -864,10 +960,8 @@ FL_API int fl_calibrate(const char *out, const char *command, FILE *log, int *ch
 	to_ps(k.c, ps);
 	ret = fl_costs_write(out, ps, &k.prov, comment);
 	if (ret)
-		snprintf(err, len, "cannot write %s: %s", out, strerror(-ret));
-	else
-		fprintf(log, "wrote %s\n", out);
+		snprintf(err, len, "cannot write %s: %s", out_name, strerror(-ret));
 out:
-	unlink(k.tmp_costs);
+	tmp_folder_remove(&k);
 	return ret;
 }

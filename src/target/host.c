@@ -33,6 +33,9 @@ static int host_check_knobs(const struct fl_target_config *cfg, const struct fl_
 			 k->v[0].name);
 		return -EINVAL;
 	}
+	/* a killed run's changes: the host is not as its owner left it */
+	if (fl__host_other_runs(false, err, len))
+		return -EINVAL;
 	return fl__host_knobs_check(k, err, len);
 }
 

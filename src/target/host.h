@@ -182,6 +182,13 @@ int fl__perf_lock_stop(struct host_perf *hp, struct fl_locks *out, char *note, s
 /** fl__perf_fold_line() - add one line of perf lock contention output to @out. */
 int fl__perf_fold_line(const char *line, struct fl_locks *out);
 
+/* outfile.c: temporaries, removed at exit and by every signal handler */
+int fl__tmp_create(const char *dir, const char *prefix, bool folder, char *path, size_t len);
+int fl__tmp_track(const char *path, bool folder);
+void fl__tmp_remove(const char *path, bool folder);
+/* async-signal-safe: remove this process's temporaries (host_rundir.c's handler calls it) */
+void fl__tmp_cleanup(void);
+
 /* host_scope.c: the workload's own counts */
 struct host_scope;
 /**

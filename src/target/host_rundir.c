@@ -339,6 +339,7 @@ static void undo_handler(int sig)
 		remove_run_files();
 		hs.owner = 0;
 	}
+	fl__tmp_cleanup(); /* --json's temporary and the like (outfile.c) */
 	errno = saved_errno;
 	/* SA_RESETHAND put the default action back: die of the same signal */
 	raise(sig);

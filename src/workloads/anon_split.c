@@ -146,6 +146,7 @@ const struct fl_workload fl__wl_anon_split = {
 				   "(split_huge_pages pid form); tags read back",
 			.params = as_param_info,
 		},
+	.host_root = "splits through /sys/kernel/debug/split_huge_pages",
 	.params_size = sizeof(struct as_params),
 	.parse = as_parse,
 	.nr_threads = as_threads,

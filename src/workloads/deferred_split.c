@@ -98,6 +98,8 @@ static int ds_parse(const struct fl_config *cfg, void *params, char *err, size_t
 	if (!ret)
 		ret = fl__param_choice(cfg, wi, "shrink", on_off, &shrink, err, len);
 	p->shrink = shrink == 0;
+	if (!ret)
+		ret = fl__param_only_with(cfg, "batch", p->shrink, "--shrink on", err, len);
 	return ret;
 }
 

@@ -63,6 +63,10 @@ static int pf1_parse(const struct fl_config *cfg, void *params, char *err, size_
 		ret = fl__param_size(cfg, wi, "size", 4096, 64ull << 30, 4096, &p->size, err, len);
 	if (!ret)
 		ret = fl__param_choice(cfg, wi, "mode", modes, &mode, err, len);
+	if (!ret)
+		ret = fl__param_only_with(cfg, "seconds", !p->iterations,
+					  "--iterations 0 (a run for a time, not a count)", err,
+					  len);
 	p->processes = mode == 1;
 	return ret;
 }

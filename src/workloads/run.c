@@ -127,6 +127,15 @@ int fl__param_int(const struct fl_config *cfg, const struct fl_workload_info *wi
 	return 0;
 }
 
+int fl__param_only_with(const struct fl_config *cfg, const char *name, bool applies,
+			const char *when, char *err, size_t len)
+{
+	if (applies || !fl_config_param(cfg, name))
+		return 0;
+	snprintf(err, len, "--%s means nothing here: it is for %s", name, when);
+	return -EINVAL;
+}
+
 int fl__param_choice(const struct fl_config *cfg, const struct fl_workload_info *wi,
 		     const char *name, const char *const *choices, int *out, char *err, size_t len)
 {
@@ -274,6 +283,11 @@ static int make_plan(const struct fl_config *cfg, struct plan *pl, char *err, si
 	pl->tcfg.seed = cfg->seed;
 	pl->tcfg.costs = cfg->costs;
 	pl->tcfg.files = pl->wl->files;
+	if (pl->ops == &fl__host_target_ops && pl->wl->host_root && geteuid() != 0) {
+		snprintf(err, len, "%s on the host %s: it needs root (or use --target=model)",
+			 pl->wl->info.name, pl->wl->host_root);
+		return -EINVAL;
+	}
 	if (check_param_names(cfg, &pl->wl->info, err, len))
 		return -EINVAL;
 	if (pl->wl->params_size > PARAMS_MAX || pl->wl->parse(cfg, pl->params, err, len))
@@ -338,6 +352,8 @@ struct progress {
 	pthread_t tid;
 	struct fl_wl_ctx *ctx;
 	const char *name;
+	const char *label;
+	int mode; /* enum fl_progress */
 	int stop; /* atomic */
 };
 
@@ -350,33 +366,40 @@ static double mono_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+#define HEARTBEAT_S 10.0
+
 static void *progress_main(void *arg)
 {
 	struct progress *pg = arg;
-	double t0 = mono_s(), next = t0 + 2.0;
+	bool line = pg->mode == FL_PROGRESS_LINE;
+	double t0 = mono_s(), next = t0 + (line ? 2.0 : HEARTBEAT_S);
 	bool shown = false;
 
 	while (!__atomic_load_n(&pg->stop, __ATOMIC_ACQUIRE)) {
 		struct timespec ts = { 0, 100 * 1000 * 1000 };
+		char done[16] = "";
 		double now;
 
 		nanosleep(&ts, NULL);
 		now = mono_s();
 		if (now < next)
 			continue;
-		next = now + 0.5;
+		next = now + (line ? 0.5 : HEARTBEAT_S);
 		shown = true;
 		if (pg->ctx->progress_total)
-			fprintf(stderr, "\r%s: %3.0f%% %6.1f s", pg->name,
-				100.0 *
-					(double)__atomic_load_n(&pg->ctx->progress_done,
-								__ATOMIC_RELAXED) /
-					(double)pg->ctx->progress_total,
+			snprintf(done, sizeof(done), "%3.0f%% ",
+				 100.0 *
+					 (double)__atomic_load_n(&pg->ctx->progress_done,
+								 __ATOMIC_RELAXED) /
+					 (double)pg->ctx->progress_total);
+		if (line)
+			fprintf(stderr, "\r%s [%s]: %s%6.1f s", pg->name, pg->label, done,
 				now - t0);
 		else
-			fprintf(stderr, "\r%s: %6.1f s", pg->name, now - t0);
+			fprintf(stderr, "foliolab: %s [%s] running: %s%.0f s\n", pg->name,
+				pg->label, done, now - t0);
 	}
-	if (shown)
+	if (shown && line)
 		fprintf(stderr, "\r\033[K");
 	return NULL;
 }
@@ -602,6 +625,8 @@ FL_API int fl_run(const struct fl_config *cfg, struct fl_result *res, char *err,
 	if (cfg->progress) {
 		pg.ctx = &ctx;
 		pg.name = pl.wl->info.name;
+		pg.label = cfg->label ? cfg->label : "";
+		pg.mode = cfg->progress;
 		if (pthread_create(&pg.tid, NULL, progress_main, &pg))
 			pg.ctx = NULL;
 	}

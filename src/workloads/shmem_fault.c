@@ -210,6 +210,7 @@ const struct fl_workload fl__wl_shmem_fault = {
 			.params = sf_param_info,
 		},
 	.files = true,
+	.host_root = "mounts a tmpfs",
 	.params_size = sizeof(struct sf_params),
 	.parse = sf_parse,
 	.nr_threads = sf_threads,

@@ -81,6 +81,16 @@ static int ss_parse(const struct fl_config *cfg, void *params, char *err, size_t
 		ret = -EINVAL;
 	}
 	p->punch = method == 1;
+	if (!ret)
+		ret = fl__param_only_with(cfg, "punch-offset", p->punch, "--method punch", err,
+					  len);
+	if (!ret)
+		ret = fl__param_only_with(cfg, "punch-len", p->punch, "--method punch", err, len);
+	if (!ret)
+		ret = fl__param_only_with(cfg, "new-order", !p->punch,
+					  "--method debugfs (a punched hole splits as the kernel "
+					  "chooses)",
+					  err, len);
 	return ret;
 }
 
@@ -221,6 +231,7 @@ const struct fl_workload fl__wl_shmem_split = {
 			.params = ss_param_info,
 		},
 	.files = true,
+	.host_root = "mounts a tmpfs and splits through debugfs",
 	.params_size = sizeof(struct ss_params),
 	.parse = ss_parse,
 	.nr_threads = ss_threads,

@@ -35,6 +35,8 @@ struct fl_workload {
 	struct fl_workload_info info;
 	/* it uses files: the host cannot tell its anon from its file folios by order */
 	bool files;
+	/* on the host: what it does that needs root ("mounts a tmpfs"), or NULL */
+	const char *host_root;
 	size_t params_size;
 	int (*parse)(const struct fl_config *cfg, void *params, char *err, size_t len);
 	int (*nr_threads)(const void *params);
@@ -100,6 +102,12 @@ int fl__param_choice(const struct fl_config *cfg, const struct fl_workload_info 
 		     const char *name, const char *const *choices, int *out, char *err, size_t len);
 int fl__param_double(const struct fl_config *cfg, const struct fl_workload_info *wi,
 		     const char *name, double lo, double hi, double *out, char *err, size_t len);
+/*
+ * fl__param_only_with() - refuse --@name given on the command line where it
+ * means nothing: unless @applies, say it is for @when ("--method punch").
+ */
+int fl__param_only_with(const struct fl_config *cfg, const char *name, bool applies,
+			const char *when, char *err, size_t len);
 
 /* Memory for @tasks mappings of @size bytes, with their page tables. */
 static inline uint64_t fl__mem_for_mappings(long tasks, uint64_t size)

@@ -28,7 +28,7 @@ bad() {
 		nok "$name (stderr lacks '$want')"; sed 's/^/# /' "$T/stderr"
 	elif [ -s "$T/stdout" ]; then
 		nok "$name (printed to stdout)"
-	elif ls "$T"/out.json* >/dev/null 2>&1; then
+	elif ls -A "$T" | grep -q '^\.*out\.json'; then
 		nok "$name (left an output file)"
 	else
 		ok "$name"
@@ -72,7 +72,163 @@ bad "no-knobs with mthp" "drop --mthp" run lru-microbench --target host --no-kno
 bad "host knob the kernel lacks" "has no" run lru-microbench --target host --knob transparent_hugepage/hugepages-4kB/enabled=always
 bad "host subcommand" "accepted 'foliolab host restore'" host frob
 bad "compare without list" "compare needs a list" compare lru-microbench --threads 1
-bad "json dir missing" "cannot write in" run lru-microbench --threads 1 --loops 1 --json /nonexistent/dir/out.json
+bad "json dir missing" "its folder does not exist" run lru-microbench --threads 1 --loops 1 --json /nonexistent/dir/out.json
+# every refusal that does not depend on the run is decided before it
+bad "json a folder" "--json $T: a folder" run lru-microbench --threads 1 --loops 1 --json "$T"
+bad "json where no file can be made" "cannot create a file in /proc" run lru-microbench --threads 1 --loops 1 --json /proc/x.json
+bad "json empty" '--json "": an empty name' run lru-microbench --threads 1 --loops 1 --json ""
+ln -s "$T/nothing/here" "$T/dangling"
+bad "json a link to nothing" "a symbolic link to nothing" run lru-microbench --threads 1 --loops 1 --json "$T/dangling"
+rm -f "$T/dangling"
+bad "calibrate --out empty" 'an empty name' calibrate --out ""
+bad "calibrate --out twice" "--out given twice" calibrate --out a --out b
+if [ "$(id -u)" -eq 0 ]; then
+	bad "calibrate --out in a missing folder, before its host runs" "its folder does not exist" \
+		calibrate --out /nonexistent/x.costs
+else
+	bad "calibrate without root, before its host runs" "it needs root" calibrate --out "$T/x.costs"
+fi
+bad "a policy twice" "'order0' twice" compare lru-microbench --lru-cache order0,order0
+bad "a policy twice in run" "'order0' twice" run lru-microbench --lru-cache order0,order0
+bad "a CPU count twice" "--cpus 1,1: 1 twice" compare lru-microbench --cpus 1,1
+bad "a size twice in one setting" "16K set twice" run lru-microbench --mthp 16K=always,16K=never
+bad "a size twice in a list" "'16kB' is a size given before" compare lru-microbench --mthp 4K,16K,16kB
+bad "a split walk twice" "'reverse' twice" compare shmem-split --split-walk reverse,reverse
+bad "an option twice" "--threads given twice" run lru-microbench --threads 2 --threads 3
+bad "--mthp twice (which one labels the column?)" "--mthp given twice" compare lru-microbench --mthp 4K,64K --mthp 16K=always
+bad "a flag twice" "--no-knobs given twice" run lru-microbench --target host --no-knobs --no-knobs
+bad "a knob twice" "transparent_hugepage/enabled is set twice" run lru-microbench --knob transparent_hugepage/enabled=always --thp-enabled never
+bad "a size by --knob and --mthp" "both set mTHP sizes" compare lru-microbench --mthp 4K,64K --knob transparent_hugepage/hugepages-16kB/enabled=always
+bad "the policy by --knob and --lru-cache" "give --lru-cache alone" compare lru-microbench --lru-cache order0,pages31 --knob foliolab/lru_cache=max16
+bad "--seed on the host" "--seed, --costs and --platform set up the model" run lru-microbench --target host --seed 3
+bad "--costs on the host" "the host target runs on its real ones" run lru-microbench --target host --costs costs/default.costs
+bad "--platform on the host" "the host target runs on its real ones" run lru-microbench --target host --platform native
+bad "--tolerance in run" "use compare" run lru-microbench --tolerance 1
+bad "--tolerance-min without the host" "give --target=model,host" compare lru-microbench --lru-cache order0,pages31 --tolerance-min 3
+bad "punch offset with debugfs" "--punch-offset means nothing here: it is for --method punch" run shmem-split --method debugfs --punch-offset 4K
+bad "new order with punch" "--new-order means nothing here" run shmem-split --method punch --new-order 2
+bad "seconds with iterations" "--seconds means nothing here" run page-fault1 --iterations 2 --seconds 3
+bad "batch without the shrinker" "--batch means nothing here: it is for --shrink on" run deferred-split --mthp 16K --shrink off --batch 4
+bad "help with two topics" "help takes one topic" help run extra
+# the host workloads that need root say so before anything runs
+if [ "$(id -u)" -ne 0 ]; then
+	for w in shmem-split anon-split shmem-fault; do
+		bad "$w on the host without root" "$w on the host .* it needs root" run $w --target host --no-knobs
+	done
+elif command -v setpriv >/dev/null 2>&1 && setpriv --reuid=65534 --regid=65534 --clear-groups "$FL" --version >/dev/null 2>&1; then
+	for w in shmem-split anon-split shmem-fault; do
+		rm -f "$T/out.json"
+		setpriv --reuid=65534 --regid=65534 --clear-groups "$FL" run $w --target host --no-knobs \
+			>"$T/stdout" 2>"$T/stderr"
+		rc=$?
+		if [ $rc -eq 2 ] && [ "$(wc -l <"$T/stderr")" -eq 1 ] && [ ! -s "$T/stdout" ] &&
+			grep -q "$w on the host .* it needs root" "$T/stderr"; then
+			ok "$w on the host without root: one line, exit 2, before anything runs"
+		else
+			nok "$w on the host without root (exit $rc)"; sed 's/^/# /' "$T/stderr"
+		fi
+	done
+else
+	skip "host workloads without root" "no setpriv, or the program is out of an unprivileged user's reach"
+fi
+
+# output files: a device or FIFO is written through, never replaced; - is
+# standard output; a planted link at a temporary's name is never followed
+"$FL" run lru-microbench --threads 1 --loops 1 --size 1M --json /dev/null >"$T/stdout" 2>"$T/stderr"
+rc=$?
+if [ $rc -eq 0 ] && [ -c /dev/null ] && [ ! -s "$T/stderr" ]; then
+	ok "--json /dev/null: the JSON discarded, /dev/null still a character device"
+else
+	nok "--json /dev/null (exit $rc)"; ls -l /dev/null | sed 's/^/# /'
+fi
+"$FL" run lru-microbench --threads 1 --loops 1 --size 1M --json - >"$T/stdout" 2>"$T/stderr"
+rc=$?
+if [ $rc -eq 0 ] && grep -q "^lru-microbench on model" "$T/stdout" &&
+	sed -n '/^{/,$p' "$T/stdout" | python3 -c 'import json,sys; assert json.load(sys.stdin)["results"]'; then
+	ok "--json -: the report, then the JSON document on standard output"
+else
+	nok "--json - (exit $rc)"; head -5 "$T/stdout" | sed 's/^/# /'
+fi
+if [ -c /dev/full ]; then
+	"$FL" run lru-microbench --threads 1 --loops 1 --size 1M --json /dev/full >"$T/stdout" 2>"$T/stderr"
+	rc=$?
+	if [ $rc -eq 1 ] && [ -c /dev/full ] && grep -q -- "--json /dev/full: No space left on device" "$T/stderr"; then
+		ok "--json /dev/full: the write fails (exit 1), /dev/full stays a device"
+	else
+		nok "--json /dev/full (exit $rc)"; sed 's/^/# /' "$T/stderr"; ls -l /dev/full | sed 's/^/# /'
+	fi
+fi
+ln -s /dev/null "$T/to-null"
+"$FL" run lru-microbench --threads 1 --loops 1 --size 1M --json "$T/to-null" >/dev/null 2>"$T/stderr"
+rc=$?
+if [ $rc -eq 0 ] && [ -L "$T/to-null" ] && [ -c /dev/null ]; then
+	ok "--json through a link to a device: link and device kept"
+else
+	nok "--json through a link to /dev/null (exit $rc)"
+fi
+rm -f "$T/to-null"
+if command -v mkfifo >/dev/null 2>&1 && mkfifo "$T/fifo"; then
+	python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$T/fifo" &
+	reader=$!
+	"$FL" run lru-microbench --threads 1 --loops 1 --size 1M --json "$T/fifo" >/dev/null 2>"$T/stderr"
+	rc=$?
+	wait $reader
+	rrc=$?
+	if [ $rc -eq 0 ] && [ $rrc -eq 0 ] && [ -p "$T/fifo" ]; then
+		ok "--json FIFO: a reader gets the whole document, the FIFO stays"
+	else
+		nok "--json FIFO (exit $rc, reader $rrc)"
+	fi
+	rm -f "$T/fifo"
+fi
+# the shell's pid is foliolab's after exec: links planted at the first
+# temporary names it would use lead to a file of the test's, which stays
+# empty; with every name taken, it refuses before the run
+: >"$T/victim"
+sh -c 'for n in 0 1 2 3; do ln -s "$1/victim" "$1/.out.json.tmp.$$.$n"; done
+	exec "$2" run lru-microbench --threads 1 --loops 1 --size 1M --json "$1/out.json"' sh "$T" "$FL" \
+	>/dev/null 2>"$T/stderr"
+rc=$?
+if [ $rc -eq 0 ] && [ ! -s "$T/victim" ] && python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$T/out.json" &&
+	[ "$(find "$T" -maxdepth 1 -name '.out.json.tmp.*' -type l | wc -l)" -eq 4 ] &&
+	[ "$(find "$T" -maxdepth 1 -name '.out.json.tmp.*' ! -type l | wc -l)" -eq 0 ]; then
+	ok "--json: nothing written through links planted at its temporary names, none left"
+else
+	nok "--json with planted links (exit $rc)"; ls -la "$T" | sed 's/^/# /'
+fi
+find "$T" -maxdepth 1 -name '.out.json.tmp.*' -delete
+rm -f "$T/out.json"
+sh -c 'n=0; while [ $n -lt 64 ]; do ln -s "$1/victim" "$1/.out.json.tmp.$$.$n"; n=$((n + 1)); done
+	exec "$2" run lru-microbench --threads 1 --loops 1 --size 1M --json "$1/out.json"' sh "$T" "$FL" \
+	>"$T/stdout" 2>"$T/stderr"
+rc=$?
+if [ $rc -eq 2 ] && [ ! -s "$T/stdout" ] && [ ! -s "$T/victim" ] && [ ! -e "$T/out.json" ] &&
+	grep -q "every temporary name is taken" "$T/stderr" && [ "$(wc -l <"$T/stderr")" -eq 1 ]; then
+	ok "--json with every temporary name taken: one line, exit 2, before the run"
+else
+	nok "--json with every temporary name taken (exit $rc)"; sed 's/^/# /' "$T/stderr"
+fi
+find "$T" -maxdepth 1 -name '.out.json.tmp.*' -delete
+rm -f "$T/victim"
+# a run killed by a signal leaves neither the JSON file nor its temporary
+# (SIGINT and SIGQUIT: a shell starts background jobs with them ignored)
+for sig in TERM HUP; do
+	rm -f "$T/sig.json"
+	"$FL" run lru-microbench --threads 2 --loops 100000 --json "$T/sig.json" >/dev/null 2>&1 &
+	pid=$!
+	i=0
+	while [ $i -lt 50 ] && ! ls -A "$T" | grep -q '^\.sig\.json\.tmp'; do
+		sleep 0.1; i=$((i + 1))
+	done
+	made=$(ls -A "$T" | grep -c '^\.sig\.json\.tmp')
+	kill -$sig $pid
+	wait $pid 2>/dev/null
+	if [ "$made" -eq 1 ] && ! ls -A "$T" | grep -q 'sig\.json'; then
+		ok "SIG$sig in a run: its JSON temporary removed, no file left"
+	else
+		nok "SIG$sig in a run (temporary made: $made)"; ls -A "$T" | sed 's/^/# /'
+	fi
+done
 bad "bad page-fault1 mode" "--mode forks: accepted threads, processes" run page-fault1 --mode forks
 bad "bad lru-microbench vma" "--vma split: accepted shared, private" run lru-microbench --vma split
 bad "bad access" "--access poke: accepted write, read" run lru-microbench --access poke
@@ -106,7 +262,7 @@ if [ "$rc" -eq 0 ] && grep -q "folio_batch_move_lru acquired" "$T/stdout" &&
 	grep -q '"workload": "lru-microbench"' "$T/out.json" &&
 	[ "$(grep -c -E "\"hugepages-16kB/stats/anon_fault_alloc\": $folios([,}]|\$)" "$T/out.json")" -eq 2 ] &&
 	grep -Eq '"steal_pct": ([0-9]+\.[0-9]+|null), "machine_busy_ticks": [0-9]+, "machine_steal_ticks": [0-9]+}' "$T/out.json" &&
-	! ls "$T"/out.json.tmp.* >/dev/null 2>&1 &&
+	! ls -A "$T" | grep -q '^\.out\.json\.tmp' &&
 	{ ! command -v python3 >/dev/null || python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert len(d["results"])==2' "$T/out.json"; }; then
 	ok "compare writes the report and valid JSON"
 else

@@ -269,17 +269,20 @@ else
 fi
 
 # 13-14: SIGTERM in the middle of a run, lock recording and all: the
-# handler puts every knob back, unmounts and leaves its cgroup
+# handler puts every knob back, unmounts and leaves its cgroup, and
+# removes the JSON file's temporary
 "$FL" run lru-microbench --target=host --threads 1 --loops 1000000 --mthp 16K=always --locks \
-	>/dev/null 2>&1 &
+	--json "$T/term.json" >/dev/null 2>&1 &
 pid=$!
 wait_running $pid
+made=$(ls -A "$T" | grep -c '^\.term\.json\.tmp')
 kill -TERM $pid
 wait $pid 2>/dev/null
-if [ ! -e "/run/foliolab/$pid" ]; then
-	ok "SIGTERM: the run folder is gone"
+if [ ! -e "/run/foliolab/$pid" ] && [ "$made" -eq 1 ] && ! ls -A "$T" | grep -q 'term\.json'; then
+	ok "SIGTERM: the run folder is gone, and the JSON temporary"
 else
-	nok "SIGTERM left /run/foliolab/$pid"
+	nok "SIGTERM left /run/foliolab/$pid or the JSON temporary (made: $made)"
+	ls -A "$T" | sed 's/^/# /'
 fi
 knobs_same "after SIGTERM"
 
@@ -300,8 +303,8 @@ else
 fi
 "$FL" run lru-microbench --target=host --threads 1 --loops 1 --mthp 64K=always >"$T/out" 2>"$T/err"
 rc=$?
-if [ $rc -ne 0 ] && grep -q "foliolab host restore" "$T/err" && [ "$(wc -l <"$T/err")" -eq 1 ]; then
-	ok "a new run refuses to start over a killed one's knobs"
+if [ $rc -eq 2 ] && grep -q "foliolab host restore" "$T/err" && [ "$(wc -l <"$T/err")" -eq 1 ]; then
+	ok "a new run refuses to start over a killed one's knobs (one line, exit 2)"
 else
 	nok "a new run started (exit $rc)"; sed 's/^/# /' "$T/err"
 fi
@@ -376,19 +379,39 @@ if grep -q -E '__(asan|tsan)_init' "$FL" 2>/dev/null; then
 	skip "foliolab calibrate" "a sanitizer build"
 	skip "after calibrate" "a sanitizer build"
 else
-	"$FL" calibrate --out "$T/c.costs" >"$T/out" 2>"$T/err"
+	# symbolic links planted at the first temporary names calibrate would
+	# use (its private folder under TMPDIR, the cost file's temporary) lead
+	# to a folder and a file of the test's: nothing may be written through
+	# them (the shell's pid is calibrate's after exec)
+	mkdir -p "$T/ctmp" "$T/victim"
+	: >"$T/victim/file"
+	sh -c 'for n in 0 1 2; do
+		ln -s "$1/victim" "$1/ctmp/foliolab-calibrate.$$.$n"
+		ln -s "$1/victim/file" "$1/.c.costs.tmp.$$.$n"
+	done
+	exec env TMPDIR="$1/ctmp" "$2" calibrate --out "$1/c.costs"' sh "$T" "$FL" \
+		>"$T/out" 2>"$T/err"
 	rc=$?
-	if [ $rc -le 1 ] && grep -q "^provenance.kernel $(uname -r | cut -c1-63)$" "$T/c.costs" &&
+	planted_ok=false
+	[ -z "$(ls -A "$T/victim" | grep -v '^file$')" ] && [ ! -s "$T/victim/file" ] &&
+		[ "$(find "$T/ctmp" -mindepth 1 ! -type l | wc -l)" -eq 0 ] &&
+		[ "$(find "$T/ctmp" "$T" -maxdepth 1 -type l | wc -l)" -eq 6 ] && planted_ok=true
+	if [ $rc -le 1 ] && $planted_ok &&
+		grep -q "^provenance.kernel $(uname -r | cut -c1-63)$" "$T/c.costs" &&
 		grep -q "^provenance.command foliolab calibrate --out" "$T/c.costs" &&
 		[ "$(grep -c '^cost\.' "$T/c.costs")" -eq 19 ] &&
 		grep -Eq "^  [0-9] of 8 within 15%|^  8 of 8 within 15%" "$T/out" &&
 		[ "$(grep -Ec '^  (lru-microbench|page-fault1) ' "$T/out")" -eq 8 ] &&
 		"$FL" run lru-microbench --threads 2 --loops 2 --size 1M --costs "$T/c.costs" \
 			>"$T/run" 2>&1 && grep -q "costs $T/c.costs" "$T/run"; then
-		ok "foliolab calibrate writes a cost file, prints its check, and a sim run uses it"
+		ok "foliolab calibrate writes a cost file, prints its check, and a sim run uses it;" \
+			"nothing through the links planted at its temporary names, nothing left"
 	else
-		nok "foliolab calibrate (exit $rc)"; sed 's/^/# /' "$T/out" "$T/err" | tail -30
+		nok "foliolab calibrate (exit $rc, planted links kept out: $planted_ok)"
+		sed 's/^/# /' "$T/out" "$T/err" | tail -30
+		ls -la "$T/ctmp" "$T/victim" | sed 's/^/# /'
 	fi
+	find "$T" -maxdepth 2 -type l -delete
 	knobs_same "after calibrate"
 fi
 

@@ -99,7 +99,10 @@ static bool test_write_reads_back(void)
 	close(fd);
 	for (i = 0; i < FL_NR_COSTS; i++)
 		ps[i] = (uint64_t)i * 12345 + 7; /* ps that ns with 3 decimals keep */
-	ASSERT_EQ(fl_costs_write(path, ps, &prov, "# made by the test\n"), 0);
+	f = fopen(path, "w");
+	ASSERT_TRUE(f != NULL);
+	ASSERT_EQ(fl_costs_write(f, ps, &prov, "# made by the test\n"), 0);
+	ASSERT_EQ(fclose(f), 0);
 	f = fopen(path, "r");
 	ASSERT_TRUE(f != NULL);
 	n = fread(text, 1, sizeof(text) - 1, f);
