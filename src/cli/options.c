@@ -763,7 +763,8 @@ static bool config_has_knob(const struct fl_config *c, const char *name)
  * columns of a compare with it unless the command line set the knob
  * itself: pvm_no_zero_page=1 (a page on every read fault:
  * foliolab/no_zero_page=on), CONFIG_NO_PAGE_MAPCOUNT=y (no per-page
- * mapcounts: foliolab/page_mapcount=off).
+ * mapcounts: foliolab/page_mapcount=off); and the host's state at the
+ * start of its run: a huge zero folio (foliolab/huge_zero_folio=present).
  */
 static void copy_host_cmdline(struct fl_config *c)
 {
@@ -775,6 +776,9 @@ static void copy_host_cmdline(struct fl_config *c)
 		fl_host_knobs(&host);
 		read = true;
 	}
+	/* the host target makes sure the huge zero folio exists before its run */
+	if (!config_has_knob(c, "foliolab/huge_zero_folio"))
+		fl_config_set_knob(c, "foliolab/huge_zero_folio", "present");
 	for (i = 0; i < host.nr; i++) {
 		if (!strcmp(host.v[i].name, "cmdline/pvm_no_zero_page") &&
 		    strcmp(host.v[i].value, "0") && !config_has_knob(c, "foliolab/no_zero_page"))

@@ -105,8 +105,9 @@ void report_settings(FILE *f, const struct fl_result *r, const char *indent)
 		if (strcmp(report_knob(r, "cmdline/pvm_no_zero_page"), "?") &&
 		    strcmp(report_knob(r, "cmdline/pvm_no_zero_page"), "0"))
 			fprintf(f,
-				"%sbooted with pvm_no_zero_page=%s: read faults take a page of "
-				"their own, not the zero page\n",
+				"%sbooted with pvm_no_zero_page=%s (a boot option of PVM guest "
+				"kernels, not in stock 6.18): read faults allocate a page or a "
+				"THP where 6.18 maps the zero page or the huge zero folio\n",
 				indent, report_knob(r, "cmdline/pvm_no_zero_page"));
 		fprintf(f, "%sLRU cache: the host kernel's own rule%s; knobs %s\n", indent,
 			report_host_is_order0(r) ? " (6.x: like the model's order0)" : "",
@@ -129,8 +130,13 @@ void report_settings(FILE *f, const struct fl_result *r, const char *indent)
 			r->pin_cpus ? " --pin-cpus (CPU i's thread on host CPU i)" : "");
 	if (!strcmp(report_knob(r, "foliolab/no_zero_page"), "on"))
 		fprintf(f,
-			"%sno_zero_page=on: read faults take a page of their own (as a host booted "
-			"with pvm_no_zero_page=1)\n",
+			"%sno_zero_page=on: read faults allocate a page or a THP, no zero page and "
+			"no huge zero folio (emulating a host booted with pvm_no_zero_page=1)\n",
+			indent);
+	if (!strcmp(report_knob(r, "foliolab/huge_zero_folio"), "present"))
+		fprintf(f,
+			"%shuge_zero_folio=present: the huge zero folio exists before the run (as "
+			"on the host, whose run makes sure of it)\n",
 			indent);
 }
 

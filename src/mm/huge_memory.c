@@ -10,10 +10,11 @@
  * kernel keeps them. Defaults are those of our host kernel: top-level
  * madvise, hugepages-2048kB inherit, every other size never.
  *
- * Not modelled yet: the huge zero folio (a read fault in a THP-eligible
- * range falls back to the PTE zero page), khugepaged registration, and the
- * deferred split queue and shrinker: deferred_split_folio() marks and
- * counts partially mapped folios, and the split issue adds the queue.
+ * The huge zero folio: a read fault in a THP range maps one shared,
+ * zeroed PMD-sized folio read-only; a write there gets a THP of its own
+ * (do_huge_zero_wp_pmd()); a split makes zero-page PTEs of it.
+ *
+ * Not modelled yet: khugepaged registration.
  *
  * Conventions in this file: @pmdt is a PMD table and @idx the entry; the
  * PMD table's ptl guards its entries and deposited PTE tables.
@@ -352,8 +353,204 @@ bool thp_vma_suitable_order(struct vm_area_struct *vma, unsigned long addr, int 
 	return haddr >= vma->vm_start && haddr + size <= vma->vm_end;
 }
 
+/* ---- the huge zero folio ---- */
+
+unsigned long huge_zero_pfn = ~0ul;
+static struct folio *huge_zero_folio;
+static int huge_zero_refcount; /* atomic: mms using it, + 1 for the shrinker */
+bool fl__huge_zero_at_start;
+
+/* A reference on the huge zero folio, allocated on first use. */
+static bool get_huge_zero_folio(void)
+{
+	struct folio *zero, *none = NULL;
+	int c;
+
+retry:
+	/* atomic_inc_not_zero() */
+	c = fl_atomic_load(&huge_zero_refcount, __ATOMIC_ACQUIRE);
+	while (c)
+		if (fl_atomic_cmpxchg(&huge_zero_refcount, &c, c + 1, false, __ATOMIC_ACQUIRE,
+				      __ATOMIC_ACQUIRE))
+			return true;
+	/* the kernel's is not movable (no __GFP_MOVABLE: the model has no migratetypes) */
+	zero = folio_alloc(GFP_TRANSHUGE | __GFP_ZERO, PMD_ORDER);
+	if (!zero) {
+		count_vm_event(THP_ZERO_PAGE_ALLOC_FAILED);
+		return false;
+	}
+	if (!fl_atomic_cmpxchg(&huge_zero_folio, &none, zero, false, __ATOMIC_ACQ_REL,
+			       __ATOMIC_ACQUIRE)) {
+		/* another CPU's won: use that one */
+		folio_put(zero);
+		goto retry;
+	}
+	WRITE_ONCE(huge_zero_pfn, folio_pfn(zero));
+	/* release: a taker of a reference sees the pfn; the second is the shrinker's */
+	fl_atomic_store(&huge_zero_refcount, 2, __ATOMIC_RELEASE);
+	count_vm_event(THP_ZERO_PAGE_ALLOC);
+	return true;
+}
+
+static void put_huge_zero_folio(void)
+{
+	/* the shrinker's reference stays: nobody drops the last but the shrinker */
+	BUG_ON(fl_atomic_sub_fetch(&huge_zero_refcount, 1, __ATOMIC_RELEASE) == 0);
+}
+
 /**
- * do_huge_pmd_anonymous_page() - map a fresh PMD-sized folio.
+ * mm_get_huge_zero_folio() - the huge zero folio for @mm, taking one
+ * reference per mm the first time (MMF_HUGE_ZERO_FOLIO).
+ * Return: the folio, or NULL if it could not be allocated.
+ */
+struct folio *mm_get_huge_zero_folio(struct mm_struct *mm)
+{
+	if (fl_test_bit(MMF_HUGE_ZERO_FOLIO, &mm->flags))
+		return READ_ONCE(huge_zero_folio);
+	if (!get_huge_zero_folio())
+		return NULL;
+	if (fl_test_and_set_bit(MMF_HUGE_ZERO_FOLIO, &mm->flags))
+		put_huge_zero_folio();
+	return READ_ONCE(huge_zero_folio);
+}
+
+/* The mm is gone (__mmput()): its reference goes. */
+void mm_put_huge_zero_folio(struct mm_struct *mm)
+{
+	if (fl_test_bit(MMF_HUGE_ZERO_FOLIO, &mm->flags))
+		put_huge_zero_folio();
+}
+
+/* foliolab/huge_zero_folio=present: what an earlier process's read fault left */
+int fl__huge_zero_folio_prime(void)
+{
+	if (!get_huge_zero_folio())
+		return -ENOMEM;
+	put_huge_zero_folio();
+	return 0;
+}
+
+unsigned long huge_zero_folio_shrink_count(void)
+{
+	/* only the shrinker's own reference left: nobody maps it */
+	return fl_atomic_load(&huge_zero_refcount, __ATOMIC_ACQUIRE) == 1 ? HPAGE_PMD_NR : 0;
+}
+
+unsigned long huge_zero_folio_shrink_scan(void)
+{
+	int one = 1;
+	struct folio *zero;
+
+	if (!fl_atomic_cmpxchg(&huge_zero_refcount, &one, 0, false, __ATOMIC_ACQ_REL,
+			       __ATOMIC_ACQUIRE))
+		return 0;
+	zero = fl_atomic_xchg(&huge_zero_folio, NULL, __ATOMIC_ACQ_REL);
+	WRITE_ONCE(huge_zero_pfn, ~0ul);
+	folio_put(zero);
+	return HPAGE_PMD_NR;
+}
+
+void fl__huge_zero_folio_exit(void)
+{
+	if (!huge_zero_folio_shrink_scan()) {
+		/* still referenced (a failed run): the memory map goes anyway */
+		huge_zero_folio = NULL;
+		huge_zero_pfn = ~0ul;
+	}
+	huge_zero_refcount = 0;
+}
+
+int fl__huge_zero_folio_left(char *msg, size_t len)
+{
+	int refs = fl_atomic_load(&huge_zero_refcount, __ATOMIC_ACQUIRE);
+
+	if (!READ_ONCE(huge_zero_folio))
+		return 0;
+	if (refs != 1) {
+		snprintf(msg, len, "the huge zero folio still has %d references after teardown",
+			 refs - 1);
+		return -1;
+	}
+	return 1;
+}
+
+/* vma_alloc_anon_folio_pmd(): a zeroed PMD-sized folio, or NULL (counted as a fallback) */
+static struct folio *vma_alloc_anon_folio_pmd(void)
+{
+	struct folio *folio = folio_alloc(GFP_TRANSHUGE | __GFP_ZERO, PMD_ORDER);
+
+	if (!folio) {
+		count_vm_event(THP_FAULT_FALLBACK);
+		count_mthp_stat(PMD_ORDER, MTHP_STAT_ANON_FAULT_FALLBACK);
+	}
+	return folio;
+}
+
+/*
+ * map_anon_folio_pmd(): map the new THP @folio at the PMD of @vmf, counted
+ * as a fault allocation. Context: the PMD table's lock is held; the
+ * entry's PTE table is deposited.
+ */
+static void map_anon_folio_pmd(struct vm_fault *vmf, struct folio *folio, unsigned long haddr)
+{
+	struct vm_area_struct *vma = vmf->vma;
+	pteval_t v;
+
+	folio_add_new_anon_rmap(folio, vma, haddr, RMAP_EXCLUSIVE, true);
+	folio_add_lru_vma(folio, vma);
+	v = pfn_pte(folio_pfn(folio), _PAGE_PRESENT | _PAGE_PSE | _PAGE_ACCESSED);
+	if (vma->vm_flags & VM_WRITE)
+		v |= _PAGE_RW | _PAGE_DIRTY;
+	fl_cost(FL_COST_SET_PTE);
+	entry_store(&vmf->pmdt->e[vmf->pmd_idx], v);
+	add_mm_counter(vma->vm_mm, MM_ANONPAGES, HPAGE_PMD_NR);
+	deferred_split_folio(folio, false);
+	vmf_access(vmf, folio_pfn(folio) + (unsigned long)pte_index(vmf->address));
+	count_vm_event(THP_FAULT_ALLOC);
+	count_mthp_stat(PMD_ORDER, MTHP_STAT_ANON_FAULT_ALLOC);
+}
+
+/*
+ * A read fault maps the huge zero folio read-only (set_huge_zero_folio()):
+ * a special entry, no rmap, no rss, the PTE table deposited as for a THP.
+ * Return: 0, VM_FAULT_OOM, or VM_FAULT_FALLBACK without a folio.
+ */
+static int do_huge_zero_pmd(struct vm_fault *vmf)
+{
+	/* the kernel does this inside do_huge_pmd_anonymous_page() */
+	FL_LOCK_SITE_NAMED(site, "do_huge_pmd_anonymous_page");
+	struct vm_area_struct *vma = vmf->vma;
+	struct pgtable *pmdt = vmf->pmdt, *pgtable;
+	struct folio *zero;
+
+	pgtable = fl__pgtable_alloc(vma->vm_mm, 0);
+	if (!pgtable)
+		return VM_FAULT_OOM;
+	zero = mm_get_huge_zero_folio(vma->vm_mm);
+	if (!zero) {
+		fl__pgtable_free(vma->vm_mm, pgtable);
+		count_vm_event(THP_FAULT_FALLBACK);
+		return VM_FAULT_FALLBACK;
+	}
+	fl_spin_lock_at(&pmdt->ptl, &site);
+	if (entry_load(&pmdt->e[vmf->pmd_idx])) {
+		spin_unlock(&pmdt->ptl);
+		fl__pgtable_free(vma->vm_mm, pgtable);
+		return 0;
+	}
+	pmdt->deposit[vmf->pmd_idx] = pgtable;
+	fl_cost(FL_COST_SET_PTE);
+	entry_store(&pmdt->e[vmf->pmd_idx],
+		    pfn_pte(folio_pfn(zero),
+			    _PAGE_PRESENT | _PAGE_PSE | _PAGE_SPECIAL | _PAGE_ACCESSED));
+	vmf_access(vmf, folio_pfn(zero) + (unsigned long)pte_index(vmf->address));
+	spin_unlock(&pmdt->ptl);
+	return 0;
+}
+
+/**
+ * do_huge_pmd_anonymous_page() - map a fresh PMD-sized folio, or the huge
+ * zero folio for a read.
  * Return: 0, VM_FAULT_FALLBACK (use PTEs), or VM_FAULT_OOM.
  */
 int do_huge_pmd_anonymous_page(struct vm_fault *vmf)
@@ -363,24 +560,19 @@ int do_huge_pmd_anonymous_page(struct vm_fault *vmf)
 	unsigned long haddr = vmf->address & PMD_MASK;
 	struct pgtable *pmdt = vmf->pmdt, *pgtable;
 	struct folio *folio;
-	pteval_t v;
-
 	int ret;
 
 	if (!thp_vma_suitable_order(vma, haddr, PMD_ORDER))
 		return VM_FAULT_FALLBACK;
-	if (!(vmf->flags & FAULT_FLAG_WRITE) && READ_ONCE(fl__thp.use_zero_page) &&
-	    !READ_ONCE(fl__no_zero_page))
-		return VM_FAULT_FALLBACK; /* the huge zero folio is not modelled yet */
 	ret = vmf_anon_prepare(vmf);
 	if (ret)
 		return ret;
-	folio = folio_alloc(GFP_TRANSHUGE | __GFP_ZERO, PMD_ORDER);
-	if (!folio) {
-		count_vm_event(THP_FAULT_FALLBACK);
-		count_mthp_stat(PMD_ORDER, MTHP_STAT_ANON_FAULT_FALLBACK);
+	if (!(vmf->flags & FAULT_FLAG_WRITE) && !mm_forbids_zeropage(vma->vm_mm) &&
+	    READ_ONCE(fl__thp.use_zero_page))
+		return do_huge_zero_pmd(vmf);
+	folio = vma_alloc_anon_folio_pmd();
+	if (!folio)
 		return VM_FAULT_FALLBACK;
-	}
 	pgtable = fl__pgtable_alloc(vma->vm_mm, 0);
 	if (!pgtable) {
 		folio_put(folio);
@@ -393,21 +585,59 @@ int do_huge_pmd_anonymous_page(struct vm_fault *vmf)
 		folio_put(folio);
 		return 0;
 	}
-	folio_add_new_anon_rmap(folio, vma, haddr, RMAP_EXCLUSIVE, true);
-	folio_add_lru_vma(folio, vma);
 	pmdt->deposit[vmf->pmd_idx] = pgtable;
-	v = pfn_pte(folio_pfn(folio), _PAGE_PRESENT | _PAGE_PSE | _PAGE_ACCESSED);
-	if (vma->vm_flags & VM_WRITE)
-		v |= _PAGE_RW | _PAGE_DIRTY;
-	fl_cost(FL_COST_SET_PTE);
-	entry_store(&pmdt->e[vmf->pmd_idx], v);
-	add_mm_counter(vma->vm_mm, MM_ANONPAGES, HPAGE_PMD_NR);
-	deferred_split_folio(folio, false);
-	vmf_access(vmf, folio_pfn(folio) + (unsigned long)pte_index(vmf->address));
+	map_anon_folio_pmd(vmf, folio, haddr);
 	spin_unlock(&pmdt->ptl);
-	count_vm_event(THP_FAULT_ALLOC);
-	count_mthp_stat(PMD_ORDER, MTHP_STAT_ANON_FAULT_ALLOC);
 	return 0;
+}
+
+/*
+ * do_huge_zero_wp_pmd() - a write to the huge zero folio's PMD: a THP of
+ * its own in its place, or VM_FAULT_FALLBACK when none can be had (the
+ * caller then splits the PMD into zero-page PTEs).
+ */
+static int do_huge_zero_wp_pmd(struct vm_fault *vmf, pteval_t orig)
+{
+	FL_LOCK_SITE(site);
+	unsigned long haddr = vmf->address & PMD_MASK;
+	struct pgtable *pmdt = vmf->pmdt;
+	struct folio *folio = vma_alloc_anon_folio_pmd();
+
+	if (!folio)
+		return VM_FAULT_FALLBACK;
+	fl_spin_lock_at(&pmdt->ptl, &site);
+	if (entry_load(&pmdt->e[vmf->pmd_idx]) != orig) {
+		spin_unlock(&pmdt->ptl);
+		folio_put(folio);
+		return 0;
+	}
+	/* pmdp_huge_clear_flush(); the deposited table stays for the THP */
+	ptep_get_and_clear(&pmdt->e[vmf->pmd_idx]);
+	count_fl_stat(FL_TLB_FLUSH, 1);
+	flush_tlb_mm(vmf->vma->vm_mm);
+	map_anon_folio_pmd(vmf, folio, haddr);
+	spin_unlock(&pmdt->ptl);
+	return 0;
+}
+
+/**
+ * do_huge_pmd_wp_page() - a write fault on a present read-only huge PMD.
+ * The only such anon PMD is the huge zero folio's (no fork yet): it gets
+ * a THP of its own, or is split for the PTE fault to copy (6.18).
+ * Return: 0, or VM_FAULT_FALLBACK after the split.
+ */
+int do_huge_pmd_wp_page(struct vm_fault *vmf)
+{
+	pteval_t orig = entry_load(&vmf->pmdt->e[vmf->pmd_idx]);
+
+	if (is_huge_zero_pmd(orig)) {
+		int ret = do_huge_zero_wp_pmd(vmf, orig);
+
+		if (!(ret & VM_FAULT_FALLBACK))
+			return ret;
+	}
+	__split_huge_pmd(vmf->vma, vmf->pmdt, vmf->pmd_idx, vmf->address & PMD_MASK, false, NULL);
+	return VM_FAULT_FALLBACK;
 }
 
 /**
@@ -432,19 +662,47 @@ int zap_huge_pmd(struct mmu_gather *tlb, struct vm_area_struct *vma, struct pgta
 	tlb_remove_pmd_tlb_entry(tlb, addr);
 	pgtable = pmdt->deposit[idx];
 	pmdt->deposit[idx] = NULL;
-	folio = pfn_folio(pte_pfn(v));
-	folio_remove_rmap_pmd(folio, (struct page *)folio, vma);
-	add_mm_counter(vma->vm_mm, mm_counter(folio), -HPAGE_PMD_NR);
+	folio = is_huge_zero_pmd(v) ? NULL : pfn_folio(pte_pfn(v));
+	if (folio) {
+		folio_remove_rmap_pmd(folio, (struct page *)folio, vma);
+		add_mm_counter(vma->vm_mm, mm_counter(folio), -HPAGE_PMD_NR);
+	}
 	spin_unlock(&pmdt->ptl);
 	/* zap_deposited_table(): the kernel frees it under the PMD lock */
 	if (pgtable) {
 		fl__pgtable_free(vma->vm_mm, pgtable);
 		count_fl_stat(FL_PGFREE_ATOMIC, 1);
 	}
+	if (!folio)
+		return 1; /* the huge zero folio: no reference, no rmap */
 	/* a PMD mapping holds one reference: one entry, count 1 */
 	if (__tlb_remove_folio_pages(tlb, (struct page *)folio, 1, false))
 		tlb_flush_mmu(tlb);
 	return 1;
+}
+
+/*
+ * The huge zero folio's PMD becomes 512 read-only PTEs of the shared zero
+ * page in the deposited table (pmdp_huge_clear_flush() first).
+ * Context: the PMD table's lock is held.
+ */
+static void __split_huge_zero_page_pmd(struct vm_area_struct *vma, struct pgtable *pmdt, int idx)
+{
+	struct pgtable *pgtable = pmdt->deposit[idx];
+	int i;
+
+	ptep_get_and_clear(&pmdt->e[idx]);
+	count_fl_stat(FL_TLB_FLUSH, 1);
+	flush_tlb_mm(vma->vm_mm);
+	pmdt->deposit[idx] = NULL;
+	fl_cost_n(FL_COST_SET_PTE, PTRS_PER_TABLE);
+	for (i = 0; i < PTRS_PER_TABLE; i++)
+		fl_atomic_store(&pgtable->e[i],
+				pfn_pte(fl__zero_pfn,
+					_PAGE_PRESENT | _PAGE_SPECIAL | _PAGE_ACCESSED),
+				__ATOMIC_RELAXED);
+	/* release: the walker that sees the table sees its entries */
+	entry_store(&pmdt->e[idx], table_entry(pgtable));
 }
 
 /*
@@ -467,6 +725,10 @@ static void __split_huge_pmd_locked(struct vm_area_struct *vma, struct pgtable *
 	int i;
 
 	count_vm_event(THP_SPLIT_PMD);
+	if (is_huge_zero_pmd(entry_load(&pmdt->e[idx]))) {
+		__split_huge_zero_page_pmd(vma, pmdt, idx);
+		return;
+	}
 	if (!vma_is_anonymous(vma)) {
 		v = ptep_get_and_clear(&pmdt->e[idx]);
 		count_fl_stat(FL_TLB_FLUSH, 1);
@@ -1379,11 +1641,13 @@ static struct folio *folio_walk_start(struct vm_area_struct *vma, unsigned long 
 	if (pmd_trans_huge(v)) {
 		fl_spin_lock_at(&pmdt->ptl, &site_pmd);
 		v = entry_load(pmdslot);
-		if (pmd_trans_huge(v)) {
+		if (pmd_trans_huge(v) && !is_huge_zero_pmd(v)) {
 			*ptl = &pmdt->ptl;
 			return pfn_folio(pte_pfn(v));
 		}
 		spin_unlock(&pmdt->ptl);
+		if (pmd_trans_huge(v))
+			return NULL; /* the huge zero folio, which no walk wants */
 	}
 	if (!entry_is_table(v))
 		return NULL;

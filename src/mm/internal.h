@@ -47,9 +47,21 @@ extern unsigned long fl__fail_page_alloc_orders;
 /*
  * memory.c: read faults take a page of their own, as write faults do,
  * instead of the shared zero page (4 KiB or huge): the behaviour of a host
- * booted with pvm_no_zero_page=1 (a test aid of our hosts' kernels)
+ * booted with pvm_no_zero_page=1 (a boot option of our hosts' PVM kernels
+ * that stock kernels lack), emulated through mm_forbids_zeropage()
  */
 extern bool fl__no_zero_page;
+
+/*
+ * mm_forbids_zeropage() - the arch hook that keeps the zero pages out of
+ * @mm (0 on x86). The model's no_zero_page knob answers it, which is how
+ * pvm_no_zero_page=1 behaves: every read fault allocates.
+ */
+static inline bool mm_forbids_zeropage(const struct mm_struct *mm)
+{
+	(void)mm;
+	return READ_ONCE(fl__no_zero_page);
+}
 /* rmap.c: per-page mapcounts kept (CONFIG_PAGE_MAPCOUNT), foliolab/page_mapcount */
 extern bool fl__page_mapcount;
 /* huge_memory.c: publish after-split folios walking backwards (seed 002) */
@@ -353,6 +365,26 @@ unsigned long thp_vma_allowable_orders(struct vm_area_struct *vma, unsigned long
 bool thp_vma_suitable_order(struct vm_area_struct *vma, unsigned long addr, int order);
 struct vm_fault;
 int do_huge_pmd_anonymous_page(struct vm_fault *vmf);
+int do_huge_pmd_wp_page(struct vm_fault *vmf);
+/*
+ * The huge zero folio: one PMD-sized zeroed folio every read fault in a
+ * THP range maps, allocated at the first (thp_zero_page_alloc) and kept
+ * (huge_zero_refcount counts the mms that used it, plus the shrinker's
+ * own reference) until the "thp-zero" shrinker finds nobody using it.
+ */
+extern unsigned long huge_zero_pfn; /* ~0ul while there is none; is_huge_zero_pmd(), pgtable.h */
+struct folio *mm_get_huge_zero_folio(struct mm_struct *mm);
+void mm_put_huge_zero_folio(struct mm_struct *mm);
+/* foliolab/huge_zero_folio=present: allocate it before the run (a machine that has one) */
+extern bool fl__huge_zero_at_start;
+int fl__huge_zero_folio_prime(void);
+/* the "thp-zero" shrinker: pages it would free, and freeing them */
+unsigned long huge_zero_folio_shrink_count(void);
+unsigned long huge_zero_folio_shrink_scan(void);
+/* the folio left at teardown (0 or 1), or -1 if an mm still holds it */
+int fl__huge_zero_folio_left(char *msg, size_t len);
+/* the model goes: the folio with it, and the next boot starts without one */
+void fl__huge_zero_folio_exit(void);
 struct mmu_gather;
 int zap_huge_pmd(struct mmu_gather *tlb, struct vm_area_struct *vma, struct pgtable *pmdt, int idx,
 		 unsigned long addr);

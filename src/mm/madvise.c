@@ -56,7 +56,8 @@ static void madvise_huge_pmd(struct mmu_gather *tlb, struct pgtable *pmdt, pteva
 
 	fl_spin_lock_at(&pmdt->ptl, &site);
 	v = entry_load(pmdslot);
-	if (!pmd_trans_huge(v))
+	/* the huge zero folio is nobody's to free or age */
+	if (!pmd_trans_huge(v) || is_huge_zero_pmd(v))
 		goto unlock;
 	folio = pfn_folio(pte_pfn(v));
 	if (v & bits) {

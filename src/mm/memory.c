@@ -270,7 +270,7 @@ static __always_inline int do_anonymous_page(struct vm_fault *vmf, pteval_t pmdv
 	if (!entry_is_table(pmdv))
 		return 0; /* a huge PMD raced in: retry */
 	/* reads map the shared zero page; use_zero_page is the huge zero folio's knob */
-	if (!(vmf->flags & FAULT_FLAG_WRITE) && !READ_ONCE(fl__no_zero_page))
+	if (!(vmf->flags & FAULT_FLAG_WRITE) && !mm_forbids_zeropage(mm))
 		return do_anonymous_zero_page(vmf);
 	ret = vmf_anon_prepare(vmf);
 	if (ret)
@@ -796,8 +796,10 @@ static int __handle_mm_fault(struct vm_area_struct *vma, unsigned long address, 
 		}
 		if (!(flags & FAULT_FLAG_WRITE) || (pmdv & _PAGE_RW))
 			return 0; /* present and allowed: the access retries */
-		/* no huge zero page or fork yet, so no read-only huge PMDs */
-		__split_huge_pmd(vma, pmdt, vmf.pmd_idx, address & PMD_MASK, false, NULL);
+		/* wp_huge_pmd(): the huge zero folio (no fork yet: no other read-only PMD) */
+		ret = do_huge_pmd_wp_page(&vmf);
+		if (!(ret & VM_FAULT_FALLBACK))
+			goto out;
 	}
 	ret = handle_pte_fault(&vmf);
 out:

@@ -404,6 +404,9 @@ struct mm_rss_cpu {
 	unsigned int hint_seq;
 } __cacheline_aligned;
 
+/* mm_struct.flags */
+enum { MMF_HUGE_ZERO_FOLIO = 0 /* holds a reference on the huge zero folio */ };
+
 struct mm_struct {
 	struct fl_rwsem mmap_lock;
 	struct fl_spinlock page_table_lock; /* upper-level table population */
@@ -420,6 +423,7 @@ struct mm_struct {
 	struct mm_rss_cpu *rss;		 /* [nr_cpu_ids] */
 	unsigned long mmap_base;
 	long nr_ptes;		 /* page_table_lock */
+	unsigned long flags;	 /* MMF_*, atomic bit operations */
 	int id;			 /* the process's pid in the model */
 	int mm_users;		 /* atomic: the process, and mmget_not_zero() users */
 	struct list_head mmlist; /* every live mm; mm_list_lock */

@@ -783,6 +783,7 @@ void mmput(struct mm_struct *mm)
 	if (!last)
 		return;
 	exit_mmap(mm);
+	mm_put_huge_zero_folio(mm);
 	/* __mmdrop(): mostly in finish_task_switch(), with preemption off */
 	fl__pgtable_free(mm, mm->pgd);
 	count_fl_stat(FL_PGFREE_ATOMIC, 1);

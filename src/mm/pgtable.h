@@ -118,6 +118,14 @@ static inline unsigned long pte_pfn(pteval_t v)
 	return (unsigned long)((v & PTE_PFN_MASK) >> PAGE_SHIFT);
 }
 
+extern unsigned long huge_zero_pfn; /* huge_memory.c */
+
+/* A huge PMD that maps the huge zero folio (read-only, special, no rmap). */
+static inline bool is_huge_zero_pmd(pteval_t v)
+{
+	return pmd_huge_present(v) && pte_pfn(v) == READ_ONCE(huge_zero_pfn);
+}
+
 static inline pteval_t pfn_pte(unsigned long pfn, pteval_t prot)
 {
 	return ((pteval_t)pfn << PAGE_SHIFT) | prot;

@@ -908,7 +908,7 @@ static bool try_to_map_unused_to_zeropage(struct page_vma_mapped_walk *pvmw, str
 	if (folio_test_large(folio))
 		return false;
 	if (folio_test_mlocked(folio) || (pvmw->vma->vm_flags & VM_LOCKED) ||
-	    READ_ONCE(fl__no_zero_page))
+	    mm_forbids_zeropage(pvmw->vma->vm_mm))
 		return false;
 	if (page_tag(page_to_pfn(page)) != 0) /* the model's memchr_inv(page, 0) */
 		return false;

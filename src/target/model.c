@@ -226,6 +226,11 @@ static int model_begin(struct fl_target *t, char *err, size_t len)
 	struct model_target *mt = (struct model_target *)t;
 	int i;
 
+	/* a machine where some process has read-faulted a THP range already */
+	if (fl__huge_zero_at_start && fl__huge_zero_folio_prime()) {
+		snprintf(err, len, "no memory for the huge zero folio");
+		return -ENOMEM;
+	}
 	if (!mt->cfg.sim)
 		return 0;
 	fl_free(mt->sim_busy0);
@@ -662,6 +667,7 @@ static int model_split_huge_pages_range(struct fl_thread *th, uint64_t addr, uin
 }
 
 #define DEFERRED_SPLIT_SHRINKER "thp-deferred_split"
+#define HUGE_ZERO_SHRINKER "thp-zero"
 
 static int model_shrinker_count(struct fl_thread *th, const char *name, uint64_t *count, char *err,
 				size_t len)
@@ -669,9 +675,13 @@ static int model_shrinker_count(struct fl_thread *th, const char *name, uint64_t
 	int nid;
 
 	(void)th;
+	if (!strcmp(name, HUGE_ZERO_SHRINKER)) {
+		*count = huge_zero_folio_shrink_count();
+		return 0;
+	}
 	if (strcmp(name, DEFERRED_SPLIT_SHRINKER)) {
-		snprintf(err, len, "no shrinker '%s' (the model has %s)", name,
-			 DEFERRED_SPLIT_SHRINKER);
+		snprintf(err, len, "no shrinker '%s' (the model has %s and %s)", name,
+			 DEFERRED_SPLIT_SHRINKER, HUGE_ZERO_SHRINKER);
 		return -ENOENT;
 	}
 	*count = 0;
@@ -684,9 +694,13 @@ static int model_shrinker_scan(struct fl_thread *th, const char *name, int nid, 
 			       char *err, size_t len)
 {
 	(void)th;
+	if (!strcmp(name, HUGE_ZERO_SHRINKER)) {
+		huge_zero_folio_shrink_scan();
+		return 0;
+	}
 	if (strcmp(name, DEFERRED_SPLIT_SHRINKER)) {
-		snprintf(err, len, "no shrinker '%s' (the model has %s)", name,
-			 DEFERRED_SPLIT_SHRINKER);
+		snprintf(err, len, "no shrinker '%s' (the model has %s and %s)", name,
+			 DEFERRED_SPLIT_SHRINKER, HUGE_ZERO_SHRINKER);
 		return -ENOENT;
 	}
 	if (nid < 0 || nid >= fl__nr_node_ids) {

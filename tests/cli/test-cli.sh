@@ -210,6 +210,38 @@ else
 fi
 find "$T" -maxdepth 1 -name '.out.json.tmp.*' -delete
 rm -f "$T/victim"
+# read faults at 2M on the model: the huge zero folio, one fault per 2 MiB
+# of 5 loops x 16 MiB, no THP allocated, the folio allocated once; in a
+# compare with the host the model starts with one (the host's run makes
+# sure it has one too), so the run allocates none
+"$FL" run lru-microbench --threads 1 --loops 5 --size 16M --access read --mthp 2M \
+	--json "$T/zero.json" >/dev/null 2>"$T/stderr"
+rc=$?
+v=$(python3 -c '
+import json, sys
+c = json.load(open(sys.argv[1]))["results"][0]["counters"]
+print(c["pgfault"], c.get("thp_fault_alloc", 0), c.get("thp_zero_page_alloc", 0),
+      c.get("hugepages-2048kB/stats/anon_fault_alloc", 0), c.get("nr_anon_pages", 0),
+      c["fl_tag_checked"], c.get("fl_tag_mismatch", 0))' "$T/zero.json" 2>/dev/null)
+if [ $rc -eq 0 ] && [ "$v" = "$((5 * 16 / 2)) 0 1 0 0 $((5 * 16 * 256)) 0" ]; then
+	ok "model read faults at 2M: the huge zero folio, one fault per 2 MiB, no THP"
+else
+	nok "model read faults at 2M (exit $rc): pgfault thp_fault_alloc thp_zero_page_alloc anon_fault_alloc nr_anon_pages checked wrong = $v"
+fi
+"$FL" run lru-microbench --threads 1 --loops 5 --size 16M --access read --mthp 2M \
+	--knob foliolab/huge_zero_folio=present --json "$T/zero.json" >/dev/null 2>"$T/stderr"
+rc=$?
+v=$(python3 -c '
+import json, sys
+r = json.load(open(sys.argv[1]))["results"][0]
+print(r["counters"].get("thp_zero_page_alloc", 0), r["knobs"]["foliolab/huge_zero_folio"])' "$T/zero.json" 2>/dev/null)
+if [ $rc -eq 0 ] && [ "$v" = "0 present" ]; then
+	ok "huge_zero_folio=present: the run allocates no huge zero folio"
+else
+	nok "huge_zero_folio=present (exit $rc): $v"
+fi
+bad "bad huge_zero_folio" "is not lazy" run lru-microbench --knob foliolab/huge_zero_folio=maybe
+
 # a run killed by a signal leaves neither the JSON file nor its temporary
 # (SIGINT and SIGQUIT: a shell starts background jobs with them ignored)
 for sig in TERM HUP; do

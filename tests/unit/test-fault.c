@@ -4,7 +4,7 @@
  * combinations (always/inherit/madvise/never against the top-level
  * setting and MADV_(NO)HUGEPAGE), natural alignment inside the VMA, the
  * all-PTEs-none rule, fallback when allocation fails, PMD faults, and the
- * zero page on reads.
+ * zero page and the huge zero folio on reads.
  *
  * Conventions in this file: expected orders come from the rule in
  * huge_memory.c's header comment, worked by hand for each case.
@@ -264,6 +264,163 @@ static bool test_no_zero_page_reads_allocate(void)
 	return down();
 }
 
+static bool huge_zero_at(unsigned long a)
+{
+	pteval_t v = fl__pmd_entry(mm, a);
+
+	return pmd_trans_huge_at(a) && (v & _PAGE_SPECIAL) && !(v & _PAGE_RW);
+}
+
+/*
+ * The huge zero folio (6.18's do_huge_pmd_anonymous_page()): a read fault
+ * in a PMD-eligible range maps one shared zeroed PMD-sized folio
+ * read-only: one fault per 2 MiB, no THP allocated, no anon pages, the
+ * folio allocated once for every mm (thp_zero_page_alloc); only a PTE
+ * table is deposited per mapping. A write there gets a THP of its own
+ * (do_huge_zero_wp_pmd()); a partial unmap splits the PMD into zero-page
+ * PTEs; MADV_FREE leaves it alone. Once nobody maps it, its shrinker frees
+ * it (512 pages).
+ */
+static bool test_huge_zero_folio(void)
+{
+	struct mm_struct *mm2;
+	unsigned long a, b, i;
+	int64_t alloc;
+	uint64_t sum = 0;
+
+	ASSERT_TRUE(up());
+	ASSERT_TRUE(knob(THP "hugepages-2048kB/enabled", "always"));
+	a = map(4 * SZ_2M);
+	ASSERT_EQ(a % SZ_2M, 0);
+	ASSERT_EQ(peek(mm, a + 5 * PAGE_SIZE), 0);
+	ASSERT_TRUE(huge_zero_at(a));
+	ASSERT_EQ(counter("pgfault"), 1);
+	ASSERT_EQ(counter("thp_zero_page_alloc"), 1);
+	ASSERT_EQ(counter("thp_fault_alloc"), 0);
+	ASSERT_EQ(mthp(2048, "anon_fault_alloc"), 0);
+	ASSERT_EQ(counter("nr_anon_pages"), 0);
+	ASSERT_EQ(counter("nr_anon_transparent_hugepages"), 0);
+	/* every page of the range reads 0 with no further fault */
+	ASSERT_EQ(fl__mm_access_range(mm, a, SZ_2M, PAGE_SIZE, false, 0, 0, NULL, &sum), 0);
+	ASSERT_EQ(sum, 0);
+	ASSERT_EQ(counter("pgfault"), 1);
+	/* the next 2 MiB: the same folio, one fault, one deposited PTE table */
+	alloc = counter("pgalloc_normal");
+	ASSERT_EQ(peek(mm, a + SZ_2M), 0);
+	ASSERT_TRUE(huge_zero_at(a + SZ_2M));
+	ASSERT_EQ(fl__pmd_entry(mm, a + SZ_2M) & PTE_PFN_MASK, fl__pmd_entry(mm, a) & PTE_PFN_MASK);
+	ASSERT_EQ(counter("pgalloc_normal") - alloc, 1);
+	ASSERT_EQ(counter("thp_zero_page_alloc"), 1);
+	/* another process reads: the same folio again */
+	mm2 = mm_alloc(2);
+	ASSERT_TRUE(mm2 != NULL);
+	ASSERT_EQ(do_mmap(mm2, 2 * SZ_2M, VM_READ | VM_WRITE, &b), 0);
+	ASSERT_EQ(b % SZ_2M, 0);
+	ASSERT_EQ(fl__mm_access(mm2, b, false, &(uint64_t){ 1 }), 0);
+	ASSERT_EQ(fl__pmd_entry(mm2, b) & PTE_PFN_MASK, fl__pmd_entry(mm, a) & PTE_PFN_MASK);
+	ASSERT_EQ(counter("thp_zero_page_alloc"), 1);
+	mmput(mm2);
+	/* a write: a THP of its own in the zero folio's place, no split */
+	ASSERT_EQ(touch(mm, a + 7 * PAGE_SIZE, 99), 0);
+	ASSERT_TRUE(pmd_trans_huge_at(a) && !huge_zero_at(a));
+	ASSERT_EQ(counter("thp_fault_alloc"), 1);
+	ASSERT_EQ(mthp(2048, "anon_fault_alloc"), 1);
+	ASSERT_EQ(counter("thp_split_pmd"), 0);
+	ASSERT_EQ(counter("nr_anon_pages"), HPAGE_PMD_NR);
+	ASSERT_EQ(peek(mm, a + 7 * PAGE_SIZE), 99);
+	ASSERT_EQ(peek(mm, a + 8 * PAGE_SIZE), 0);
+	ASSERT_TRUE(huge_zero_at(a + SZ_2M)); /* the other mapping is untouched */
+	/* MADV_FREE and MADV_COLD leave the zero folio's PMD alone */
+	ASSERT_EQ(do_madvise(mm, a + SZ_2M, SZ_2M, MADV_FREE), 0);
+	ASSERT_EQ(do_madvise(mm, a + SZ_2M, SZ_2M, MADV_COLD), 0);
+	ASSERT_TRUE(huge_zero_at(a + SZ_2M));
+	ASSERT_EQ(counter("pglazyfree"), 0);
+	/* unmapping one page of it: 511 zero-page PTEs, one split */
+	ASSERT_EQ(do_madvise(mm, a + SZ_2M, PAGE_SIZE, MADV_DONTNEED), 0);
+	ASSERT_EQ(counter("thp_split_pmd"), 1);
+	ASSERT_TRUE(!pmd_trans_huge_at(a + SZ_2M));
+	for (i = 1; i < HPAGE_PMD_NR; i++) {
+		pteval_t *pte = fl__pte_lookup(mm, a + SZ_2M + i * PAGE_SIZE, NULL);
+
+		ASSERT_TRUE(pte && (*pte & _PAGE_SPECIAL) && !(*pte & _PAGE_RW));
+		ASSERT_EQ(mapped_folio(mm, a + SZ_2M + i * PAGE_SIZE), NULL);
+	}
+	ASSERT_EQ(peek(mm, a + SZ_2M + 9 * PAGE_SIZE), 0);
+	ASSERT_EQ(counter("nr_anon_pages"), HPAGE_PMD_NR);
+	/* gone from every mm: the shrinker may free it, and does */
+	ASSERT_EQ(do_munmap(mm, a, 4 * SZ_2M), 0);
+	ASSERT_EQ(huge_zero_folio_shrink_count(), 0ul); /* mm still holds its reference */
+	mmput(mm);
+	mm = mm_alloc(3);
+	ASSERT_EQ(huge_zero_folio_shrink_count(), (unsigned long)HPAGE_PMD_NR);
+	alloc = counter("pgfree");
+	ASSERT_EQ(huge_zero_folio_shrink_scan(), (unsigned long)HPAGE_PMD_NR);
+	ASSERT_EQ(counter("pgfree") - alloc, HPAGE_PMD_NR);
+	ASSERT_EQ(huge_zero_folio_shrink_count(), 0ul);
+	/* and the next read fault allocates a new one */
+	a = map(SZ_2M);
+	ASSERT_EQ(peek(mm, a), 0);
+	ASSERT_EQ(counter("thp_zero_page_alloc"), 2);
+	ASSERT_EQ(do_munmap(mm, a, SZ_2M), 0);
+	return down();
+}
+
+/*
+ * A write to the huge zero folio with no THP to be had falls back as
+ * 6.18 does: the PMD splits into zero-page PTEs and the write fault
+ * copies one page.
+ */
+static bool test_huge_zero_write_fallback(void)
+{
+	unsigned long a;
+
+	ASSERT_TRUE(up());
+	ASSERT_TRUE(knob(THP "hugepages-2048kB/enabled", "always"));
+	a = map(SZ_2M);
+	ASSERT_EQ(peek(mm, a), 0);
+	ASSERT_TRUE(huge_zero_at(a));
+	ASSERT_TRUE(knob("foliolab/fail_page_alloc_orders", "9"));
+	ASSERT_EQ(touch(mm, a + 3 * PAGE_SIZE, 5), 0);
+	ASSERT_EQ(counter("thp_fault_fallback"), 1);
+	ASSERT_EQ(mthp(2048, "anon_fault_fallback"), 1);
+	ASSERT_EQ(counter("thp_split_pmd"), 1);
+	ASSERT_EQ(counter("thp_fault_alloc"), 0);
+	ASSERT_EQ(mapped_order(mm, a + 3 * PAGE_SIZE), 0);
+	ASSERT_EQ(counter("nr_anon_pages"), 1);
+	ASSERT_EQ(peek(mm, a + 3 * PAGE_SIZE), 5);
+	ASSERT_EQ(peek(mm, a + 4 * PAGE_SIZE), 0);
+	ASSERT_EQ(mapped_folio(mm, a + 4 * PAGE_SIZE), NULL);
+	ASSERT_TRUE(knob("foliolab/fail_page_alloc_orders", "none"));
+	ASSERT_EQ(do_munmap(mm, a, SZ_2M), 0);
+	return down();
+}
+
+/*
+ * foliolab/huge_zero_folio=present: a machine where some process has
+ * read-faulted a THP range already; the run's first read fault then
+ * allocates nothing but its PTE table.
+ */
+static bool test_huge_zero_folio_present(void)
+{
+	unsigned long a;
+	int64_t alloc;
+
+	ASSERT_TRUE(up());
+	ASSERT_TRUE(knob(THP "hugepages-2048kB/enabled", "always"));
+	ASSERT_TRUE(knob("foliolab/huge_zero_folio", "present"));
+	ASSERT_EQ(fl__huge_zero_folio_prime(), 0);
+	ASSERT_EQ(counter("thp_zero_page_alloc"), 1);
+	ASSERT_EQ(huge_zero_folio_shrink_count(), (unsigned long)HPAGE_PMD_NR);
+	a = map(2 * SZ_2M);
+	ASSERT_EQ(peek(mm, a), 0); /* the upper tables, the deposit */
+	alloc = counter("pgalloc_normal");
+	ASSERT_EQ(peek(mm, a + SZ_2M), 0);
+	ASSERT_EQ(counter("pgalloc_normal") - alloc, 1);
+	ASSERT_EQ(counter("thp_zero_page_alloc"), 1);
+	ASSERT_EQ(do_munmap(mm, a, 2 * SZ_2M), 0);
+	return down();
+}
+
 /* Access outside a VMA or against its protection is SIGSEGV: -EFAULT. */
 static bool test_bad_access(void)
 {
@@ -456,5 +613,7 @@ TEST_MAIN(TEST(test_defaults_give_base_pages), TEST(test_knob_combinations),
 	  TEST(test_allocation_fallback), TEST(test_pmd_needs_whole_aligned_range),
 	  TEST(test_read_maps_zero_page_then_write_copies),
 	  TEST(test_zero_page_without_use_zero_page), TEST(test_no_zero_page_reads_allocate),
-	  TEST(test_bad_access), TEST(test_range_access_round_trip), TEST(test_lockless_vma_lookup),
+	  TEST(test_huge_zero_folio), TEST(test_huge_zero_write_fallback),
+	  TEST(test_huge_zero_folio_present), TEST(test_bad_access),
+	  TEST(test_range_access_round_trip), TEST(test_lockless_vma_lookup),
 	  TEST(test_new_mapping_merges), TEST(test_merge_needs_compatible_anon_vmas))
