@@ -91,7 +91,7 @@ $(PROG): $(CLI_OBJS) $(LIB)
 
 $(B)/tests/%: tests/%.c $(LIB) tests/harness.h tests/mm_harness.h
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) -Itests $(CFLAGS) -o $@ $< $(LIB) $(LDLIBS)
+	$(CC) $(CPPFLAGS) -Itests -DFL_TEST_DATA='"$(abspath tests/data)"' $(CFLAGS) -o $@ $< $(LIB) $(LDLIBS)
 
 $(B)/bench/%: bench/%.c $(LIB)
 	@mkdir -p $(dir $@)

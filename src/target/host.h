@@ -35,7 +35,7 @@
 #define HOST_PATH_MAX 512
 
 /* host_rundir.c: the run folder and everything a run changes, with its undo */
-enum { HOST_UNDO_KNOB, HOST_UNDO_MOUNT, HOST_UNDO_CGROUP };
+enum { HOST_UNDO_KNOB, HOST_UNDO_MOUNT, HOST_UNDO_CGROUP, HOST_UNDO_SUBTREE };
 struct fl__host_change {
 	int kind;	  /* HOST_UNDO_* */
 	const char *path; /* the knob file, mount point or cgroup folder */
@@ -205,6 +205,9 @@ void fl__host_scope_enable(struct host_scope *hsc, bool on);
 /** fl__host_scope_read() - overlay the workload's counts on @out's system-wide ones. */
 int fl__host_scope_read(struct host_scope *hsc, struct fl_counters *out);
 void fl__host_scope_close(struct host_scope *hsc);
+int fl__memcg_v2_place(const char *mnt, const char *self, char *parent, size_t plen, char *origin,
+		       size_t olen, bool *enable, char *why, size_t wlen);
+int fl__memcg_stat_parse(FILE *f, bool v2, bool tracepoints, struct fl_counters *out);
 /**
  * fl__host_tracefs_mount() - where tracefs is mounted, in @at; mounts it on
  * /sys/kernel/tracing (recorded for undo) when the host has not.

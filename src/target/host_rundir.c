@@ -138,6 +138,8 @@ static int write_restore_file(void)
 			fprintf(f, "%s\t%s\n", u->path, u->old);
 		else if (u->kind == HOST_UNDO_MOUNT)
 			fprintf(f, "mount\t%s\n", u->path);
+		else if (u->kind == HOST_UNDO_SUBTREE)
+			fprintf(f, "subtree\t%s\t%s\n", u->path, u->old);
 		else
 			fprintf(f, "cgroup\t%s\t%s\n", u->path, u->old);
 	}
@@ -212,6 +214,13 @@ static int undo_one(const struct undo *u)
 		if (u->old[0])
 			fl__host_write_file(u->old, "0");
 		return rmdir(u->path) && errno != ENOENT ? -errno : 0;
+	case HOST_UNDO_SUBTREE: {
+		/* the controller this run enabled in a cgroup.subtree_control */
+		char off[64] = "-";
+
+		strncat(off, u->old, sizeof(off) - 2);
+		return fl__host_write_file(u->path, off);
+	}
 	}
 	return -EINVAL;
 }
@@ -532,6 +541,27 @@ static int restore_line(char *line, const char *pidname, FILE *out)
 			return -1;
 		}
 		fprintf(out, "removed the cgroup %s (run %s)\n", arg, pidname);
+		return 0;
+	}
+	if (!strcmp(line, "subtree")) {
+		char off[64] = "-";
+		const char *slash = strrchr(arg, '/');
+
+		/* only memory, only in a cgroup.subtree_control of a cgroup file system */
+		if (!more || strcmp(more, "memory") || !slash ||
+		    strcmp(slash + 1, "cgroup.subtree_control") || strstr(arg, "..") ||
+		    !in_cgroupfs(arg)) {
+			fprintf(out, "skipped %s: not a cgroup.subtree_control a run changed\n",
+				arg);
+			return -1;
+		}
+		strncat(off, more, sizeof(off) - 2);
+		if (fl__host_write_file(arg, off)) {
+			fprintf(out, "could not disable %s in %s: %s\n", more, arg,
+				strerror(errno));
+			return -1;
+		}
+		fprintf(out, "disabled %s in %s again (run %s)\n", more, arg, pidname);
 		return 0;
 	}
 	/* a knob: only files under the sysfs folder, never where a tampered file points */

@@ -28,11 +28,20 @@
  *   tracepoint itself disables preemption, as in 6.18.
  *   The tracepoints need root and tracefs, which is mounted for the moment
  *   it takes to read their ids when the host has not mounted it.
- * - a memory cgroup of the run's own, where the host has the cgroup v1
- *   memory controller: the process moves into it before the workload
- *   starts, so its gauges (rss, rss_huge, active_anon, inactive_anon) are
- *   the workload's: nr_anon_pages, nr_anon_transparent_hugepages,
- *   nr_active_anon, nr_inactive_anon.
+ * - a memory cgroup of the run's own: the process moves into it before the
+ *   workload starts, so its memory.stat is the workload's. On cgroup v1
+ *   (the memory hierarchy at /sys/fs/cgroup/memory) it is made under the
+ *   run's own memory cgroup, and gives the gauges nr_anon_pages,
+ *   nr_anon_transparent_hugepages, nr_active_anon, nr_inactive_anon,
+ *   nr_shmem and nr_file_pages (rss, rss_huge, ...). On cgroup v2 (where
+ *   the memory controller is in the unified hierarchy's cgroup.controllers)
+ *   it is made under the nearest ancestor whose cgroup.subtree_control has
+ *   memory (a v2 cgroup with processes cannot have children with
+ *   controllers); at the root, which may, memory is enabled in
+ *   cgroup.subtree_control when it is not and disabled again after. v2's
+ *   memory.stat adds nr_page_table_pages, nr_shmem_hugepages and the
+ *   events pgactivate, pgdeactivate, pglazyfree and pglazyfreed (and
+ *   thp_fault_alloc where the tracepoints are missing).
  *
  * Every mount and cgroup is recorded for undo first (host_rundir.c), so a
  * signal or `foliolab host restore` puts the host back.
@@ -74,6 +83,7 @@ struct host_scope {
 	bool tracepoints;
 	char memcg[HOST_PATH_MAX];   /* the run's cgroup folder; "" if none */
 	char origin[HOST_PATH_MAX];  /* cgroup.procs of the cgroup the run came from */
+	bool v2;		     /* memcg is a cgroup v2 one */
 	char tracefs[HOST_PATH_MAX]; /* where tracefs was mounted by the run; "" if not */
 	bool files; /* large movable allocations may be file folios: not anon faults */
 };
@@ -246,22 +256,164 @@ static int memcg_v1_self(char *buf, size_t len)
 	return ret;
 }
 
-/* Create the run's memory cgroup under this process's and move into it. */
+/* Does the cgroup file @path (a list of words) hold @word? */
+static bool has_word(const char *path, const char *word)
+{
+	char buf[1024], *tok, *save = NULL;
+	FILE *f = fopen(path, "r");
+	bool found = false;
+
+	if (!f)
+		return false;
+	if (fgets(buf, sizeof(buf), f))
+		for (tok = strtok_r(buf, " \n", &save); tok && !found;
+		     tok = strtok_r(NULL, " \n", &save))
+			found = !strcmp(tok, word);
+	fclose(f);
+	return found;
+}
+
+/* The first cgroup2 mount point, or "" */
+static void cgroup2_mount(char *buf, size_t len)
+{
+	char line[1024], dev[256], mnt[512], fs[64];
+	FILE *f = fopen("/proc/self/mounts", "r");
+
+	buf[0] = '\0';
+	if (!f)
+		return;
+	while (!buf[0] && fgets(line, sizeof(line), f))
+		if (sscanf(line, "%255s %511s %63s", dev, mnt, fs) == 3 && !strcmp(fs, "cgroup2"))
+			snprintf(buf, len, "%s", mnt);
+	fclose(f);
+}
+
+/* This process's cgroup v2 path ("/" or "/a/b"), from /proc/self/cgroup's "0::" line. */
+static int cgroup2_self(char *buf, size_t len)
+{
+	char line[1024];
+	FILE *f = fopen("/proc/self/cgroup", "r");
+	int ret = -ENOENT;
+
+	if (!f)
+		return -errno;
+	while (ret && fgets(line, sizeof(line), f))
+		if (!strncmp(line, "0::", 3)) {
+			line[strcspn(line, "\n")] = '\0';
+			snprintf(buf, len, "%s", line + 3);
+			ret = 0;
+		}
+	fclose(f);
+	return ret;
+}
+
+/**
+ * fl__memcg_v2_place() - where the run's cgroup v2 memory cgroup goes, for
+ * a process in @self (a path from /proc/self/cgroup) of the hierarchy
+ * mounted at @mnt: under the nearest proper ancestor whose
+ * cgroup.subtree_control has memory; for a process in the root, the root,
+ * with *@enable set when memory must first be enabled there.
+ * @parent: out, the folder to create the cgroup in; @origin: out, the
+ * cgroup.procs to move back to.
+ * Return: 0, or -ENOENT with the reason in @why.
+ */
+int fl__memcg_v2_place(const char *mnt, const char *self, char *parent, size_t plen, char *origin,
+		       size_t olen, bool *enable, char *why, size_t wlen)
+{
+	char cur[HOST_PATH_MAX], file[HOST_PATH_MAX + 32];
+	size_t root_len = strlen(mnt);
+
+	*enable = false;
+	snprintf(file, sizeof(file), "%s/cgroup.controllers", mnt);
+	if (!has_word(file, "memory")) {
+		snprintf(why, wlen,
+			 "the memory controller is in neither cgroup v1 nor the cgroup v2 "
+			 "hierarchy at %.100s",
+			 mnt);
+		return -ENOENT;
+	}
+	snprintf(cur, sizeof(cur), "%s%s", mnt, strcmp(self, "/") ? self : "");
+	snprintf(origin, olen, "%s/cgroup.procs", cur);
+	if (strlen(cur) == root_len) {
+		snprintf(file, sizeof(file), "%s/cgroup.subtree_control", mnt);
+		*enable = !has_word(file, "memory");
+		snprintf(parent, plen, "%s", mnt);
+		return 0;
+	}
+	for (;;) {
+		char *slash = strrchr(cur, '/');
+
+		if (!slash || (size_t)(slash - cur) < root_len)
+			break;
+		*slash = '\0'; /* the parent */
+		snprintf(file, sizeof(file), "%s/cgroup.subtree_control", cur);
+		if (has_word(file, "memory")) {
+			snprintf(parent, plen, "%s", cur);
+			return 0;
+		}
+		if (strlen(cur) == root_len)
+			break;
+	}
+	snprintf(why, wlen,
+		 "no cgroup above %.100s enables memory in its cgroup.subtree_control (cgroup v2)",
+		 self);
+	return -ENOENT;
+}
+
+/*
+ * The v1 memory hierarchy's place: under this process's own memory cgroup
+ * (v1 lets a cgroup with processes have children). Return: 0 or -ENOENT.
+ */
+static int memcg_v1_place(char *parent, size_t plen, char *origin, size_t olen)
+{
+	if (!fl__host_is_mount(MEMCG_V1, "cgroup") || memcg_v1_self(parent, plen))
+		return -ENOENT;
+	snprintf(origin, olen, "%s/cgroup.procs", parent);
+	return 0;
+}
+
+/*
+ * Create the run's memory cgroup and move into it: on cgroup v1 where the
+ * host has its memory controller, else on cgroup v2.
+ */
 static int enter_memcg(struct host_scope *hsc, char *note, size_t len)
 {
 	char parent[HOST_PATH_MAX - 40], procs[HOST_PATH_MAX + 16], pid[24];
+	char mnt[HOST_PATH_MAX / 2], self[HOST_PATH_MAX / 2];
+	char subtree[HOST_PATH_MAX];
 	struct fl__host_change c;
+	bool enable = false;
 
 	if (geteuid() != 0) {
 		snprintf(note, len, "a memory cgroup needs root");
 		return -EPERM;
 	}
-	if (!fl__host_is_mount(MEMCG_V1, "cgroup") || memcg_v1_self(parent, sizeof(parent))) {
-		snprintf(note, len, "the host has no cgroup v1 memory controller");
-		return -ENOENT;
+	if (memcg_v1_place(parent, sizeof(parent), hsc->origin, sizeof(hsc->origin))) {
+		cgroup2_mount(mnt, sizeof(mnt));
+		if (!mnt[0] || cgroup2_self(self, sizeof(self))) {
+			snprintf(note, len,
+				 "the host has no memory cgroup (no v1 memory "
+				 "hierarchy, no cgroup2 mount)");
+			return -ENOENT;
+		}
+		if (fl__memcg_v2_place(mnt, self, parent, sizeof(parent), hsc->origin,
+				       sizeof(hsc->origin), &enable, note, len))
+			return -ENOENT;
+		hsc->v2 = true;
+	}
+	if (enable) {
+		/* the root may hold processes and enable controllers; put it back after */
+		snprintf(subtree, sizeof(subtree), "%s/cgroup.subtree_control", parent);
+		c = (struct fl__host_change){ HOST_UNDO_SUBTREE, subtree, "memory" };
+		if (fl__host_undo_record(&c, 1, note, len))
+			return -EIO;
+		if (fl__host_write_file(subtree, "+memory")) {
+			snprintf(note, len, "cannot enable memory in %.100s", subtree);
+			fl__host_undo(HOST_UNDO_SUBTREE, subtree);
+			return -EIO;
+		}
 	}
 	snprintf(hsc->memcg, sizeof(hsc->memcg), "%s/foliolab-%ld", parent, (long)getpid());
-	snprintf(hsc->origin, sizeof(hsc->origin), "%s/cgroup.procs", parent);
 	c = (struct fl__host_change){ HOST_UNDO_CGROUP, hsc->memcg, hsc->origin };
 	if (fl__host_undo_record(&c, 1, note, len))
 		goto fail;
@@ -281,6 +433,8 @@ static int enter_memcg(struct host_scope *hsc, char *note, size_t len)
 	return 0;
 fail:
 	hsc->memcg[0] = '\0';
+	if (enable)
+		fl__host_undo(HOST_UNDO_SUBTREE, NULL);
 	return -EIO;
 }
 
@@ -377,36 +531,73 @@ static int overlay(struct fl_counters *out, const char *name, int64_t v)
 	return ret | fl_counters_set_scoped(out, name, v, FL_SCOPE_WORKLOAD);
 }
 
-static int read_memcg(struct host_scope *hsc, struct fl_counters *out)
+/*
+ * memory.stat's lines under the model's names, in its units. v1's gauges
+ * are bytes (rss counts THPs too); v2's are bytes and its events counts.
+ */
+static const struct memcg_key {
+	const char *stat, *name;
+	int64_t unit;
+	char version;		  /* 1, 2, or 0: both */
+	bool without_tracepoints; /* only when the tracepoints could not count it */
+} memcg_keys[] = {
+	{ "rss", "nr_anon_pages", 4096, 1, false },
+	{ "rss_huge", "nr_anon_transparent_hugepages", 2 << 20, 1, false },
+	{ "cache", "nr_file_pages", 4096, 1, false },
+	{ "anon", "nr_anon_pages", 4096, 2, false },
+	{ "anon_thp", "nr_anon_transparent_hugepages", 2 << 20, 2, false },
+	{ "file", "nr_file_pages", 4096, 2, false },
+	{ "shmem_thp", "nr_shmem_hugepages", 2 << 20, 2, false },
+	{ "pagetables", "nr_page_table_pages", 4096, 2, false },
+	{ "pgactivate", "pgactivate", 1, 2, false },
+	{ "pgdeactivate", "pgdeactivate", 1, 2, false },
+	{ "pglazyfree", "pglazyfree", 1, 2, false },
+	{ "pglazyfreed", "pglazyfreed", 1, 2, false },
+	{ "thp_fault_alloc", "thp_fault_alloc", 1, 2, true },
+	{ "active_anon", "nr_active_anon", 4096, 0, false },
+	{ "inactive_anon", "nr_inactive_anon", 4096, 0, false },
+	{ "shmem", "nr_shmem", 4096, 0, false },
+};
+
+/**
+ * fl__memcg_stat_parse() - overlay the counters a memory cgroup's
+ * memory.stat (@f, cgroup @v2 or v1) gives on @out's system-wide ones;
+ * @tracepoints: the kmem tracepoints count thp_fault_alloc already.
+ * Return: 0 or -ENOMEM.
+ */
+int fl__memcg_stat_parse(FILE *f, bool v2, bool tracepoints, struct fl_counters *out)
 {
-	static const struct {
-		const char *stat, *name;
-		int64_t unit;
-	} map[] = {
-		{ "rss", "nr_anon_pages", 4096 },
-		{ "rss_huge", "nr_anon_transparent_hugepages", 2 << 20 },
-		{ "active_anon", "nr_active_anon", 4096 },
-		{ "inactive_anon", "nr_inactive_anon", 4096 },
-		{ "shmem", "nr_shmem", 4096 },
-		{ "cache", "nr_file_pages", 4096 },
-	};
-	char path[HOST_PATH_MAX + 16], line[256], key[64];
+	char line[256], key[64];
 	long long v;
 	size_t i;
 	int ret = 0;
+
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%63s %lld", key, &v) != 2)
+			continue;
+		for (i = 0; i < sizeof(memcg_keys) / sizeof(memcg_keys[0]); i++) {
+			const struct memcg_key *k = &memcg_keys[i];
+
+			if (strcmp(key, k->stat) || (k->version && k->version != (v2 ? 2 : 1)) ||
+			    (k->without_tracepoints && tracepoints))
+				continue;
+			ret |= overlay(out, k->name, v / k->unit);
+		}
+	}
+	return ret;
+}
+
+static int read_memcg(struct host_scope *hsc, struct fl_counters *out)
+{
+	char path[HOST_PATH_MAX + 16];
 	FILE *f;
+	int ret;
 
 	snprintf(path, sizeof(path), "%s/memory.stat", hsc->memcg);
 	f = fopen(path, "r");
 	if (!f)
 		return -errno;
-	while (fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "%63s %lld", key, &v) != 2)
-			continue;
-		for (i = 0; i < sizeof(map) / sizeof(map[0]); i++)
-			if (!strcmp(key, map[i].stat))
-				ret |= overlay(out, map[i].name, v / map[i].unit);
-	}
+	ret = fl__memcg_stat_parse(f, hsc->v2, hsc->tracepoints, out);
 	fclose(f);
 	return ret;
 }
@@ -448,5 +639,8 @@ void fl__host_scope_close(struct host_scope *hsc)
 	close_fds(hsc);
 	if (hsc->memcg[0])
 		fl__host_undo(HOST_UNDO_CGROUP, hsc->memcg);
+	/* after the cgroup is gone: memory enabled at the root for it goes too */
+	if (fl__host_undo_pending(HOST_UNDO_SUBTREE, NULL))
+		fl__host_undo(HOST_UNDO_SUBTREE, NULL);
 	free(hsc);
 }
