@@ -364,6 +364,12 @@ unsigned long thp_vma_allowable_orders(struct vm_area_struct *vma, unsigned long
 				       unsigned long orders);
 bool thp_vma_suitable_order(struct vm_area_struct *vma, unsigned long addr, int order);
 struct vm_fault;
+/* vma_thp_disabled(): THPs are off for @vma (MADV_NOHUGEPAGE; no prctl in the model) */
+static inline bool vma_thp_disabled(const struct vm_area_struct *vma, unsigned long vm_flags)
+{
+	(void)vma;
+	return vm_flags & VM_NOHUGEPAGE;
+}
 int do_huge_pmd_anonymous_page(struct vm_fault *vmf);
 int do_huge_pmd_wp_page(struct vm_fault *vmf);
 /*

@@ -500,7 +500,11 @@ int do_set_pmd(struct vm_fault *vmf, struct folio *folio, struct page *page)
 	pteval_t v = _PAGE_PRESENT | _PAGE_PSE | _PAGE_ACCESSED;
 
 	(void)page;
-	if (folio_order(folio) != PMD_ORDER ||
+	/*
+	 * 6.18: too late for a small folio, but THPs are off for this VMA
+	 * (MADV_NOHUGEPAGE): no PMD mapping; the caller maps PTEs
+	 */
+	if (folio_order(folio) != PMD_ORDER || vma_thp_disabled(vma, vma->vm_flags) ||
 	    !thp_vma_suitable_order(vma, vmf->address & PMD_MASK, PMD_ORDER))
 		return VM_FAULT_FALLBACK;
 	fl_spin_lock_at(&pmdt->ptl, &site);

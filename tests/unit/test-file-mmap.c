@@ -170,6 +170,33 @@ static bool test_large_folio_mapped_whole(void)
 }
 
 /*
+ * huge=always, 2 MiB written through the file (a PMD folio in the page
+ * cache), mapped with MADV_NOHUGEPAGE: 6.18's do_set_pmd() refuses a PMD
+ * where THPs are off for the VMA, so a read maps the PMD folio with PTEs:
+ * no thp_file_mapped, the pages mapped one by one; the folio itself stays
+ * whole. Regression test for the review of issue 19.
+ */
+static bool test_nohugepage_vma_gets_no_pmd(void)
+{
+	unsigned long a;
+
+	ASSERT_TRUE(up_file("size=64m,huge=always", 512, 512));
+	ASSERT_EQ(counter("nr_shmem_hugepages"), 1);
+	a = map_file(0, 2 * MB, VM_READ | VM_SHARED);
+	ASSERT_EQ(a % (2 * MB), 0ul);
+	ASSERT_EQ(do_madvise(mm, a, 2 * MB, MADV_NOHUGEPAGE), 0);
+	ASSERT_EQ(peek(mm, a + 5 * PAGE_SIZE), BASE + 5);
+	ASSERT_EQ(counter("thp_file_mapped"), 0);
+	ASSERT_EQ(counter("nr_shmem_pmdmapped"), 0);
+	ASSERT_TRUE(!(fl__pmd_entry(mm, a) & _PAGE_PSE));
+	ASSERT_TRUE(fl__pte_lookup(mm, a + 5 * PAGE_SIZE, NULL) != NULL);
+	ASSERT_EQ(counter("nr_shmem_hugepages"), 1);
+	ASSERT_EQ(peek(mm, a + 300 * PAGE_SIZE), BASE + 300);
+	ASSERT_EQ(do_munmap(mm, a, 2 * MB), 0);
+	return down_file();
+}
+
+/*
  * huge=never, 64 pages, the first 16 written, mapped private: a read maps
  * pages 0..15 read-only (fault-around); a write to page 2 copies it to an
  * anon page (the file keeps BASE + 2); a write to page 40, a hole, reads
@@ -289,6 +316,7 @@ static bool test_unlinked_while_mapped(void)
 }
 
 TEST_MAIN(TEST(test_shared_write_maps_pmd), TEST(test_read_fault_around),
+	  TEST(test_nohugepage_vma_gets_no_pmd),
 	  TEST(test_large_folio_mapped_whole), TEST(test_private_copy_on_write),
 	  TEST(test_punch_and_truncate_unmap), TEST(test_split_mapped_shmem_folio),
 	  TEST(test_unlinked_while_mapped))
