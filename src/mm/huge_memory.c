@@ -756,10 +756,13 @@ static void __split_huge_pmd_locked(struct vm_area_struct *vma, struct pgtable *
 		folio_set_dirty(folio);
 	anon_exclusive = PageAnonExclusive((struct page *)folio);
 	if (freeze) {
-		/* folio_try_share_anon_rmap_pmd(): no GUP pins, so it succeeds */
+		/*
+		 * folio_try_share_anon_rmap_pmd(): no GUP pins, so it succeeds;
+		 * the PMD-level flag is the head page's (the entries below keep
+		 * the exclusivity for the remap)
+		 */
 		if (anon_exclusive)
-			for (i = 0; i < HPAGE_PMD_NR; i++)
-				fl_clear_bit(PG_anon_exclusive, &folio_page(folio, i)->flags);
+			fl_clear_bit(PG_anon_exclusive, &folio->flags);
 		for (i = 0; i < PTRS_PER_TABLE; i++) {
 			swp_entry_t e;
 

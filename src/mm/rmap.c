@@ -341,13 +341,16 @@ __always_inline void folio_add_new_anon_rmap(struct folio *folio, struct vm_area
 	}
 	if (fl__page_mapcount)
 		folio->_nr_pages_mapped = pmd ? ENTIRELY_MAPPED : (int)nr;
-	if ((flags & RMAP_EXCLUSIVE) || (fl__page_mapcount && !pmd)) {
+	/* a PMD mapping is exclusive at the PMD level: the head page says it */
+	if (pmd && (flags & RMAP_EXCLUSIVE))
+		fl_set_bit(PG_anon_exclusive, &folio->flags);
+	if (!pmd && ((flags & RMAP_EXCLUSIVE) || fl__page_mapcount)) {
 		for (i = 0; i < nr; i++) {
 			struct page *page = folio_page(folio, i);
 
 			if (flags & RMAP_EXCLUSIVE)
 				fl_set_bit(PG_anon_exclusive, &page->flags);
-			if (fl__page_mapcount && !pmd)
+			if (fl__page_mapcount)
 				page->_mapcount = 1;
 		}
 	}

@@ -9,6 +9,7 @@
  * Conventions in this file: expected orders come from the rule in
  * huge_memory.c's header comment, worked by hand for each case.
  */
+#include "../src/mm/pgtable.h"
 #include "mm_harness.h"
 
 #define SZ_2M (2ul << 20)
@@ -166,6 +167,7 @@ static bool test_allocation_fallback(void)
 
 static bool test_pmd_needs_whole_aligned_range(void)
 {
+	struct folio *folio;
 	unsigned long a;
 
 	ASSERT_TRUE(up());
@@ -176,8 +178,15 @@ static bool test_pmd_needs_whole_aligned_range(void)
 	ASSERT_TRUE(pmd_trans_huge_at(a));
 	ASSERT_EQ(counter("nr_anon_transparent_hugepages"), 1);
 	ASSERT_EQ(counter("nr_anon_pages"), 512);
+	/* 6.18: a PMD mapping is exclusive at the PMD level, on the head page only */
+	folio = pfn_folio(pte_pfn(fl__pmd_entry(mm, a)));
+	ASSERT_TRUE(PageAnonExclusive(folio_page(folio, 0)));
+	ASSERT_TRUE(!PageAnonExclusive(folio_page(folio, 5)));
 	/* unmapping one page splits the PMD mapping; the folio stays whole */
 	ASSERT_EQ(do_munmap(mm, a, 4096), 0);
+	/* the PTEs it became are exclusive page by page */
+	ASSERT_TRUE(PageAnonExclusive(folio_page(folio, 5)));
+	ASSERT_TRUE(PageAnonExclusive(folio_page(folio, 511)));
 	ASSERT_EQ(counter("thp_split_pmd"), 1);
 	ASSERT_EQ(counter("thp_deferred_split_page"), 1);
 	ASSERT_EQ(mthp(2048, "nr_anon_partially_mapped"), 1);
