@@ -33,6 +33,12 @@ static inline struct page *compound_head(const struct page *page)
 }
 
 #define page_folio(p) ((struct folio *)compound_head(p))
+
+/* A tail page of a large folio (its compound_head points at the head) */
+static inline bool PageTail(const struct page *page)
+{
+	return READ_ONCE(page->compound_head) & 1;
+}
 #define folio_page(f, n) (&((struct page *)(f))[(n)])
 
 static inline unsigned long folio_pfn(const struct folio *folio)

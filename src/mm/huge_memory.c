@@ -1561,7 +1561,8 @@ static int split_huge_pages_in_file(const char *path, pgoff_t off_start, pgoff_t
 		if (!folio_test_large(folio))
 			goto next;
 		total++;
-		nr = folio_next_index(folio) - index;
+		/* 6.18 steps by the folio's size from wherever the index was in it */
+		nr = folio_nr_pages(folio);
 		if (target >= folio_order(folio))
 			goto next;
 		if (!folio_trylock(folio))
@@ -1600,9 +1601,13 @@ static void split_huge_pages_all(void)
 
 		for (pfn = zone->zone_start_pfn; pfn < end; pfn++) {
 			struct page *page = pfn_to_page(pfn);
-			struct folio *folio = page_folio(page);
+			struct folio *folio;
 			unsigned long nr;
 
+			/* a tail is its head's business (6.18 skips it) */
+			if (PageTail(page))
+				continue;
+			folio = page_folio(page);
 			if (!folio_try_get(folio))
 				continue;
 			if (page_folio(page) != folio || folio_zone(folio) != zone)
@@ -1754,15 +1759,23 @@ next:
  * Return: 0, -EINVAL for input the kernel refuses (or a path that does
  * not open), -ESRCH for a pid that is not a process.
  */
-int fl__split_huge_pages_write(const char *input)
+static const struct fl_lock_class split_debug_class = { .name = "split_debug_mutex",
+							.rank = FL_RANK_SPLIT_DEBUG,
+							.kind = FL_LOCK_MUTEX };
+static struct fl_mutex split_debug_mutex = { .sl = { .cls = &split_debug_class } };
+
+/*
+ * Parse and run one write. The new order is read as the kernel reads it,
+ * a %d into an unsigned int: one no folio is larger than (-1 included)
+ * splits nothing, and the write still succeeds.
+ */
+static int split_huge_pages_write_locked(char *buf)
 {
-	char buf[MAX_INPUT_BUF_SZ], *comma, path[MAX_INPUT_BUF_SZ];
+	char *comma, path[MAX_INPUT_BUF_SZ];
 	unsigned long start, end;
 	long in_folio_offset = -1;
 	int new_order = 0, n, pid;
 
-	snprintf(buf, sizeof(buf), "%s", input);
-	buf[strcspn(buf, "\n")] = '\0';
 	if (buf[0] == '/') {
 		comma = strchr(buf, ',');
 		if (!comma)
@@ -1771,7 +1784,7 @@ int fl__split_huge_pages_write(const char *input)
 		snprintf(path, sizeof(path), "%s", buf);
 		n = sscanf(comma + 1, "0x%lx,0x%lx,%d,%ld", &start, &end, &new_order,
 			   &in_folio_offset);
-		if (n < 2 || new_order < 0 || new_order > MAX_PAGE_ORDER)
+		if (n < 2)
 			return -EINVAL;
 		return split_huge_pages_in_file(path, start, end, (unsigned int)new_order,
 						in_folio_offset);
@@ -1781,7 +1794,21 @@ int fl__split_huge_pages_write(const char *input)
 		split_huge_pages_all();
 		return 0;
 	}
-	if (n < 3 || new_order < 0 || new_order > MAX_PAGE_ORDER)
+	if (n < 3)
 		return -EINVAL;
 	return split_huge_pages_pid(pid, start, end, (unsigned int)new_order, in_folio_offset);
+}
+
+int fl__split_huge_pages_write(const char *input)
+{
+	char buf[MAX_INPUT_BUF_SZ];
+	int ret;
+
+	snprintf(buf, sizeof(buf), "%s", input);
+	buf[strcspn(buf, "\n")] = '\0';
+	/* writers take turns, as the kernel's split_debug_mutex makes them */
+	mutex_lock(&split_debug_mutex);
+	ret = split_huge_pages_write_locked(buf);
+	mutex_unlock(&split_debug_mutex);
+	return ret;
 }

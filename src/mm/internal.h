@@ -19,6 +19,7 @@
 
 /* Lock ranks: a lock may only be taken while holding lower-ranked ones. */
 enum {
+	FL_RANK_SPLIT_DEBUG = 10, /* split_debug_mutex: around a split_huge_pages write */
 	FL_RANK_I_RWSEM = 15,
 	FL_RANK_SHMEM_SB = 17,
 	FL_RANK_MMAP_LOCK = 20,

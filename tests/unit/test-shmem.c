@@ -322,6 +322,33 @@ static bool test_split_huge_pages_input(void)
 	return down_umount();
 }
 
+/*
+ * 6.18's parsing and walk (review of issue 19): a new order no folio is
+ * larger than, -1 (read as an unsigned int) and 10 included, splits
+ * nothing and succeeds; the path form steps by the folio's size from
+ * wherever its index was, so [1, 513) reaches the first PMD folio (at
+ * index 1) and then index 513, past the end: the second PMD folio is not
+ * split, though its first page (512) is inside the range.
+ */
+static bool test_split_huge_pages_kernel_walk(void)
+{
+	ASSERT_TRUE(up_mount("huge=always"));
+	ASSERT_EQ(shmem_fallocate(ino, 0, 0, 4 * MB), 0);
+	ASSERT_TRUE(fill(1024));
+	ASSERT_EQ(cache_order(0), PMD_ORDER);
+	ASSERT_EQ(cache_order(512), PMD_ORDER);
+	ASSERT_EQ(fl__split_huge_pages_write("/mnt/big,0x0,0x400,10"), 0);
+	ASSERT_EQ(fl__split_huge_pages_write("/mnt/big,0x0,0x400,-1"), 0);
+	ASSERT_EQ(counter("thp_split_page"), 0);
+	ASSERT_EQ(fl__split_huge_pages_write("/mnt/big,0x1,0x201,0"), 0);
+	ASSERT_EQ(counter("thp_split_page"), 1);
+	ASSERT_EQ(cache_order(0), 0);
+	ASSERT_EQ(cache_order(512), PMD_ORDER);
+	ASSERT_TRUE(cache_consistent(1024));
+	ASSERT_TRUE(tags_kept(1024, 0, 0));
+	return down_umount();
+}
+
 /* An extra reference (a pin, a per-CPU batch) makes the split fail: -EAGAIN, counted. */
 static bool test_extra_reference_fails_the_split(void)
 {
@@ -461,7 +488,7 @@ TEST_MAIN(TEST(test_mount_options), TEST(test_fallocate_always_gives_pmd_folios)
 	  TEST(test_fallocate_never_gives_pages), TEST(test_fallocate_falls_back_an_order),
 	  TEST(test_within_size), TEST(test_write_read_tags), TEST(test_split_uniform),
 	  TEST(test_split_non_uniform_at_a_page), TEST(test_drain_before_split),
-	  TEST(test_split_huge_pages_input), TEST(test_extra_reference_fails_the_split),
-	  TEST(test_punch_4k_at_each_folio_start),
+	  TEST(test_split_huge_pages_input), TEST(test_split_huge_pages_kernel_walk),
+	  TEST(test_extra_reference_fails_the_split), TEST(test_punch_4k_at_each_folio_start),
 	  TEST(test_punch_whole_and_all_but_the_first_page), TEST(test_size_limit),
 	  TEST(test_truncate_splits), TEST(test_unlink_and_umount_free_everything))
