@@ -196,8 +196,9 @@ static unsigned long orders_within_size(struct inode *inode, unsigned long order
  * The orders a tmpfs file may allocate at @index, writing up to
  * @write_end, for a fault in @vma or none: MADV_NOHUGEPAGE refuses all,
  * deny refuses all, force allows PMD, else the mount's huge= decides:
- * always (every page-cache order), within_size (those within the size),
- * advise (every order for a MADV_HUGEPAGE VMA, else none), never (none).
+ * always (every page-cache order), within_size (those within the size;
+ * where none is, the advise rule), advise (every order for a
+ * MADV_HUGEPAGE VMA, else none), never (none).
  */
 static unsigned long shmem_allowable_huge_orders(struct inode *inode, pgoff_t index,
 						 loff_t write_end, struct vm_area_struct *vma)
@@ -213,8 +214,15 @@ static unsigned long shmem_allowable_huge_orders(struct inode *inode, pgoff_t in
 	switch (inode->i_sb->huge) {
 	case SHMEM_HUGE_ALWAYS:
 		return THP_ORDERS_ALL_FILE_DEFAULT;
-	case SHMEM_HUGE_WITHIN_SIZE:
-		return orders_within_size(inode, THP_ORDERS_ALL_FILE_DEFAULT, index, write_end);
+	case SHMEM_HUGE_WITHIN_SIZE: {
+		unsigned long orders = orders_within_size(inode, THP_ORDERS_ALL_FILE_DEFAULT, index,
+							  write_end);
+
+		if (orders)
+			return orders;
+		/* 6.18: no order fits the size, so the advise rule decides */
+		__attribute__((fallthrough));
+	}
 	case SHMEM_HUGE_ADVISE:
 		return vma && (vma->vm_flags & VM_HUGEPAGE) ? THP_ORDERS_ALL_FILE_DEFAULT : 0;
 	default:

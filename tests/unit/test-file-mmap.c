@@ -197,6 +197,35 @@ static bool test_nohugepage_vma_gets_no_pmd(void)
 }
 
 /*
+ * huge=within_size and a 1-page file: no order fits the size (order 1
+ * would need 2 pages), and 6.18 falls through to the advise rule: in a
+ * plain mapping a fault allocates a base page; in a MADV_HUGEPAGE one
+ * (2 MiB, PMD-aligned) a PMD folio (thp_file_alloc). Regression test for
+ * the review of issue 19.
+ */
+static bool test_within_size_falls_back_to_advise(void)
+{
+	unsigned long a;
+
+	ASSERT_TRUE(up_file("size=64m,huge=within_size", 1, 0));
+	a = map_file(0, 2 * MB, SHARED_RW);
+	ASSERT_EQ(a % (2 * MB), 0ul);
+	ASSERT_EQ(touch(mm, a, 7), 0);
+	ASSERT_EQ(counter("thp_file_alloc"), 0);
+	ASSERT_EQ(mapped_order(mm, a), 0);
+	ASSERT_EQ(do_munmap(mm, a, 2 * MB), 0);
+	ASSERT_EQ(fl__shmem_truncate(ino, 0), 0);
+	ASSERT_EQ(fl__shmem_truncate(ino, PAGE_SIZE), 0);
+	a = map_file(0, 2 * MB, SHARED_RW);
+	ASSERT_EQ(do_madvise(mm, a, 2 * MB, MADV_HUGEPAGE), 0);
+	ASSERT_EQ(touch(mm, a, 8), 0);
+	ASSERT_EQ(counter("thp_file_alloc"), 1);
+	ASSERT_EQ(file_tag(0), 8ull);
+	ASSERT_EQ(do_munmap(mm, a, 2 * MB), 0);
+	return down_file();
+}
+
+/*
  * huge=never, 64 pages, the first 16 written, mapped private: a read maps
  * pages 0..15 read-only (fault-around); a write to page 2 copies it to an
  * anon page (the file keeps BASE + 2); a write to page 40, a hole, reads
@@ -316,7 +345,7 @@ static bool test_unlinked_while_mapped(void)
 }
 
 TEST_MAIN(TEST(test_shared_write_maps_pmd), TEST(test_read_fault_around),
-	  TEST(test_nohugepage_vma_gets_no_pmd),
+	  TEST(test_nohugepage_vma_gets_no_pmd), TEST(test_within_size_falls_back_to_advise),
 	  TEST(test_large_folio_mapped_whole), TEST(test_private_copy_on_write),
 	  TEST(test_punch_and_truncate_unmap), TEST(test_split_mapped_shmem_folio),
 	  TEST(test_unlinked_while_mapped))
