@@ -360,7 +360,7 @@ static void perf_stop(pid_t child)
 /* The shares (0..1) of @data's samples in each group. Return: 0, or -1 without a report. */
 static int perf_shares(const char *data, double share[NR_GROUPS])
 {
-	char cmd[512], line[512];
+	char cmd[1024], line[512];
 	FILE *p;
 	int lines = 0;
 	size_t g;
@@ -557,8 +557,8 @@ static double check_time(const struct runspec *rs, const struct fl_result *r)
 struct calib {
 	double c[FL_NR_COSTS];
 	char how[FL_NR_COSTS][96]; /* where each came from */
-	char tmpdir[PATH_MAX];	   /* private (0700, outfile.c): the files below */
-	char tmp_costs[PATH_MAX];  /* the costs so far, for the sim's runs */
+	char tmpdir[512];	   /* private (0700, outfile.c): the files below */
+	char tmp_costs[600];	   /* the costs so far, for the sim's runs */
 	struct fl_cost_prov prov;
 	FILE *log;
 };
@@ -604,7 +604,7 @@ static int perf_costs(struct calib *k, struct fl_result *ha, struct fl_result *h
 	const struct runspec *rs[2] = { &RUN_A, &RUN_B };
 	struct fl_result *hr[2] = { ha, hb }, sr;
 	double share[2][NR_GROUPS], t[2], n[2][NR_GROUPS];
-	char data[PATH_MAX];
+	char data[600];
 	bool have_perf = true;
 	size_t g;
 	int i, ret;
@@ -794,7 +794,7 @@ FL_API int fl_calibrate_check(char *err, size_t len)
 static int tmp_folder(struct calib *k, char *err, size_t len)
 {
 	const char *base = tmp_base();
-	char data[PATH_MAX];
+	char data[600];
 	int ret;
 
 	ret = fl__tmp_create(base, "foliolab-calibrate", true, k->tmpdir, sizeof(k->tmpdir));
@@ -815,7 +815,7 @@ static int tmp_folder(struct calib *k, char *err, size_t len)
 
 static void tmp_folder_remove(struct calib *k)
 {
-	char data[PATH_MAX];
+	char data[600];
 
 	snprintf(data, sizeof(data), "%s/perf.data", k->tmpdir);
 	fl__tmp_remove(data, false);

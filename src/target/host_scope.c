@@ -379,7 +379,7 @@ static int memcg_v1_place(char *parent, size_t plen, char *origin, size_t olen)
 static int enter_memcg(struct host_scope *hsc, char *note, size_t len)
 {
 	char parent[HOST_PATH_MAX - 40], procs[HOST_PATH_MAX + 16], pid[24];
-	char mnt[HOST_PATH_MAX / 2], self[HOST_PATH_MAX / 2];
+	char mnt[512], self[1024];
 	char subtree[HOST_PATH_MAX];
 	struct fl__host_change c;
 	bool enable = false;

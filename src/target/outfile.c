@@ -283,11 +283,11 @@ FL_API int fl_outfile_open(struct fl_outfile *o, const char *opt, const char *pa
 	slash = strrchr(o->path, '/');
 	if (!slash) {
 		snprintf(dir, sizeof(dir), ".");
-		snprintf(base, sizeof(base), "%s", o->path);
+		snprintf(base, sizeof(base), "%.255s", o->path);
 	} else {
 		snprintf(dir, sizeof(dir), "%.*s", slash == o->path ? 1 : (int)(slash - o->path),
 			 o->path);
-		snprintf(base, sizeof(base), "%s", slash + 1);
+		snprintf(base, sizeof(base), "%.255s", slash + 1);
 	}
 	if (!base[0])
 		return refuse(err, len, opt, path, "no file name");
@@ -296,9 +296,9 @@ FL_API int fl_outfile_open(struct fl_outfile *o, const char *opt, const char *pa
 	snprintf(prefix, sizeof(prefix), ".%.200s.tmp", base);
 	fd = fl__tmp_create(dir, prefix, false, o->tmp, sizeof(o->tmp));
 	if (fd < 0) {
-		char why[160];
+		char why[400];
 
-		snprintf(why, sizeof(why), "cannot create a file in %s (%s)", dir,
+		snprintf(why, sizeof(why), "cannot create a file in %.200s (%s)", dir,
 			 fd == -EEXIST ? "every temporary name is taken" : strerror(-fd));
 		o->kind = 0;
 		return refuse(err, len, opt, path, why);
