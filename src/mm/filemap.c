@@ -339,10 +339,30 @@ static int filemap_map_folio_range(struct vm_fault *vmf, struct folio *folio, pg
 	return ret;
 }
 
+/*
+ * A large @folio of @vma's file lies inside @vma and inside the PTE table
+ * that maps @addr: fault-around maps it whole (6.18's
+ * filemap_map_folio_range(); the file systems here are tmpfs, which may
+ * map a folio past i_size).
+ */
+static bool folio_map_whole(struct vm_area_struct *vma, struct folio *folio, unsigned long addr)
+{
+	unsigned long start, end;
+
+	if (!folio_test_large(folio) || folio->index < vma->vm_pgoff)
+		return false;
+	start = vma->vm_start + ((folio->index - vma->vm_pgoff) << PAGE_SHIFT);
+	end = start + folio_size(folio);
+	return start >= vma->vm_start && end <= vma->vm_end &&
+	       (start & PMD_MASK) == (addr & PMD_MASK) &&
+	       ((end - 1) & PMD_MASK) == (addr & PMD_MASK);
+}
+
 /**
  * filemap_map_pages() - fault-around (vm_ops->map_pages): map the pages
  * of [@start_pgoff, @end_pgoff] (inside the VMA and one PTE table) that
- * the page cache holds uptodate and unlocked, without allocating. A
+ * the page cache holds uptodate and unlocked, without allocating; a large
+ * folio there whole, where it fits the VMA and the table. A
  * PMD-sized folio over an empty PMD is mapped with the PMD (do_set_pmd()).
  * The folios are gathered first and mapped under the PTE lock after (the
  * kernel walks under RCU; the model's XArray lock ranks above the PTE lock).
@@ -382,11 +402,19 @@ int filemap_map_pages(struct vm_fault *vmf, pgoff_t start_pgoff, pgoff_t end_pgo
 	ptet = fl__vmf_pte_lock(vmf);
 	for (i = 0; i < n; i++) {
 		struct folio *folio = folios[i];
-		pgoff_t first = folio->index > start_pgoff ? folio->index : start_pgoff;
+		pgoff_t first = folio->index;
 		pgoff_t last = folio_next_index(folio) - 1;
 
-		if (last > end_pgoff)
-			last = end_pgoff;
+		/*
+		 * 6.18 maps a large folio whole where it lies inside the VMA and
+		 * one PTE table (tmpfs also past i_size); others in the window
+		 */
+		if (!folio_map_whole(vma, folio, vmf->address)) {
+			if (first < start_pgoff)
+				first = start_pgoff;
+			if (last > end_pgoff)
+				last = end_pgoff;
+		}
 		if (ptet)
 			ret |= filemap_map_folio_range(vmf, folio, first, last, ptet, &rss);
 		folio_unlock(folio);

@@ -197,6 +197,37 @@ static bool test_nohugepage_vma_gets_no_pmd(void)
 }
 
 /*
+ * Fault-around maps a large folio whole where it lies inside the VMA and
+ * one PTE table (6.18's filemap_map_folio_range(), "map entire large
+ * folio faultaround"): huge=within_size, 256 pages written (large folios
+ * in the page cache), a read of page 100 maps the whole folio holding it,
+ * not the 16-page window around it. Regression test for the review of
+ * issue 19.
+ */
+static bool test_fault_around_maps_whole_folio(void)
+{
+	unsigned long a, i;
+	struct folio *f;
+	int order;
+
+	ASSERT_TRUE(up_file("size=64m,huge=within_size", 256, 256));
+	a = map_file(0, 2 * MB, VM_READ | VM_SHARED);
+	ASSERT_EQ(a % (2 * MB), 0ul);
+	ASSERT_EQ(peek(mm, a + 100 * PAGE_SIZE), BASE + 100);
+	ASSERT_EQ(counter("pgfault"), 1);
+	f = mapped_folio(mm, a + 100 * PAGE_SIZE);
+	ASSERT_TRUE(f != NULL);
+	order = (int)folio_order(f);
+	ASSERT_GT(order, 4); /* larger than the 16-page window */
+	ASSERT_EQ(counter("nr_mapped"), 1l << order);
+	for (i = f->index; i < f->index + (1ul << order); i++)
+		ASSERT_EQ(peek(mm, a + i * PAGE_SIZE), BASE + i);
+	ASSERT_EQ(counter("pgfault"), 1);
+	ASSERT_EQ(do_munmap(mm, a, 2 * MB), 0);
+	return down_file();
+}
+
+/*
  * huge=within_size and a 1-page file: no order fits the size (order 1
  * would need 2 pages), and 6.18 falls through to the advise rule: in a
  * plain mapping a fault allocates a base page; in a MADV_HUGEPAGE one
@@ -346,6 +377,6 @@ static bool test_unlinked_while_mapped(void)
 
 TEST_MAIN(TEST(test_shared_write_maps_pmd), TEST(test_read_fault_around),
 	  TEST(test_nohugepage_vma_gets_no_pmd), TEST(test_within_size_falls_back_to_advise),
-	  TEST(test_large_folio_mapped_whole), TEST(test_private_copy_on_write),
-	  TEST(test_punch_and_truncate_unmap), TEST(test_split_mapped_shmem_folio),
-	  TEST(test_unlinked_while_mapped))
+	  TEST(test_fault_around_maps_whole_folio), TEST(test_large_folio_mapped_whole),
+	  TEST(test_private_copy_on_write), TEST(test_punch_and_truncate_unmap),
+	  TEST(test_split_mapped_shmem_folio), TEST(test_unlinked_while_mapped))
