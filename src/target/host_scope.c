@@ -117,8 +117,8 @@ static int tracepoint_open(int id, const char *filter)
 	return perf_open(&a, filter);
 }
 
-/* The first tracefs mount point, or "" */
-static void tracefs_find(char *buf, size_t len)
+/* The first mount point of a file system of @type, or "" */
+static void first_mount(const char *type, char *buf, size_t len)
 {
 	char line[1024], dev[256], mnt[512], fs[64];
 	FILE *f = fopen("/proc/self/mounts", "r");
@@ -127,7 +127,7 @@ static void tracefs_find(char *buf, size_t len)
 	if (!f)
 		return;
 	while (!buf[0] && fgets(line, sizeof(line), f))
-		if (sscanf(line, "%255s %511s %63s", dev, mnt, fs) == 3 && !strcmp(fs, "tracefs"))
+		if (sscanf(line, "%255s %511s %63s", dev, mnt, fs) == 3 && !strcmp(fs, type))
 			snprintf(buf, len, "%s", mnt);
 	fclose(f);
 }
@@ -137,7 +137,7 @@ int fl__host_tracefs_mount(char *at, size_t len, char *err, size_t elen)
 	struct fl__host_change c = { HOST_UNDO_MOUNT, TRACEFS_AT, NULL };
 	struct stat st;
 
-	tracefs_find(at, len);
+	first_mount("tracefs", at, len);
 	if (at[0])
 		return 0;
 	if (geteuid() != 0) {
@@ -273,21 +273,6 @@ static bool has_word(const char *path, const char *word)
 	return found;
 }
 
-/* The first cgroup2 mount point, or "" */
-static void cgroup2_mount(char *buf, size_t len)
-{
-	char line[1024], dev[256], mnt[512], fs[64];
-	FILE *f = fopen("/proc/self/mounts", "r");
-
-	buf[0] = '\0';
-	if (!f)
-		return;
-	while (!buf[0] && fgets(line, sizeof(line), f))
-		if (sscanf(line, "%255s %511s %63s", dev, mnt, fs) == 3 && !strcmp(fs, "cgroup2"))
-			snprintf(buf, len, "%s", mnt);
-	fclose(f);
-}
-
 /* This process's cgroup v2 path ("/" or "/a/b"), from /proc/self/cgroup's "0::" line. */
 static int cgroup2_self(char *buf, size_t len)
 {
@@ -389,7 +374,7 @@ static int enter_memcg(struct host_scope *hsc, char *note, size_t len)
 		return -EPERM;
 	}
 	if (memcg_v1_place(parent, sizeof(parent), hsc->origin, sizeof(hsc->origin))) {
-		cgroup2_mount(mnt, sizeof(mnt));
+		first_mount("cgroup2", mnt, sizeof(mnt));
 		if (!mnt[0] || cgroup2_self(self, sizeof(self))) {
 			snprintf(note, len,
 				 "the host has no memory cgroup (no v1 memory "
