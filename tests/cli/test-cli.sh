@@ -128,9 +128,34 @@ elif command -v setpriv >/dev/null 2>&1 && setpriv --reuid=65534 --regid=65534 -
 			nok "$w on the host without root (exit $rc)"; sed 's/^/# /' "$T/stderr"
 		fi
 	done
+	setpriv --reuid=65534 --regid=65534 --clear-groups "$FL" calibrate --out /tmp/x.costs \
+		>"$T/stdout" 2>"$T/stderr"
+	rc=$?
+	if [ $rc -eq 2 ] && [ "$(wc -l <"$T/stderr")" -eq 1 ] && [ ! -s "$T/stdout" ] &&
+		grep -q "calibrate .* it needs root" "$T/stderr"; then
+		ok "calibrate without root: one line, exit 2, before its host runs"
+	else
+		nok "calibrate without root (exit $rc)"; sed 's/^/# /' "$T/stderr"
+	fi
 else
 	skip "host workloads without root" "no setpriv, or the program is out of an unprivileged user's reach"
 fi
+
+# a host run that a SIGKILL ended left its restore file: a new host run is
+# refused before it changes anything (the run folder here is the test's,
+# with a restore file under a pid that no process has)
+mkdir -p "$T/rundir/999999999"
+printf '# foliolab host restore file\npid 999999999\n' >"$T/rundir/999999999/restore"
+FOLIOLAB_RUNDIR="$T/rundir" "$FL" run lru-microbench --target host --no-knobs --loops 1 \
+	>"$T/stdout" 2>"$T/stderr"
+rc=$?
+if [ $rc -eq 2 ] && [ "$(wc -l <"$T/stderr")" -eq 1 ] && [ ! -s "$T/stdout" ] &&
+	grep -q "was killed with the host changed; run 'foliolab host restore' first" "$T/stderr"; then
+	ok "a killed run's changes left: one line, exit 2, before anything runs"
+else
+	nok "a killed run's changes left (exit $rc)"; sed 's/^/# /' "$T/stderr"
+fi
+rm -rf "$T/rundir"
 
 # output files: a device or FIFO is written through, never replaced; - is
 # standard output; a planted link at a temporary's name is never followed
