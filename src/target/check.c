@@ -238,7 +238,13 @@ static int check_one(struct fl_agreement *a, const struct fl_result *m, const st
 	row.scope = hc ? hc->scope : FL_SCOPE_SYSTEM;
 	row.model_unseen = model_unseen(m, name, row.scope);
 	row.model = fl_counters_get(&m->counters, name) - row.model_unseen;
-	row.noise = fl_counters_get(&h->noise, name);
+	/*
+	 * a window ("queue:nr_anon_pages") lies inside the run: the idle
+	 * noise of its counter over the run's length bounds its own
+	 */
+	row.noise = fl_counters_find(&h->noise, name) || !strchr(name, ':')
+			    ? fl_counters_get(&h->noise, name)
+			    : fl_counters_get(&h->noise, strchr(name, ':') + 1);
 	big = abs64(row.model) > abs64(row.host) ? abs64(row.model) : abs64(row.host);
 	by_pct = (int64_t)((double)big * tol->pct / 100.0 + 0.5);
 	floor = row.host < row.model && host_only_adds(name) ? 0 : tol->min;

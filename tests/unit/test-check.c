@@ -227,10 +227,15 @@ static bool test_window_counted_on_one_side_only(void)
 	fl_counters_set(&r[0].counters, "scan:pgfree", 256);
 	fl_counters_set(&r[0].counters, "queue:pgfree", 100);
 	fl_counters_set_scoped(&r[1].counters, "queue:pgfault", 1, FL_SCOPE_WORKLOAD);
+	/* a window's noise is its counter's over the whole run's idle interval */
+	fl_counters_set(&r[1].noise, "pgfault", 7);
 	ASSERT_EQ(fl_agreement_check(r, 2, 1, &tol, &a), 0);
 	ASSERT_TRUE(fl_agreement_find(&a, "scan:pgfree") == NULL);
 	w = fl_agreement_find(&a, "queue:pgfree");
 	ASSERT_TRUE(w && w->differs && w->host == 0);
+	w = fl_agreement_find(&a, "queue:pgfault");
+	ASSERT_TRUE(w && !w->differs);
+	ASSERT_EQ(w->noise, 7);
 	ASSERT_EQ(a.nr, 2); /* queue:pgfree and queue:pgfault */
 	fl_agreement_free(&a);
 	free_all(r, 2);
