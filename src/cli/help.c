@@ -64,8 +64,10 @@ void help_calibrate(FILE *f)
 	      "with the new costs against the host on lru-microbench and page-fault1 at 1\n"
 	      "and 2 threads, 4K and 16K, each row within 15% or marked OUTSIDE.\n"
 	      "Runs on the host (root; knobs restored as for any host run), about a\n"
-	      "minute. --out: default foliolab.costs. Exit status: 0, 1 if a run failed\n"
-	      "or a check row is outside 15% (the file is still written), 2 bad input.\n",
+	      "minute. --out: default foliolab.costs, taken as --json takes its FILE;\n"
+	      "temporaries go in a private folder under $TMPDIR (or /tmp). Exit status:\n"
+	      "0, 1 if a run failed or a check row is outside 15% (the file is still\n"
+	      "written), 2 bad input (decided before the first measurement).\n",
 	      f);
 }
 
@@ -154,7 +156,10 @@ void help_run(FILE *f, bool compare)
 	      "                             drains before each folio's split, or once per\n"
 	      "                             scan batch (seed 000 4/4; the default)\n"
 	      "output:\n"
-	      "  --json FILE                the result record(s) as JSON\n"
+	      "  --json FILE                the result record(s) as JSON: a regular file\n"
+	      "                             or new name written whole (a temporary made\n"
+	      "                             in its folder before the run), or -, a device\n"
+	      "                             or a FIFO written through\n"
 	      "workload options: see `foliolab list`, e.g. --threads 2 --loops 100 --size 16M\n"
 	      "  --access read|write --advice dontneed|free|cold (lru-microbench)\n",
 	      f);
