@@ -930,6 +930,8 @@ uint64_t fl__corrupt_tag(uint64_t tag)
 	return ++stores % READ_ONCE(fl__corrupt_tag_every) ? tag : tag ^ 1;
 }
 
+#define ACCESS_TRIES_MAX 100000
+
 /*
  * One load or store: translate as hardware would, fault when it cannot.
  * @fault_first: the caller just found the translation missing; start with
@@ -940,10 +942,20 @@ static __always_inline int mm_access_one(struct mm_struct *mm, unsigned long add
 {
 	int tries;
 
-	for (tries = 0; tries < 64; tries++) {
+	/*
+	 * A user access retries until it goes through, as the CPU re-executes
+	 * it; other CPUs zapping and splitting the same pages can make it
+	 * lose many rounds in a row when this thread is descheduled between
+	 * fault and access (a loaded host: 61+ rounds were seen beside
+	 * tests/load-machine), so after 64 it yields before each retry. The
+	 * bound only catches a real livelock.
+	 */
+	for (tries = 0; tries < ACCESS_TRIES_MAX; tries++) {
 		bool done = false;
 		int ret;
 
+		if (tries >= 64)
+			fl_yield();
 		if (!fault_first || tries) {
 			struct hw_access_seq *s = hw_access_begin(mm);
 			long pfn = hw_translate(mm, addr, write);
