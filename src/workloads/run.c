@@ -354,8 +354,37 @@ struct progress {
 	const char *name;
 	const char *label;
 	int mode; /* enum fl_progress */
+	int started; /* atomic */
 	int stop; /* atomic */
 };
+
+/*
+ * The host target forks its processes while the progress thread runs. A
+ * child gets only the forking thread, with every lock as it was: a
+ * thread that was starting up (a sanitizer runtime allocates then) or
+ * printing at that instant would leave the allocator's or stderr's lock
+ * held in the child for good (an ASan child hung in free() so). So
+ * fl_run waits for the thread to be in its loop before the workload
+ * starts, and the thread does anything but sleep only under progress_mu,
+ * which fork takes first (pthread_atfork).
+ */
+static pthread_mutex_t progress_mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_once_t progress_once = PTHREAD_ONCE_INIT;
+
+static void progress_fork_prepare(void)
+{
+	pthread_mutex_lock(&progress_mu);
+}
+
+static void progress_fork_done(void)
+{
+	pthread_mutex_unlock(&progress_mu);
+}
+
+static void progress_register_fork(void)
+{
+	pthread_atfork(progress_fork_prepare, progress_fork_done, progress_fork_done);
+}
 
 /* the host's own time, also on sim (where fl_clock_ns() is virtual) */
 static double mono_s(void)
@@ -375,6 +404,7 @@ static void *progress_main(void *arg)
 	double t0 = mono_s(), next = t0 + (line ? 2.0 : HEARTBEAT_S);
 	bool shown = false;
 
+	__atomic_store_n(&pg->started, 1, __ATOMIC_RELEASE);
 	while (!__atomic_load_n(&pg->stop, __ATOMIC_ACQUIRE)) {
 		struct timespec ts = { 0, 100 * 1000 * 1000 };
 		char done[16] = "";
@@ -386,6 +416,7 @@ static void *progress_main(void *arg)
 			continue;
 		next = now + (line ? 0.5 : HEARTBEAT_S);
 		shown = true;
+		pthread_mutex_lock(&progress_mu);
 		if (pg->ctx->progress_total)
 			snprintf(done, sizeof(done), "%3.0f%% ",
 				 100.0 *
@@ -398,9 +429,13 @@ static void *progress_main(void *arg)
 		else
 			fprintf(stderr, "foliolab: %s [%s] running: %s%.0f s\n", pg->name,
 				pg->label, done, now - t0);
+		pthread_mutex_unlock(&progress_mu);
 	}
-	if (shown && line)
+	if (shown && line) {
+		pthread_mutex_lock(&progress_mu);
 		fprintf(stderr, "\r\033[K");
+		pthread_mutex_unlock(&progress_mu);
+	}
 	return NULL;
 }
 
@@ -627,8 +662,15 @@ FL_API int fl_run(const struct fl_config *cfg, struct fl_result *res, char *err,
 		pg.name = pl.wl->info.name;
 		pg.label = cfg->label ? cfg->label : "";
 		pg.mode = cfg->progress;
-		if (pthread_create(&pg.tid, NULL, progress_main, &pg))
+		pthread_once(&progress_once, progress_register_fork);
+		if (pthread_create(&pg.tid, NULL, progress_main, &pg)) {
 			pg.ctx = NULL;
+		} else {
+			struct timespec ms = { 0, 1000 * 1000 };
+
+			while (!__atomic_load_n(&pg.started, __ATOMIC_ACQUIRE))
+				nanosleep(&ms, NULL);
+		}
 	}
 	ret = pl.wl->run(&ctx, pl.params);
 	fl_counters_free(&ctx.window);
