@@ -353,9 +353,9 @@ struct progress {
 	struct fl_wl_ctx *ctx;
 	const char *name;
 	const char *label;
-	int mode; /* enum fl_progress */
+	int mode;    /* enum fl_progress */
 	int started; /* atomic */
-	int stop; /* atomic */
+	int stop;    /* atomic */
 };
 
 /*
