@@ -217,6 +217,17 @@ FL_API int fl_knobs_set(struct fl_knobs *k, const char *name, const char *value)
  */
 FL_API int fl_costs_check(const char *path, char *err, size_t len);
 
+/**
+ * fl_validate_bundle() - every host record in folder @dir (and @dir/records)
+ * against the same run on sim with cost file @costs (NULL: built in), a
+ * table to @out; *@outside counts the judged figures outside their bounds.
+ * Return: 0; -EINVAL (bad input: no records, not JSON, a bad cost file),
+ * with the reason in @err, before any sim run; another -errno if a sim run
+ * failed.
+ */
+FL_API int fl_validate_bundle(const char *dir, const char *costs, FILE *out, int *outside,
+			      char *err, size_t len);
+
 /*
  * fl_calibrate() - measure this machine's kernel and CPU (probes, perf
  * record over host runs, host phase times against the sim's) and write

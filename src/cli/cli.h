@@ -70,5 +70,6 @@ void help_run(FILE *f, bool compare);
 void help_list(FILE *f);
 void help_host(FILE *f);
 void help_calibrate(FILE *f);
+void help_validate(FILE *f);
 
 #endif /* FL_CLI_CLI_H */

@@ -21,7 +21,9 @@ void help_main(FILE *f)
 	      "                           the tracefs mount, its memory cgroup)\n"
 	      "  calibrate [--out FILE]   measure this machine's kernel: the cost file\n"
 	      "                           of --platform sim (root)\n"
-	      "  help [run|compare|list|host|calibrate]  this text, or a command's\n"
+	      "  validate DIR [--costs FILE] [--check]  a folder of host records\n"
+	      "                           against sim: times, scaling, lock contention\n"
+	      "  help [run|compare|list|host|calibrate|validate]  this text, or a command's\n"
 	      "\n"
 	      "Each command takes --help; --version prints the version.\n"
 	      "Exit status: 0 ok, 1 a run failed (or, with compare --check, a counter\n"
@@ -68,6 +70,26 @@ void help_calibrate(FILE *f)
 	      "temporaries go in a private folder under $TMPDIR (or /tmp). Exit status:\n"
 	      "0, 1 if a run failed or a check row is outside 15% (the file is still\n"
 	      "written), 2 bad input (decided before the first measurement).\n",
+	      f);
+}
+
+void help_validate(FILE *f)
+{
+	fputs("usage: foliolab validate DIR [--costs FILE] [--check]\n"
+	      "\n"
+	      "Read every host record in DIR (*.json written by --json, in DIR and in\n"
+	      "DIR/records: a calibration bundle) and run the same workload on sim\n"
+	      "(virtual CPUs, as many as the recorded machine had, the kernel's LRU rule\n"
+	      "order0) with the cost file --costs (default: the built-in one). Prints\n"
+	      "each configuration's measured and predicted time, its scaling against\n"
+	      "the 1-thread record (time at T threads / time at 1) on both, and for each\n"
+	      "perf lock table the contended share (contended / the sim's acquisitions\n"
+	      "at the site) and average wait on both. Judged: scaling within 20%,\n"
+	      "contended share within 0.15, average wait within a factor of 2; a summary\n"
+	      "line counts the figures within bounds. Exit status: 0, 1 with --check when\n"
+	      "a figure is outside its bound (or a sim run failed), 2 bad input (DIR\n"
+	      "unreadable or without host records, a record that is not JSON, a bad\n"
+	      "cost file), decided before the first sim run.\n",
 	      f);
 }
 

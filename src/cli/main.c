@@ -222,13 +222,68 @@ static int cmd_calibrate(int argc, char **argv)
 	return failed ? 1 : 0;
 }
 
+static int cmd_validate(int argc, char **argv)
+{
+	const char *dir = NULL, *costs = NULL;
+	char err[4400];
+	bool check = false;
+	int i, outside = 0, ret;
+
+	if (wants_help(argc, argv)) {
+		help_validate(stdout);
+		return 0;
+	}
+	for (i = 1; i < argc; i++) {
+		const char *v = NULL;
+
+		if (!strcmp(argv[i], "--check")) {
+			if (check)
+				return usage_error("validate: --check given twice");
+			check = true;
+			continue;
+		}
+		if (!strcmp(argv[i], "--costs") && i + 1 < argc)
+			v = argv[++i];
+		else if (!strncmp(argv[i], "--costs=", 8))
+			v = argv[i] + 8;
+		if (v) {
+			if (costs)
+				return usage_error("validate: --costs given twice; accepted one "
+						   "--costs FILE");
+			costs = v;
+			continue;
+		}
+		if (argv[i][0] == '-' || dir) {
+			fprintf(stderr,
+				"foliolab: validate: '%s': accepted one folder DIR, --costs FILE, "
+				"--check\n",
+				argv[i]);
+			return 2;
+		}
+		dir = argv[i];
+	}
+	if (!dir)
+		return usage_error("validate: no folder; accepted validate DIR [--costs FILE] "
+				   "[--check]");
+	if (costs && fl_costs_check(costs, err, sizeof(err)))
+		return usage_error(err);
+	ret = fl_validate_bundle(dir, costs, stdout, &outside, err, sizeof(err));
+	if (ret == -EINVAL)
+		return usage_error(err);
+	if (ret) {
+		fprintf(stderr, "foliolab: %s\n", err);
+		return 1;
+	}
+	return check && outside ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *cmd;
 
 	if (argc < 2)
 		return usage_error("no command; accepted: list, run, compare, host, calibrate, "
-				   "help, --version "
+				   "validate, help, --version "
 				   "(see foliolab --help)");
 	cmd = argv[1];
 	if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h")) {
@@ -253,9 +308,11 @@ int main(int argc, char **argv)
 			help_host(stdout);
 		else if (argc > 2 && !strcmp(argv[2], "calibrate"))
 			help_calibrate(stdout);
+		else if (argc > 2 && !strcmp(argv[2], "validate"))
+			help_validate(stdout);
 		else if (argc > 2)
-			return usage_error(
-				"help: accepted topics are list, run, compare, host, calibrate");
+			return usage_error("help: accepted topics are list, run, compare, host, "
+					   "calibrate, validate");
 		else
 			help_main(stdout);
 		return 0;
@@ -268,9 +325,11 @@ int main(int argc, char **argv)
 		return cmd_host(argc - 1, argv + 1);
 	if (!strcmp(cmd, "calibrate"))
 		return cmd_calibrate(argc - 1, argv + 1);
+	if (!strcmp(cmd, "validate"))
+		return cmd_validate(argc - 1, argv + 1);
 	fprintf(stderr,
 		"foliolab: unknown command '%s'; accepted: list, run, compare, host, calibrate, "
-		"help\n",
+		"validate, help\n",
 		cmd);
 	return 2;
 }

@@ -199,7 +199,8 @@ struct lruvec {
 	struct fl_spinlock lru_lock;
 	struct list_head lists[NR_LRU_LISTS]; /* lru_lock */
 	unsigned long nr_pages[NR_LRU_LISTS]; /* lru_lock; racy readers */
-	struct fl_cacheline lists_line;	      /* sim: the lists' last writer */
+	struct fl_cacheline lists_line;	      /* sim: the list heads' line */
+	struct fl_cacheline size_line;	      /* sim: the LRU sizes' line (lru_zone_size) */
 	struct pglist_data *pgdat;
 } __cacheline_aligned;
 
@@ -273,6 +274,8 @@ extern struct pglist_data *fl__node_data[MAX_NUMNODES];
 extern int fl__nr_node_ids;
 extern struct page *mem_map;
 extern uint64_t *fl__page_tags;
+/* sim: each struct page's line (its lru entry, its flags), by pfn */
+extern struct fl_line_table fl__page_lines;
 extern unsigned long fl__max_pfn;
 extern unsigned long fl__zero_pfn;
 extern int *fl__cpu_node; /* [cpu] -> node */

@@ -47,7 +47,8 @@ unsigned long fl__zero_pfn;
 int *fl__cpu_node;
 unsigned long fl__fail_page_alloc_orders; /* test hook: orders that fail */
 
-static size_t mem_map_bytes, tags_bytes;
+static size_t mem_map_bytes, tags_bytes, lines_bytes;
+struct fl_line_table fl__page_lines;
 
 static const struct fl_lock_class zone_lock_class = { .name = "zone->lock",
 						      .rank = FL_RANK_ZONE,
@@ -348,8 +349,8 @@ static __always_inline void prep_new_page(struct page *page, unsigned int order,
 	if (order && (gfp & __GFP_COMP))
 		prep_compound_page(page, order);
 	if (gfp & __GFP_ZERO) {
-		fl_cost_n(FL_COST_CLEAR_PAGE,
-			  1ul << order); /* clear_page(), or folio_zero_user() */
+		fl_cost_mem(FL_COST_CLEAR_PAGE,
+			    1ul << order); /* clear_page(), or folio_zero_user() */
 		if (!order)
 			page_tag_set(page_to_pfn(page), 0);
 		else
@@ -688,8 +689,12 @@ int fl__page_alloc_init(unsigned long nr_pages, int nr_nodes)
 	tags_bytes = ALIGN_UP((nr_pages + 1) * sizeof(uint64_t), PMD_SIZE);
 	mem_map = fl_reserve(mem_map_bytes, true);
 	fl__page_tags = fl_reserve(tags_bytes, true);
+	lines_bytes = ALIGN_UP((nr_pages + 1) * sizeof(uint16_t), PMD_SIZE);
+	fl__page_lines.cpu = fl_reserve(lines_bytes, false);
+	fl__page_lines.nr = fl__page_lines.cpu ? nr_pages + 1 : 0;
+	fl__page_lines.gen = 0;
 	fl__cpu_node = fl_calloc((size_t)cpus, sizeof(int));
-	if (!mem_map || !fl__page_tags || !fl__cpu_node)
+	if (!mem_map || !fl__page_tags || !fl__page_lines.cpu || !fl__cpu_node)
 		goto err;
 	fl__nr_node_ids = nr_nodes;
 	for (cpu = 0; cpu < cpus; cpu++)
@@ -771,6 +776,9 @@ void fl__page_alloc_exit(void)
 	}
 	fl_unreserve(mem_map, mem_map_bytes);
 	fl_unreserve(fl__page_tags, tags_bytes);
+	fl_unreserve(fl__page_lines.cpu, lines_bytes);
+	fl__page_lines.cpu = NULL;
+	fl__page_lines.nr = 0;
 	fl_free(fl__cpu_node);
 	mem_map = NULL;
 	fl__page_tags = NULL;

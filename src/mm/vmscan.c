@@ -30,10 +30,66 @@ void fl__lruvec_init(struct lruvec *lruvec, struct pglist_data *pgdat)
 	lruvec->pgdat = pgdat;
 }
 
-/* Every LRU add and delete passes here: it writes the lists (sim: their line and cost). */
+/*
+ * sim: the cache lines an LRU add or delete touches, as the kernel's
+ * lruvec_add_folio() and lruvec_del_folio() touch them, and the transfers
+ * they pay (docs/virtual-cpus.md, "Cache lines"). An add loads the list
+ * head's next pointer (the list heads' line: lists[0..3] share one in
+ * struct lruvec, apart from the lock word), then stores into that
+ * neighbour and into the folio's own struct page: two transfers at most
+ * in a row, the stores in parallel. A delete loads the folio's own
+ * prev and next pointers, then stores into both neighbours: again two in a
+ * row. The LRU sizes (update_lru_size()) depend on neither and overlap.
+ */
+static bool lru_entry_claim(struct lruvec *lruvec, struct list_head *entry)
+{
+	if (entry >= &lruvec->lists[0] && entry < &lruvec->lists[NR_LRU_LISTS])
+		return fl__cacheline_claim(&lruvec->lists_line);
+	return fl__line_table_claim(&fl__page_lines,
+				    folio_pfn(list_entry(entry, struct folio, lru)));
+}
+
+static void lru_lines(struct lruvec *lruvec, struct folio *folio, struct list_head *prev,
+		      struct list_head *next, bool add)
+{
+	bool self = fl__line_table_claim(&fl__page_lines, folio_pfn(folio));
+	bool p = lru_entry_claim(lruvec, prev), n = lru_entry_claim(lruvec, next);
+	bool first, second;
+
+	if (add) { /* the head (@prev or @next, whichever is the list's) first */
+		bool head_is_prev = prev >= &lruvec->lists[0] &&
+				    prev < &lruvec->lists[NR_LRU_LISTS];
+
+		first = head_is_prev ? p : n;
+		second = self || (head_is_prev ? n : p);
+	} else {
+		first = self;
+		second = p || n;
+	}
+	fl_cost_transfers((unsigned int)first + (unsigned int)second);
+}
+
+static __always_inline void lru_lines_add(struct lruvec *lruvec, struct folio *folio,
+					  struct list_head *prev, struct list_head *next)
+{
+	if (unlikely(fl__sim_active))
+		lru_lines(lruvec, folio, prev, next, true);
+}
+
+static __always_inline void lru_lines_del(struct lruvec *lruvec, struct folio *folio)
+{
+	if (unlikely(fl__sim_active))
+		lru_lines(lruvec, folio, folio->lru.prev, folio->lru.next, false);
+}
+
+/*
+ * Every LRU add and delete passes here: it writes the sizes (sim: their
+ * line, whose transfer overlaps the list's, and the cost).
+ */
 static inline void update_lru_size(struct lruvec *lruvec, enum lru_list lru, long nr_pages)
 {
-	fl_cacheline_write(&lruvec->lists_line);
+	if (unlikely(fl__sim_active))
+		(void)fl__cacheline_claim(&lruvec->size_line);
 	fl_cost(FL_COST_LRU_MOVE);
 	WRITE_ONCE(lruvec->nr_pages[lru], (unsigned long)((long)lruvec->nr_pages[lru] + nr_pages));
 }
@@ -43,8 +99,10 @@ __always_inline void lruvec_add_folio(struct lruvec *lruvec, struct folio *folio
 	enum lru_list lru = folio_lru_list(folio);
 
 	update_lru_size(lruvec, lru, (long)folio_nr_pages(folio));
-	if (lru != LRU_UNEVICTABLE)
+	if (lru != LRU_UNEVICTABLE) {
+		lru_lines_add(lruvec, folio, &lruvec->lists[lru], lruvec->lists[lru].next);
 		list_add(&folio->lru, &lruvec->lists[lru]);
+	}
 }
 
 void lruvec_add_folio_tail(struct lruvec *lruvec, struct folio *folio)
@@ -52,6 +110,7 @@ void lruvec_add_folio_tail(struct lruvec *lruvec, struct folio *folio)
 	enum lru_list lru = folio_lru_list(folio);
 
 	update_lru_size(lruvec, lru, (long)folio_nr_pages(folio));
+	lru_lines_add(lruvec, folio, lruvec->lists[lru].prev, &lruvec->lists[lru]);
 	list_add_tail(&folio->lru, &lruvec->lists[lru]);
 }
 
@@ -59,8 +118,10 @@ __always_inline void lruvec_del_folio(struct lruvec *lruvec, struct folio *folio
 {
 	enum lru_list lru = folio_lru_list(folio);
 
-	if (lru != LRU_UNEVICTABLE)
+	if (lru != LRU_UNEVICTABLE) {
+		lru_lines_del(lruvec, folio);
 		list_del(&folio->lru);
+	}
 	update_lru_size(lruvec, lru, -(long)folio_nr_pages(folio));
 }
 

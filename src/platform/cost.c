@@ -39,30 +39,128 @@ const struct fl_cost_info fl__cost_info[FL_NR_COSTS] = {
 };
 
 uint64_t fl__cost_ps[FL_NR_COSTS];
+struct fl_bw_curve fl__bw_curve;
 uint64_t fl__cost_count[FL_NR_COSTS];
 struct fl_cost_prov fl__cost_prov;
 
 /* build/.../gen/default_costs.c: costs/default.costs as a string */
 extern const char fl__default_costs[];
 
-void fl__cacheline_take(struct fl_cacheline *cl)
+static __always_inline void charge_transfer(void)
 {
-	int me;
+	fl__sim_debt += fl__cost_ps[FL_COST_CACHELINE];
+	fl__cost_count[FL_COST_CACHELINE]++;
+}
+
+bool fl__cacheline_claim(struct fl_cacheline *cl)
+{
+	int me, was;
 
 	if (!fl_sim_in_task())
-		return;
+		return false;
 	me = fl__cpu + 1;
 	if (cl->gen != fl__sim_gen) {
 		cl->gen = fl__sim_gen;
 		cl->cpu = 0;
 	}
-	if (cl->cpu == me)
-		return;
-	if (cl->cpu) {
-		fl__sim_debt += fl__cost_ps[FL_COST_CACHELINE];
-		fl__cost_count[FL_COST_CACHELINE]++;
-	}
+	was = cl->cpu;
 	cl->cpu = me;
+	return was && was != me;
+}
+
+void fl__cacheline_take(struct fl_cacheline *cl)
+{
+	if (fl__cacheline_claim(cl))
+		charge_transfer();
+}
+
+bool fl__line_table_claim(struct fl_line_table *t, unsigned long i)
+{
+	uint16_t me, was;
+
+	if (!fl_sim_in_task() || i >= t->nr)
+		return false;
+	if (t->gen != fl__sim_gen) {
+		memset(t->cpu, 0, t->nr * sizeof(*t->cpu));
+		t->gen = fl__sim_gen;
+	}
+	me = (uint16_t)(fl__cpu + 1);
+	was = t->cpu[i];
+	t->cpu[i] = me;
+	return was && was != me;
+}
+
+void fl__line_table_take(struct fl_line_table *t, unsigned long i)
+{
+	if (fl__line_table_claim(t, i))
+		charge_transfer();
+}
+
+/*
+ * Bandwidth demand. Each CPU's demand is the time it spent in memory
+ * operations, decayed with a time constant of BW_TAU: x(t) = sum over its
+ * operations of d / tau * exp(-(t - t_op) / tau), about d / P for
+ * operations of length d every P < tau. The machine's demand is the sum;
+ * an operation sees N = 1 + the other CPUs' demand now. Kept as terms
+ * scaled by exp((t_op - base) / tau), so that all decay at once; rebased
+ * every 32 tau.
+ */
+#define BW_TAU_PS 10e6 /* 10 us */
+static struct {
+	unsigned int gen;
+	double base, sum;
+	double term[FL_NR_CPUS_MAX];
+} bw_state;
+
+/* per CPU, per 4 KiB, when @n CPUs clear at once (n >= 1, real) */
+static double bw_cost(double n)
+{
+	const struct fl_bw_curve *c = &fl__bw_curve;
+	int i;
+
+	for (i = 1; i < c->n; i++)
+		if (n <= c->cpus[i]) {
+			double f = (n - c->cpus[i - 1]) / (c->cpus[i] - c->cpus[i - 1]);
+
+			return (double)c->ps[i - 1] + f * ((double)c->ps[i] - (double)c->ps[i - 1]);
+		}
+	/* past the last point: the aggregate is spent, each CPU gets its share */
+	return (double)c->ps[c->n - 1] * n / c->cpus[c->n - 1];
+}
+
+void fl__cost_mem(enum fl_cost_id id, uint64_t pages)
+{
+	double t, others, d, scale;
+	int cpu, i;
+
+	if (!fl_sim_in_task() || fl__bw_curve.n < 2) {
+		fl_cost_n(id, pages);
+		return;
+	}
+	if (bw_state.gen != fl__sim_gen) {
+		memset(&bw_state, 0, sizeof(bw_state));
+		bw_state.gen = fl__sim_gen;
+	}
+	cpu = fl__cpu;
+	t = (double)fl__sim_time();
+	if (t - bw_state.base > 32 * BW_TAU_PS) {
+		scale = exp(-(t - bw_state.base) / BW_TAU_PS);
+		bw_state.sum = 0;
+		for (i = 0; i < FL_NR_CPUS_MAX; i++) {
+			bw_state.term[i] *= scale;
+			bw_state.sum += bw_state.term[i];
+		}
+		bw_state.base = t;
+	}
+	scale = exp((t - bw_state.base) / BW_TAU_PS);
+	others = (bw_state.sum - bw_state.term[cpu]) / scale;
+	if (others < 0)
+		others = 0;
+	d = (double)(fl__cost_ps[id] * pages) * bw_cost(1.0 + others) / (double)fl__bw_curve.ps[0];
+	fl__sim_debt += (uint64_t)d;
+	fl__cost_count[id] += pages;
+	bw_state.term[cpu] += d / BW_TAU_PS * scale;
+	bw_state.sum += d / BW_TAU_PS * scale;
 }
 
 static void copy_value(char *dst, size_t n, const char *v, size_t vlen)
@@ -73,13 +171,46 @@ static void copy_value(char *dst, size_t n, const char *v, size_t vlen)
 	dst[vlen] = '\0';
 }
 
-int fl_costs_parse(const char *text, uint64_t *ps, struct fl_cost_prov *prov, char *err, size_t len)
+/* "bandwidth.N VALUE": the next point of @bw. Return: 0 or -EINVAL with the reason. */
+static int parse_bw(struct fl_bw_curve *bw, const char *k, size_t kl, const char *v, size_t vlen,
+		    int lineno, char *err, size_t len)
+{
+	char num[64], *end;
+	long n;
+	double ns;
+
+	snprintf(num, sizeof(num), "%.*s", (int)(kl < 63 ? kl : 63), k);
+	n = strtol(num, &end, 10);
+	if (!kl || *end || n < 1 || n > FL_NR_CPUS_MAX ||
+	    (bw->n ? n <= bw->cpus[bw->n - 1] : n != 1) || bw->n == FL_BW_POINTS) {
+		snprintf(err, len,
+			 "line %d: bandwidth.%.*s: accepted bandwidth.N with N CPUs ascending "
+			 "from 1 to %d, at most %d points",
+			 lineno, (int)kl, k, FL_NR_CPUS_MAX, FL_BW_POINTS);
+		return -EINVAL;
+	}
+	snprintf(num, sizeof(num), "%.*s", (int)(vlen < 63 ? vlen : 63), v);
+	ns = strtod(num, &end);
+	if (!vlen || *end || !(ns > 0) || ns > 1e9) {
+		snprintf(err, len, "line %d: bandwidth.%ld \"%.*s\": accepted a number of ns > 0",
+			 lineno, n, (int)vlen, v);
+		return -EINVAL;
+	}
+	bw->cpus[bw->n] = (int)n;
+	bw->ps[bw->n] = (uint64_t)llround(ns * 1000.0);
+	bw->n++;
+	return 0;
+}
+
+int fl_costs_parse(const char *text, uint64_t *ps, struct fl_cost_prov *prov,
+		   struct fl_bw_curve *bw, char *err, size_t len)
 {
 	bool seen[FL_NR_COSTS] = { false };
 	const char *p = text;
 	int lineno = 0, i;
 
 	memset(prov, 0, sizeof(*prov));
+	memset(bw, 0, sizeof(*bw));
 	while (*p) {
 		const char *eol = strchr(p, '\n'), *key, *sp, *v;
 		size_t klen, vlen;
@@ -144,9 +275,13 @@ int fl_costs_parse(const char *text, uint64_t *ps, struct fl_cost_prov *prov, ch
 			else if (kl == 7 && !strncmp(k, "command", 7))
 				copy_value(prov->command, sizeof(prov->command), v, vlen);
 			/* other provenance lines (the measurements) are for the reader */
+		} else if (klen > 10 && !strncmp(key, "bandwidth.", 10)) {
+			if (parse_bw(bw, key + 10, klen - 10, v, vlen, lineno, err, len))
+				return -EINVAL;
 		} else {
 			snprintf(err, len,
-				 "line %d: \"%.*s\": accepted cost.NAME, provenance.KEY or # "
+				 "line %d: \"%.*s\": accepted cost.NAME, bandwidth.N, "
+				 "provenance.KEY or # "
 				 "comments",
 				 lineno, (int)klen, key);
 			return -EINVAL;
@@ -178,6 +313,7 @@ int fl_costs_load(const char *path, char *err, size_t len)
 {
 	uint64_t ps[FL_NR_COSTS];
 	struct fl_cost_prov prov;
+	static struct fl_bw_curve bwc;
 	char *text = NULL, sub[200];
 	const char *src = fl__default_costs;
 	int ret;
@@ -209,20 +345,21 @@ int fl_costs_load(const char *path, char *err, size_t len)
 		fclose(f);
 		src = text;
 	}
-	ret = fl_costs_parse(src, ps, &prov, sub, sizeof(sub));
+	ret = fl_costs_parse(src, ps, &prov, &bwc, sub, sizeof(sub));
 	free(text);
 	if (ret) {
 		snprintf(err, len, "--costs %s: %s", path ? path : "(built in)", sub);
 		return ret;
 	}
 	memcpy(fl__cost_ps, ps, sizeof(ps));
+	fl__bw_curve = bwc;
 	snprintf(prov.source, sizeof(prov.source), "%s", path ? path : "built in");
 	fl__cost_prov = prov;
 	return 0;
 }
 
 int fl_costs_write(FILE *f, const uint64_t *ps, const struct fl_cost_prov *prov,
-		   const char *comment)
+		   const struct fl_bw_curve *bw, const char *comment)
 {
 	int i;
 
@@ -236,5 +373,7 @@ int fl_costs_write(FILE *f, const uint64_t *ps, const struct fl_cost_prov *prov,
 	fprintf(f, "provenance.command %s\n", prov->command);
 	for (i = 0; i < FL_NR_COSTS; i++)
 		fprintf(f, "cost.%s %.3f\n", fl__cost_info[i].name, (double)ps[i] / 1000.0);
+	for (i = 0; bw && i < bw->n; i++)
+		fprintf(f, "bandwidth.%d %.3f\n", bw->cpus[i], (double)bw->ps[i] / 1000.0);
 	return fflush(f) || ferror(f) ? -EIO : 0;
 }

@@ -91,10 +91,73 @@ struct fl_cacheline {
 extern unsigned int fl__sim_gen;
 
 void fl__cacheline_take(struct fl_cacheline *cl);
+/*
+ * fl__cacheline_claim() - make this CPU @cl's last writer, charging
+ * nothing. Return: whether another CPU wrote it last (a transfer, which
+ * the caller charges: transfers with no dependency between them overlap,
+ * see fl_cost_transfers()).
+ */
+bool fl__cacheline_claim(struct fl_cacheline *cl);
 static __always_inline void fl_cacheline_write(struct fl_cacheline *cl)
 {
 	if (unlikely(fl__sim_active))
 		fl__cacheline_take(cl);
+}
+
+/*
+ * Many lines of the same kind (one per struct page): their last writers
+ * in one table, @cpu[i] the last writer + 1 of line @i (0: nobody yet),
+ * cleared when a new simulation first writes one. mm/ sizes it.
+ */
+struct fl_line_table {
+	uint16_t *cpu;
+	unsigned long nr;
+	unsigned int gen; /* the simulation its entries belong to */
+};
+
+void fl__line_table_take(struct fl_line_table *t, unsigned long i);
+bool fl__line_table_claim(struct fl_line_table *t, unsigned long i);
+
+/*
+ * fl_cost_transfers() - @n cache-line transfers one after another: an
+ * operation whose misses depend on each other (a load whose value gives
+ * the next address) pays each; misses with no dependency between them
+ * (independent stores, a counter beside a list update) are in flight at
+ * once, as out-of-order execution and the store buffer keep them, and
+ * pay as one.
+ */
+static __always_inline void fl_cost_transfers(unsigned int n)
+{
+	fl_cost_n(FL_COST_CACHELINE, n);
+}
+static __always_inline void fl_line_table_write(struct fl_line_table *t, unsigned long i)
+{
+	if (unlikely(fl__sim_active))
+		fl__line_table_take(t, i);
+}
+
+/*
+ * Memory bandwidth, a machine-wide resource: the time one CPU takes to
+ * clear 4 KiB while @cpus[i] CPUs clear at once (ns[i], in ps here),
+ * measured by calibrate (N threads each clearing its own memory). With
+ * no points, bandwidth is unlimited. clear_page and copy_page are
+ * stretched by ns(N) / ns(1) where N is 1 + how many other CPUs are
+ * busy with such operations at this virtual moment (cost.c).
+ */
+#define FL_BW_POINTS 64
+struct fl_bw_curve {
+	int n;
+	int cpus[FL_BW_POINTS];	   /* ascending, cpus[0] == 1 */
+	uint64_t ps[FL_BW_POINTS]; /* per CPU, per 4 KiB */
+};
+extern struct fl_bw_curve fl__bw_curve;
+
+void fl__cost_mem(enum fl_cost_id id, uint64_t pages);
+/* fl_cost_mem() - @pages of @id (clear_page, copy_page): they draw on the bandwidth. */
+static __always_inline void fl_cost_mem(enum fl_cost_id id, uint64_t pages)
+{
+	if (unlikely(fl__sim_active))
+		fl__cost_mem(id, pages);
 }
 
 /* A cost file's provenance: what was measured, where, when and how. */
@@ -111,18 +174,19 @@ extern struct fl_cost_prov fl__cost_prov;
  * fl_costs_parse() - read cost-file text @text into @ps and @prov. Every
  * cost must be given once, in ns (a decimal number >= 0), as
  * "cost.NAME VALUE"; "provenance.KEY VALUE" lines and "#" comments are
- * kept or skipped. Return: 0, or -EINVAL with the line and the reason in
- * @err.
+ * kept or skipped; "bandwidth.N VALUE" lines (N CPUs at once, ascending
+ * from 1, VALUE in ns per 4 KiB) give @bw. Return: 0, or -EINVAL with the
+ * line and the reason in @err.
  */
-int fl_costs_parse(const char *text, uint64_t *ps, struct fl_cost_prov *prov, char *err,
-		   size_t len);
+int fl_costs_parse(const char *text, uint64_t *ps, struct fl_cost_prov *prov,
+		   struct fl_bw_curve *bw, char *err, size_t len);
 /*
  * fl_costs_load() - make the costs of @path (NULL: the built-in default)
  * the ones in force. Return: 0 or -errno with the reason in @err.
  */
 int fl_costs_load(const char *path, char *err, size_t len);
-/* fl_costs_write() - @ps and @prov as a cost file, to @f. Return: 0 or -EIO. */
+/* fl_costs_write() - @ps, @prov and @bw (NULL: none) as a cost file, to @f. Return: 0 or -EIO. */
 int fl_costs_write(FILE *f, const uint64_t *ps, const struct fl_cost_prov *prov,
-		   const char *comment);
+		   const struct fl_bw_curve *bw, const char *comment);
 
 #endif /* FL_PLATFORM_COST_H */

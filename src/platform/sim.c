@@ -527,6 +527,11 @@ uint64_t fl_sim_now(void)
 	return S.cpus[S.current->cpu].now;
 }
 
+uint64_t fl__sim_time(void)
+{
+	return S.cpus[S.current->cpu].now + fl__sim_debt;
+}
+
 int fl_sim_cpu(void)
 {
 	return S.current->cpu;

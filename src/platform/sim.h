@@ -105,6 +105,8 @@ void fl_sim_charge(uint64_t t);
 /* fl__sim_debt (cost.h) is charged too at every entry from a task. */
 void fl_sim_sleep(uint64_t t);
 uint64_t fl_sim_now(void);
+/* the current task's time with its debt, without settling it (no scheduling point) */
+uint64_t fl__sim_time(void);
 int fl_sim_cpu(void);
 void fl_sim_spin_lock(struct fl_sim_spinlock *l);
 void fl_sim_spin_unlock(struct fl_sim_spinlock *l);

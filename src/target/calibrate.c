@@ -210,6 +210,135 @@ static double probe_cacheline(void)
 	return median(r, ROUNDS);
 }
 
+/*
+ * The clearing bandwidth: @n threads, one on each of CPUs 0..n-1, each
+ * clears its own pre-faulted 16 MiB 4 KiB at a time (rep stosb, as
+ * clear_page does) for BW_PASSES passes, all starting together.
+ */
+#define BW_BYTES (16ul << 20)
+#define BW_PASSES 8
+struct bw_thread {
+	int cpu;
+	char *buf;
+	unsigned int *go; /* atomic: threads ready, then released at n + 1 */
+	int n;
+	double ns; /* per 4 KiB */
+};
+
+static void *bw_main(void *p)
+{
+	struct bw_thread *t = p;
+	double t0;
+	int pass;
+
+	pin_to(t->cpu);
+	memset(t->buf, 1, BW_BYTES);
+	__atomic_fetch_add(t->go, 1, __ATOMIC_ACQ_REL);
+	while (__atomic_load_n(t->go, __ATOMIC_ACQUIRE) <= (unsigned int)t->n)
+		__builtin_ia32_pause();
+	t0 = now_ns();
+	for (pass = 0; pass < BW_PASSES; pass++) {
+		size_t off;
+
+		for (off = 0; off < BW_BYTES; off += 4096) {
+			void *d = t->buf + off;
+			size_t len = 4096;
+
+			__asm__ volatile("rep stosb" : "+D"(d), "+c"(len) : "a"(0) : "memory");
+		}
+	}
+	t->ns = (now_ns() - t0) / (double)(BW_PASSES * (BW_BYTES / 4096));
+	return NULL;
+}
+
+/* ns per 4 KiB per thread with @n threads at once (the median of 3), or -1 */
+static double probe_bandwidth_at(int n)
+{
+	double r[3];
+	int k;
+
+	for (k = 0; k < 3; k++) {
+		struct bw_thread *t = calloc((size_t)n, sizeof(*t));
+		pthread_t *tid = calloc((size_t)n, sizeof(*tid));
+		unsigned int go = 0;
+		double sum = 0;
+		int i, started = 0;
+
+		if (!t || !tid)
+			goto fail;
+		for (i = 0; i < n; i++) {
+			t[i] = (struct bw_thread){ .cpu = i, .go = &go, .n = n };
+			t[i].buf = mmap(NULL, BW_BYTES, PROT_READ | PROT_WRITE,
+					MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+			if (t[i].buf == MAP_FAILED) {
+				t[i].buf = NULL;
+				break;
+			}
+			if (pthread_create(&tid[i], NULL, bw_main, &t[i])) {
+				munmap(t[i].buf, BW_BYTES);
+				t[i].buf = NULL;
+				break;
+			}
+			started++;
+		}
+		while (started == n && __atomic_load_n(&go, __ATOMIC_ACQUIRE) < (unsigned int)n)
+			sched_yield();
+		/* all ready (or a start failed: release those that started) */
+		__atomic_store_n(&go, (unsigned int)n + 1, __ATOMIC_RELEASE);
+		for (i = 0; i < started; i++) {
+			pthread_join(tid[i], NULL);
+			sum += t[i].ns;
+			munmap(t[i].buf, BW_BYTES);
+		}
+		free(t);
+		free(tid);
+		if (started < n)
+			return -1;
+		r[k] = sum / n;
+		continue;
+fail:
+		free(t);
+		free(tid);
+		return -1;
+	}
+	return median(r, 3);
+}
+
+/*
+ * The curve at 1, 2, 4, 8 CPUs, then every 8 (wider on machines past 472
+ * CPUs, to fit FL_BW_POINTS) and at all of them, into @bw, logged to
+ * @log. On one CPU there is no curve (bandwidth unlimited).
+ */
+static void probe_bandwidth(struct fl_bw_curve *bw, FILE *log)
+{
+	int cpus = fl__host_nr_cpus(), step = 8, n;
+
+	memset(bw, 0, sizeof(*bw));
+	if (cpus < 2) {
+		fprintf(log, "  bandwidth: one host CPU, no curve\n");
+		return;
+	}
+	if (cpus / step > FL_BW_POINTS - 5)
+		step = cpus / (FL_BW_POINTS - 5) + 1;
+	for (n = 1; bw->n < FL_BW_POINTS; n = n < 8 ? n * 2 : n + step) {
+		double ns;
+
+		if (n > cpus)
+			n = cpus;
+		if (bw->n && n <= bw->cpus[bw->n - 1])
+			break;
+		ns = probe_bandwidth_at(n);
+		if (ns <= 0) {
+			fprintf(log,
+				"  bandwidth: %d threads could not run; the curve ends there\n", n);
+			break;
+		}
+		bw->cpus[bw->n] = n;
+		bw->ps[bw->n++] = (uint64_t)llround(ns * 1000.0);
+		fprintf(log, "  bandwidth.%-4d %8.2f ns per 4 KiB per CPU\n", n, ns);
+	}
+}
+
 /* Dependent loads through 64-slot nodes (an XArray walk's shape), per node. */
 static double probe_xa_node(void)
 {
@@ -560,6 +689,7 @@ struct calib {
 	char tmpdir[512];	   /* private (0700, outfile.c): the files below */
 	char tmp_costs[600];	   /* the costs so far, for the sim's runs */
 	struct fl_cost_prov prov;
+	struct fl_bw_curve bw; /* the clearing bandwidth's curve */
 	FILE *log;
 };
 
@@ -572,7 +702,7 @@ static int write_tmp(struct calib *k)
 	if (!f)
 		return -errno;
 	to_ps(k->c, ps);
-	ret = fl_costs_write(f, ps, &k->prov, NULL);
+	ret = fl_costs_write(f, ps, &k->prov, &k->bw, NULL);
 	if (fclose(f) && !ret)
 		ret = -EIO;
 	return ret;
@@ -880,6 +1010,7 @@ FL_API int fl_calibrate(FILE *out, const char *out_name, const char *command, FI
 	set_cost(&k, FL_COST_VMA, probe_vma(k.c[FL_COST_SYSCALL]),
 		 "probe: mmap + munmap - 2 syscalls");
 	sched_setaffinity(0, sizeof(saved), &saved);
+	probe_bandwidth(&k.bw, log);
 
 	fprintf(log, "2. perf record over the host's lru-microbench, 4K and 16K\n");
 	ret = perf_costs(&k, &ha, &hb, err, len);
@@ -958,7 +1089,7 @@ FL_API int fl_calibrate(FILE *out, const char *out_name, const char *command, FI
 		100 * CHECK_BOUND);
 	*check_failed = fails;
 	to_ps(k.c, ps);
-	ret = fl_costs_write(out, ps, &k.prov, comment);
+	ret = fl_costs_write(out, ps, &k.prov, &k.bw, comment);
 	if (ret)
 		snprintf(err, len, "cannot write %s: %s", out_name, strerror(-ret));
 out:

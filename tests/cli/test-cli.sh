@@ -38,7 +38,7 @@ bad() {
 	fi
 }
 
-bad "no command" "no command; accepted: list, run, compare, host, calibrate, help"
+bad "no command" "no command; accepted: list, run, compare, host, calibrate, validate, help"
 bad "unknown command" "accepted: list, run, compare" frob
 bad "run without workload" "accepted: lru-microbench, page-fault1" run
 bad "unknown workload" "unknown workload 'nope'; accepted: lru-microbench" run nope
@@ -601,6 +601,57 @@ if "$FL" compare lru-microbench --cpus 1,4 --loops 2 --size 1M >"$T/scale.txt" 2
 else
 	nok "compare --cpus 1,4: 4 threads on 4 CPUs do 4x the writes; the scaling table"
 	sed 's/^/# /' "$T/scale.txt"
+fi
+# validate: bad input before any sim run; records of sim runs, relabelled
+# host, are predicted exactly (the sim is deterministic): ratio 1.00x,
+# scaling +0%, lock shares and waits equal, all judged figures in bounds
+mkdir -p "$T/vempty" "$T/vbad" "$T/vrec"
+printf '{"results": [' >"$T/vbad/x.json"
+echo '{"a": 1}' >"$T/vrec/other.json"
+bad "validate without a folder" "validate: no folder; accepted validate DIR" validate
+bad "validate two folders" "'$T/vbad': accepted one folder DIR, --costs FILE, --check" validate "$T/vempty" "$T/vbad"
+bad "validate a missing folder" "validate $T/none: No such file or directory" validate "$T/none"
+bad "validate a folder without records" "no host records" validate "$T/vempty"
+bad "validate a record that is not JSON" "x.json is not JSON" validate "$T/vbad"
+bad "validate JSON that is no record" "other.json is not a foliolab record" validate "$T/vrec"
+bad "validate a bad cost file" "--costs $T/none.costs" validate "$T/vempty" --costs "$T/none.costs"
+bad "validate an unknown option" "'--plot': accepted one folder DIR" validate "$T/vempty" --plot x.svg
+bad "validate --check twice" "--check given twice" validate "$T/vempty" --check --check
+rm -f "$T/vrec/other.json"
+for t in 1 2; do
+	"$FL" run lru-microbench --threads $t --cpus 2 --loops 2 --size 1M --mthp 16K \
+		--lru-cache order0 --json "$T/vrec/r$t.json" >/dev/null 2>&1
+	sed 's/"target": "model"/"target": "host"/' "$T/vrec/r$t.json" >"$T/vrec/r$t.tmp" &&
+		mv "$T/vrec/r$t.tmp" "$T/vrec/r$t.json"
+done
+"$FL" validate "$T/vrec" --check >"$T/val.txt" 2>&1
+rc=$?
+if [ $rc -eq 0 ] && grep -Eq "^ +1 +1 .* 1\.00x +base" "$T/val.txt" &&
+	grep -Eq "^ +2 +1 .* 1\.00x +([0-9.]+x) +\1 +\+0%" "$T/val.txt" &&
+	grep -Eq "^validate: 2 host records" "$T/val.txt" &&
+	grep -Eq "^([0-9]+) of \1 judged figures within bounds" "$T/val.txt"; then
+	ok "validate: sim records relabelled host are predicted exactly (1.00x, +0%, all in bounds)"
+else
+	nok "validate: sim records relabelled host are predicted exactly (exit $rc)"
+	sed 's/^/# /' "$T/val.txt"
+fi
+# a record whose scaling is off by more than 20% is outside, and --check fails on it
+python3 - "$T/vrec/r2.json" <<'PY' 2>/dev/null || sed -i 's/"wall_s": [0-9.e-]*/"wall_s": 1000/' "$T/vrec/r2.json"
+import json, sys
+p = sys.argv[1]
+d = json.load(open(p))
+d["results"][0]["time"]["wall_s"] *= 2
+json.dump(d, open(p, "w"))
+PY
+"$FL" validate "$T/vrec" >"$T/val2.txt" 2>&1
+rc1=$?
+"$FL" validate "$T/vrec" --check >/dev/null 2>&1
+rc2=$?
+if [ $rc1 -eq 0 ] && [ $rc2 -eq 1 ] && grep -q -- "-50%  OUTSIDE" "$T/val2.txt"; then
+	ok "validate: a measured time twice the sim's is -50% OUTSIDE; --check exits 1"
+else
+	nok "validate: a measured time twice the sim's is -50% OUTSIDE; --check exits 1 ($rc1, $rc2)"
+	sed 's/^/# /' "$T/val2.txt"
 fi
 echo "1..$n"
 exit $fail

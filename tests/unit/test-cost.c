@@ -14,6 +14,8 @@
 #include <foliolab/foliolab.h>
 #include "../src/platform/cost.h"
 
+static struct fl_bw_curve bw;
+
 /* A complete file: cost i is i + 0.25 ns, so each differs and the fraction survives. */
 static void full_text(char *buf, size_t len, int skip, const char *extra)
 {
@@ -37,10 +39,17 @@ static bool test_parse_full(void)
 	int i;
 
 	full_text(text, sizeof(text), -1, "  \n\t# indented comment\n");
-	ASSERT_EQ(fl_costs_parse(text, ps, &prov, err, sizeof(err)), 0);
+	ASSERT_EQ(fl_costs_parse(text, ps, &prov, &bw, err, sizeof(err)), 0);
 	for (i = 0; i < FL_NR_COSTS; i++)
 		ASSERT_EQ(ps[i], (uint64_t)i * 1000 + 250);
+	ASSERT_EQ(bw.n, 0); /* none given: unlimited */
 	ASSERT_TRUE(!strcmp(prov.kernel, "6.18.44"));
+	full_text(text, sizeof(text), -1, "bandwidth.1 34\nbandwidth.2 56.5\nbandwidth.16 466\n");
+	ASSERT_EQ(fl_costs_parse(text, ps, &prov, &bw, err, sizeof(err)), 0);
+	ASSERT_EQ(bw.n, 3);
+	ASSERT_EQ(bw.cpus[0], 1);
+	ASSERT_EQ(bw.cpus[2], 16);
+	ASSERT_EQ(bw.ps[1], 56500ull);
 	ASSERT_TRUE(!strcmp(prov.cpu, "Some CPU 3000")); /* the value runs to the line's end */
 	return true;
 }
@@ -51,7 +60,7 @@ static bool refused(const char *text, const char *why)
 	uint64_t ps[FL_NR_COSTS];
 	struct fl_cost_prov prov;
 
-	ASSERT_EQ(fl_costs_parse(text, ps, &prov, err, sizeof(err)), -EINVAL);
+	ASSERT_EQ(fl_costs_parse(text, ps, &prov, &bw, err, sizeof(err)), -EINVAL);
 	if (!strstr(err, why))
 		printf("# '%s' lacks '%s'\n", err, why);
 	ASSERT_TRUE(strstr(err, why) != NULL);
@@ -77,7 +86,18 @@ static bool test_bad_files(void)
 	full_text(text, sizeof(text), FL_COST_LOCK, "cost.lock\n");
 	ASSERT_TRUE(refused(text, "give nanoseconds"));
 	full_text(text, sizeof(text), -1, "speed 3\n");
-	ASSERT_TRUE(refused(text, "accepted cost.NAME, provenance.KEY or # comments"));
+	ASSERT_TRUE(refused(text, "accepted cost.NAME, bandwidth.N, provenance.KEY or # comments"));
+	/* a bandwidth curve starts at 1 CPU, goes up, and gives ns > 0 */
+	full_text(text, sizeof(text), -1, "bandwidth.2 50\n");
+	ASSERT_TRUE(refused(text, "ascending from 1"));
+	full_text(text, sizeof(text), -1, "bandwidth.1 34\nbandwidth.4 70\nbandwidth.2 50\n");
+	ASSERT_TRUE(refused(text, "bandwidth.2: accepted bandwidth.N with N CPUs ascending"));
+	full_text(text, sizeof(text), -1, "bandwidth.1 34\nbandwidth.x 50\n");
+	ASSERT_TRUE(refused(text, "bandwidth.x"));
+	full_text(text, sizeof(text), -1, "bandwidth.1 0\n");
+	ASSERT_TRUE(refused(text, "accepted a number of ns > 0"));
+	full_text(text, sizeof(text), -1, "bandwidth.1 34\nbandwidth.2025 50\n");
+	ASSERT_TRUE(refused(text, "to 1024"));
 	/* the line number of the fault: the header's 3 lines, 19 costs, then it */
 	full_text(text, sizeof(text), -1, "speed 3\n");
 	ASSERT_TRUE(refused(text, "line 23:"));
@@ -90,6 +110,7 @@ static bool test_write_reads_back(void)
 	uint64_t ps[FL_NR_COSTS], back[FL_NR_COSTS];
 	struct fl_cost_prov prov = { .kernel = "k", .cpu = "c", .date = "d", .command = "x y" },
 			    got;
+	struct fl_bw_curve curve = { .n = 2, .cpus = { 1, 7 }, .ps = { 34000, 123456 } };
 	FILE *f;
 	char text[8192];
 	size_t n;
@@ -101,17 +122,20 @@ static bool test_write_reads_back(void)
 		ps[i] = (uint64_t)i * 12345 + 7; /* ps that ns with 3 decimals keep */
 	f = fopen(path, "w");
 	ASSERT_TRUE(f != NULL);
-	ASSERT_EQ(fl_costs_write(f, ps, &prov, "# made by the test\n"), 0);
+	ASSERT_EQ(fl_costs_write(f, ps, &prov, &curve, "# made by the test\n"), 0);
 	ASSERT_EQ(fclose(f), 0);
 	f = fopen(path, "r");
 	ASSERT_TRUE(f != NULL);
 	n = fread(text, 1, sizeof(text) - 1, f);
 	fclose(f);
 	text[n] = '\0';
-	ASSERT_EQ(fl_costs_parse(text, back, &got, err, sizeof(err)), 0);
+	ASSERT_EQ(fl_costs_parse(text, back, &got, &bw, err, sizeof(err)), 0);
 	for (i = 0; i < FL_NR_COSTS; i++)
 		ASSERT_EQ(back[i], ps[i]);
 	ASSERT_TRUE(!strcmp(got.command, "x y"));
+	ASSERT_EQ(bw.n, 2);
+	ASSERT_EQ(bw.cpus[1], 7);
+	ASSERT_EQ(bw.ps[1], 123456ull);
 	/* the public check takes it, and leaves the costs in force alone */
 	memset(fl__cost_ps, 0, sizeof(fl__cost_ps));
 	ASSERT_EQ(fl_costs_check(path, err, sizeof(err)), 0);

@@ -21,6 +21,8 @@
 #include <errno.h>
 #include "harness.h"
 #include "../src/platform/sim.h"
+#include "../src/platform/cost.h"
+#include "../src/platform/platform.h"
 
 enum { N = 4, K = 3, C = 100, H = 10 };
 
@@ -347,7 +349,124 @@ static bool test_rwsem_known_answer(void)
 	return true;
 }
 
-TEST_MAIN(TEST(test_lock_known_answer), TEST(test_seed_decides_only_ties),
-	  TEST(test_mutex_known_answer), TEST(test_mutex_waiter_gives_the_cpu_away),
-	  TEST(test_rwsem_known_answer), TEST(test_sleep_gives_the_cpu_away),
-	  TEST(test_deadlock_found), TEST(test_a_thousand_cpus))
+/*
+ * Memory bandwidth (cost.c, fl_cost_mem()). CL is clear_page's cost; the
+ * curve says one CPU clears 4 KiB in 34 units, 4 at once take 68 each and
+ * 16 at once 466 each. N tasks on N CPUs that do nothing but clear see the
+ * other N - 1 CPUs busy clearing all the time, so each clear costs
+ * CL * curve(N) / curve(1) once their demand has built up (over about
+ * 10 us of virtual time; the runs take milliseconds): N = 1: CL; N = 4:
+ * 2 CL; N = 8, between the points 4 and 16: CL * (68 + (466 - 68) * 4 /
+ * 12) / 34. Past the last point, the aggregate is spent: N = 32 costs
+ * CL * 466 * 2 / 34. Without a curve, nothing is stretched.
+ */
+#define CL 100000ull /* 100 ns in ps */
+#define BW_LOOPS 20000
+static void clearer(void *arg)
+{
+	int i;
+
+	(void)arg;
+	for (i = 0; i < BW_LOOPS; i++) {
+		fl__cpu = fl_sim_cpu();
+		fl_cost_mem(FL_COST_CLEAR_PAGE, 1);
+		fl_sim_charge(0);
+	}
+}
+
+static double bw_run(int n)
+{
+	int i;
+	double t;
+
+	fl_sim_exit();
+	if (fl_sim_init(n, 1, H))
+		return -1;
+	for (i = 0; i < n; i++)
+		if (fl_sim_spawn(i, clearer, NULL))
+			return -1;
+	if (fl_sim_run())
+		return -1;
+	t = (double)fl_sim_end_time();
+	fl_sim_exit();
+	return t / BW_LOOPS / (double)CL; /* the stretch */
+}
+
+static bool near(double got, double want)
+{
+	if (got < want * 0.99 || got > want * 1.01)
+		printf("# stretch %.4f, expected %.4f\n", got, want);
+	return got >= want * 0.99 && got <= want * 1.01;
+}
+
+static bool test_bandwidth_known_answer(void)
+{
+	uint64_t saved = fl__cost_ps[FL_COST_CLEAR_PAGE];
+	struct fl_bw_curve saved_bw = fl__bw_curve;
+	bool saved_active = fl__sim_active;
+
+	fl__cost_ps[FL_COST_CLEAR_PAGE] = CL;
+	fl__sim_active = true;
+	fl__bw_curve = (struct fl_bw_curve){ .n = 3, .cpus = { 1, 4, 16 }, .ps = { 34, 68, 466 } };
+	ASSERT_TRUE(bw_run(1) == 1.0); /* alone: exactly the cost */
+	ASSERT_TRUE(near(bw_run(4), 2.0));
+	ASSERT_TRUE(near(bw_run(8), (68.0 + 398.0 * 4 / 12) / 34));
+	ASSERT_TRUE(near(bw_run(32), 466.0 * 2 / 34));
+	fl__bw_curve.n = 0;
+	ASSERT_TRUE(bw_run(8) == 1.0);
+	fl__bw_curve = saved_bw;
+	fl__cost_ps[FL_COST_CLEAR_PAGE] = saved;
+	fl__sim_active = saved_active;
+	fl__cpu = -1;
+	return true;
+}
+
+/*
+ * A line table (cost.h): a write by the line's last writer is free, by
+ * another CPU one transfer; a new simulation starts with no owners.
+ */
+static int line_order[] = { 0, 0, 1, 0, 1, 1, 2 };
+static unsigned int line_claims;
+static void line_writer(void *arg)
+{
+	static uint16_t owners[4];
+	static struct fl_line_table t = { .cpu = owners, .nr = 4 };
+	int i, me = (int)(intptr_t)arg;
+
+	for (i = 0; i < (int)(sizeof(line_order) / sizeof(line_order[0])); i++) {
+		fl_sim_charge(10); /* the turns go in time order: step i at time 10 (i + 1) */
+		if (line_order[i] != me)
+			continue;
+		fl__cpu = me;
+		line_claims = line_claims << 1 | fl__line_table_claim(&t, 2);
+	}
+}
+
+static bool test_line_table(void)
+{
+	bool saved_active = fl__sim_active;
+	int i;
+
+	fl__sim_active = true;
+	fl_sim_exit();
+	ASSERT_EQ(fl_sim_init(3, 1, H), 0);
+	line_claims = 0;
+	for (i = 0; i < 3; i++)
+		ASSERT_EQ(fl_sim_spawn(i, line_writer, (void *)(intptr_t)i), 0);
+	ASSERT_EQ(fl_sim_run(), 0);
+	fl_sim_exit();
+	/*
+	 * writers 0 (nobody before: free), 0 (its own: free), 1, 0, 1 (each
+	 * another's: a transfer), 1 (its own), 2 (another's): 0 0 1 1 1 0 1
+	 */
+	ASSERT_EQ(line_claims, 0x1du);
+	fl__sim_active = saved_active;
+	fl__cpu = -1;
+	return true;
+}
+
+TEST_MAIN(TEST(test_bandwidth_known_answer), TEST(test_line_table), TEST(test_lock_known_answer),
+	  TEST(test_seed_decides_only_ties), TEST(test_mutex_known_answer),
+	  TEST(test_mutex_waiter_gives_the_cpu_away), TEST(test_rwsem_known_answer),
+	  TEST(test_sleep_gives_the_cpu_away), TEST(test_deadlock_found),
+	  TEST(test_a_thousand_cpus))
