@@ -217,16 +217,37 @@ FL_API int fl_knobs_set(struct fl_knobs *k, const char *name, const char *value)
  */
 FL_API int fl_costs_check(const char *path, char *err, size_t len);
 
+/* Plots (gnuplot): panels side by side, each with lines or measured points. */
+#define FL_PLOT_POINTS 64
+struct fl_plot_series {
+	char name[96];
+	int n;
+	double x[FL_PLOT_POINTS], y[FL_PLOT_POINTS];
+	bool points; /* measured: points only, no line */
+};
+struct fl_plot_panel {
+	const char *title, *xlabel, *ylabel;
+	struct fl_plot_series *s;
+	int ns;
+	bool logx;
+};
+/* fl_plot_available() - whether gnuplot is on $PATH. */
+FL_API bool fl_plot_available(void);
+/* fl_plot_svg() - @np panels as one SVG to @out. Return: 0 or -errno with the reason in @err. */
+FL_API int fl_plot_svg(FILE *out, const struct fl_plot_panel *p, int np, const char *title,
+		       char *err, size_t len);
+
 /**
  * fl_validate_bundle() - every host record in folder @dir (and @dir/records)
  * against the same run on sim with cost file @costs (NULL: built in), a
- * table to @out; *@outside counts the judged figures outside their bounds.
+ * table to @out; *@outside counts the judged figures outside their bounds;
+ * with @plot, the scaling and the contended shares drawn as SVG to it.
  * Return: 0; -EINVAL (bad input: no records, not JSON, a bad cost file),
  * with the reason in @err, before any sim run; another -errno if a sim run
  * failed.
  */
 FL_API int fl_validate_bundle(const char *dir, const char *costs, FILE *out, int *outside,
-			      char *err, size_t len);
+			      FILE *plot, char *err, size_t len);
 
 /*
  * fl_calibrate() - measure this machine's kernel and CPU (probes, perf

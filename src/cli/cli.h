@@ -16,6 +16,7 @@ struct cli_opts {
 	const char *cmd; /* "run" or "compare" */
 	const char *workload;
 	const char *json; /* --json FILE or NULL */
+	const char *plot; /* compare --plot FILE.svg or NULL */
 	struct fl_config base;
 	/* compare dimensions: each entry is a list of configurations to cross */
 	char lru_cache[8][16];
@@ -71,5 +72,6 @@ void help_list(FILE *f);
 void help_host(FILE *f);
 void help_calibrate(FILE *f);
 void help_validate(FILE *f);
+int report_scaling_plot(FILE *out, const struct fl_result *r, int nr, char *err, size_t len);
 
 #endif /* FL_CLI_CLI_H */

@@ -21,7 +21,7 @@ void help_main(FILE *f)
 	      "                           the tracefs mount, its memory cgroup)\n"
 	      "  calibrate [--out FILE]   measure this machine's kernel: the cost file\n"
 	      "                           of --platform sim (root)\n"
-	      "  validate DIR [--costs FILE] [--check]  a folder of host records\n"
+	      "  validate DIR [--costs FILE] [--check] [--plot FILE.svg]  host records\n"
 	      "                           against sim: times, scaling, lock contention\n"
 	      "  help [run|compare|list|host|calibrate|validate]  this text, or a command's\n"
 	      "\n"
@@ -75,7 +75,7 @@ void help_calibrate(FILE *f)
 
 void help_validate(FILE *f)
 {
-	fputs("usage: foliolab validate DIR [--costs FILE] [--check]\n"
+	fputs("usage: foliolab validate DIR [--costs FILE] [--check] [--plot FILE.svg]\n"
 	      "\n"
 	      "Read every host record in DIR (*.json written by --json, in DIR and in\n"
 	      "DIR/records: a calibration bundle) and run the same workload on sim\n"
@@ -86,7 +86,9 @@ void help_validate(FILE *f)
 	      "perf lock table the contended share (contended / the sim's acquisitions\n"
 	      "at the site) and average wait on both. Judged: scaling within 20%,\n"
 	      "contended share within 0.15, average wait within a factor of 2; a summary\n"
-	      "line counts the figures within bounds. Exit status: 0, 1 with --check when\n"
+	      "line counts the figures within bounds. --plot draws the scaling (measured\n"
+	      "points, predicted lines) and the contended shares (predicted against\n"
+	      "measured) with gnuplot. Exit status: 0, 1 with --check when\n"
 	      "a figure is outside its bound (or a sim run failed), 2 bad input (DIR\n"
 	      "unreadable or without host records, a record that is not JSON, a bad\n"
 	      "cost file), decided before the first sim run.\n",
@@ -120,7 +122,11 @@ void help_run(FILE *f, bool compare)
 		      "never held (make conformance holds those, with re-runs).\n"
 		      "  --check                    exit 1 when a held row DIFFERS\n"
 		      "  --tolerance PCT            percent of the larger value allowed (0.5)\n"
-		      "  --tolerance-min N          but at least N (64)\n",
+		      "  --tolerance-min N          but at least N (64)\n"
+		      "  --plot FILE.svg            with a --cpus list: the scaling drawn by\n"
+		      "                             gnuplot (throughput and the lruvec lock's\n"
+		      "                             wait share against CPUs, a line per\n"
+		      "                             configuration); FILE taken as --json's\n",
 		      f);
 	else
 		fputs("usage: foliolab run WORKLOAD [options]\n"

@@ -81,7 +81,7 @@ static int cmd_run(int argc, char **argv)
 	static struct cli_opts o;
 	static struct fl_config cfgs[CLI_MAX_CONFIGS];
 	static char labels[CLI_MAX_CONFIGS][64];
-	struct fl_outfile json = { 0 };
+	struct fl_outfile json = { .fd = -1 }, plot = { .fd = -1 };
 	struct fl_result *res;
 	bool compare = !strcmp(argv[0], "compare");
 	char err[512];
@@ -101,9 +101,13 @@ static int cmd_run(int argc, char **argv)
 		if (fl_validate(&cfgs[i], err, sizeof(err)))
 			return usage_error(err);
 	}
-	/* the output file last: nothing of it is left where the input is bad */
+	/* the output files last: nothing of them is left where the input is bad */
 	if (o.json && fl_outfile_open(&json, "--json", o.json, err, sizeof(err)))
 		return usage_error(err);
+	if (o.plot && fl_outfile_open(&plot, "--plot", o.plot, err, sizeof(err))) {
+		fl_outfile_abort(&json);
+		return usage_error(err);
+	}
 	res = calloc((size_t)n, sizeof(*res));
 	if (!res) {
 		fl_outfile_abort(&json);
@@ -126,6 +130,12 @@ static int cmd_run(int argc, char **argv)
 
 		if (o.nr_cpus > 1)
 			report_scaling(stdout, res, n);
+		if (o.plot &&
+		    (report_scaling_plot(fl_outfile_stream(&plot), res, n, err, sizeof(err)) ||
+		     fl_outfile_commit(&plot, err, sizeof(err)))) {
+			fprintf(stderr, "foliolab: %s\n", err);
+			status = 1;
+		}
 
 		if (o.check && differs) {
 			fprintf(stderr,
@@ -141,6 +151,8 @@ static int cmd_run(int argc, char **argv)
 		status = 1;
 out:
 	fl_outfile_abort(&json); /* nothing, once written */
+	if (o.plot)
+		fl_outfile_abort(&plot);
 	for (i = 0; i < n; i++)
 		fl_result_free(&res[i]);
 	free(res);
@@ -198,11 +210,14 @@ static int cmd_calibrate(int argc, char **argv)
 	}
 	if (!out)
 		out = "foliolab.costs";
-	/* everything calibrate needs, before its minute of host runs */
-	if (fl_calibrate_check(err, sizeof(err)))
-		return usage_error(err);
+	/* everything calibrate needs, before its minute of host runs: the
+	 * user's input first, then what the host must allow */
 	if (fl_outfile_open(&of, "calibrate --out", out, err, sizeof(err)))
 		return usage_error(err);
+	if (fl_calibrate_check(err, sizeof(err))) {
+		fl_outfile_abort(&of);
+		return usage_error(err);
+	}
 	n = (size_t)snprintf(command, sizeof(command), "foliolab");
 	for (i = 0; i < argc && n < sizeof(command); i++)
 		n += (size_t)snprintf(command + n, sizeof(command) - n, " %s", argv[i]);
@@ -224,7 +239,8 @@ static int cmd_calibrate(int argc, char **argv)
 
 static int cmd_validate(int argc, char **argv)
 {
-	const char *dir = NULL, *costs = NULL;
+	const char *dir = NULL, *costs = NULL, *plot = NULL;
+	struct fl_outfile of;
 	char err[4400];
 	bool check = false;
 	int i, outside = 0, ret;
@@ -253,10 +269,21 @@ static int cmd_validate(int argc, char **argv)
 			costs = v;
 			continue;
 		}
+		if (!strcmp(argv[i], "--plot") && i + 1 < argc)
+			v = argv[++i];
+		else if (!strncmp(argv[i], "--plot=", 7))
+			v = argv[i] + 7;
+		if (v) {
+			if (plot)
+				return usage_error("validate: --plot given twice; accepted one "
+						   "--plot FILE.svg");
+			plot = v;
+			continue;
+		}
 		if (argv[i][0] == '-' || dir) {
 			fprintf(stderr,
 				"foliolab: validate: '%s': accepted one folder DIR, --costs FILE, "
-				"--check\n",
+				"--check, --plot FILE.svg\n",
 				argv[i]);
 			return 2;
 		}
@@ -267,7 +294,17 @@ static int cmd_validate(int argc, char **argv)
 				   "[--check]");
 	if (costs && fl_costs_check(costs, err, sizeof(err)))
 		return usage_error(err);
-	ret = fl_validate_bundle(dir, costs, stdout, &outside, err, sizeof(err));
+	if (plot && !fl_plot_available())
+		return usage_error("validate --plot: gnuplot is not installed (Debian: apt-get "
+				   "install gnuplot-nox); it draws the plots");
+	if (plot && fl_outfile_open(&of, "--plot", plot, err, sizeof(err)))
+		return usage_error(err);
+	ret = fl_validate_bundle(dir, costs, stdout, &outside, plot ? fl_outfile_stream(&of) : NULL,
+				 err, sizeof(err));
+	if (!ret && plot && fl_outfile_commit(&of, err, sizeof(err)))
+		ret = -EIO;
+	if (plot)
+		fl_outfile_abort(&of); /* nothing, once committed */
 	if (ret == -EINVAL)
 		return usage_error(err);
 	if (ret) {

@@ -491,6 +491,15 @@ int cli_parse(int argc, char **argv, struct cli_opts *o, char *err, size_t len)
 				return -EINVAL;
 		} else if (!strcmp(optbuf, "--json")) {
 			o->json = val;
+		} else if (!strcmp(optbuf, "--plot")) {
+			if (!compare) {
+				snprintf(err, len,
+					 "--plot draws the scaling over several CPU counts; use "
+					 "compare "
+					 "--cpus LIST --plot FILE.svg");
+				return -EINVAL;
+			}
+			o->plot = val;
 		} else if (!strcmp(optbuf, "--tolerance")) {
 			char *end;
 			double pct = strtod(val, &end);
@@ -670,6 +679,21 @@ int cli_parse(int argc, char **argv, struct cli_opts *o, char *err, size_t len)
 			err, len,
 			"compare needs a list to compare: --lru-cache=order0,pages31, --mthp "
 			"4K,16K, --split-walk=forward,reverse, --cpus 1,20 or --target=model,host");
+		return -EINVAL;
+	}
+	if (o->plot && o->nr_cpus < 2) {
+		snprintf(err, len,
+			 "--plot %s draws the scaling over CPU counts: give --cpus with two or "
+			 "more, "
+			 "such as --cpus 1,4,16",
+			 o->plot);
+		return -EINVAL;
+	}
+	if (o->plot && !fl_plot_available()) {
+		snprintf(err, len,
+			 "--plot: gnuplot is not installed (Debian: apt-get install gnuplot-nox); "
+			 "it "
+			 "draws the plots");
 		return -EINVAL;
 	}
 	if (o->nr_cpus > 1 && o->nr_targets > 1) {

@@ -9,7 +9,9 @@
  * prints as '-' (the configuration has no such figure).
  */
 #include <math.h>
+#include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "cli.h"
 
@@ -471,6 +473,57 @@ void report_scaling(FILE *f, const struct fl_result *r, int nr)
 			report_vcpu_busy_pct(&r[j]), lock_wait_pct(&r[j], "lruvec->lru_lock"),
 			lock_wait_pct(&r[j], "zone->lock"));
 	}
+}
+
+/*
+ * compare --cpus LIST --plot: the scaling table's figures drawn, a line
+ * per configuration apart from its CPU count: throughput against CPUs,
+ * and the lruvec lock's wait share of all CPU time.
+ */
+int report_scaling_plot(FILE *out, const struct fl_result *r, int nr, char *err, size_t len)
+{
+	struct fl_plot_series *s = calloc(2 * (size_t)nr, sizeof(*s));
+	const char *unit = r[0].nr_metrics ? r[0].metrics[0].name : "work";
+	char ylabel[64], title[200];
+	int ns = 0, i, j, ret;
+
+	if (!s) {
+		snprintf(err, len, "--plot: out of memory");
+		return -ENOMEM;
+	}
+	for (j = 0; j < nr; j++) {
+		for (i = 0; i < ns; i++)
+			if (!strcmp(s[i].name, other_settings(r[j].label)))
+				break;
+		if (i == ns) {
+			snprintf(s[ns].name, sizeof(s[ns].name), "%s", other_settings(r[j].label));
+			snprintf(s[nr + ns].name, sizeof(s[nr + ns].name), "%s",
+				 other_settings(r[j].label));
+			ns++;
+		}
+		if (s[i].n < FL_PLOT_POINTS && r[j].wall_s > 0) {
+			s[i].x[s[i].n] = r[j].cpus;
+			s[i].y[s[i].n++] = r[j].nr_metrics
+						   ? r[j].metrics[0].value / r[j].wall_s / 1e6
+						   : 0;
+			s[nr + i].x[s[nr + i].n] = r[j].cpus;
+			s[nr + i].y[s[nr + i].n++] = lock_wait_pct(&r[j], "lruvec->lru_lock");
+		}
+	}
+	snprintf(ylabel, sizeof(ylabel), "M %s per virtual second", unit);
+	snprintf(title, sizeof(title), "foliolab compare %s on %s: scaling", r[0].workload,
+		 r[0].platform[0] ? r[0].platform : "the model");
+	{
+		struct fl_plot_panel p[2] = {
+			{ "throughput", "CPUs", ylabel, s, ns, true },
+			{ "lruvec->lru_lock wait, % of all CPU time", "CPUs", "%", s + nr, ns,
+			  true },
+		};
+
+		ret = fl_plot_svg(out, p, 2, title, err, len);
+	}
+	free(s);
+	return ret;
 }
 
 int report_compare(FILE *f, const struct fl_result *r, int nr, const struct fl_tolerance *tol)

@@ -325,12 +325,39 @@ static const char *pages(const struct vrec *r)
 	return buf;
 }
 
-int fl_validate_bundle(const char *dir, const char *costs, FILE *out, int *outside, char *err,
-		       size_t len)
+#define VAL_SERIES 32
+
+/* the next series of @ser (at most VAL_SERIES), named, or NULL */
+static struct fl_plot_series *new_series(struct fl_plot_series *ser, int *n, bool points,
+					 const char *a, const char *b, const char *what)
+{
+	struct fl_plot_series *s;
+
+	if (*n == VAL_SERIES)
+		return NULL;
+	s = &ser[(*n)++];
+	memset(s, 0, sizeof(*s));
+	snprintf(s->name, sizeof(s->name), "%s%s%s%s%s", a, b[0] ? " " : "", b, what[0] ? ", " : "",
+		 what);
+	s->points = points;
+	return s;
+}
+
+static void add_point(struct fl_plot_series *s, double x, double y)
+{
+	if (s && s->n < FL_PLOT_POINTS && y == y) {
+		s->x[s->n] = x;
+		s->y[s->n++] = y;
+	}
+}
+
+int fl_validate_bundle(const char *dir, const char *costs, FILE *out, int *outside, FILE *plot,
+		       char *err, size_t len)
 {
 	struct vbundle b = { 0 };
 	struct vpred *pred;
-	int i, j, ret, rows = 0, bad = 0;
+	struct fl_plot_series *ser = NULL;
+	int i, j, ret, rows = 0, bad = 0, nscal = 0, nlock = 0;
 
 	*outside = 0;
 	b.r = calloc(VAL_MAX_RECORDS, sizeof(*b.r));
@@ -351,7 +378,10 @@ int fl_validate_bundle(const char *dir, const char *costs, FILE *out, int *outsi
 		return ret;
 	}
 	pred = calloc((size_t)b.nr, sizeof(*pred));
-	if (!pred) {
+	ser = calloc(2 * VAL_SERIES, sizeof(*ser));
+	if (!pred || !ser) {
+		free(pred);
+		free(ser);
 		free(b.r);
 		snprintf(err, len, "validate: out of memory");
 		return -ENOMEM;
@@ -380,6 +410,8 @@ int fl_validate_bundle(const char *dir, const char *costs, FILE *out, int *outsi
 		"\ntimes and scaling (scaling: time at T threads / time at 1; bound %.0f%%):\n",
 		100 * VAL_SCALING);
 	for (i = 0; i < b.nr; i++) {
+		struct fl_plot_series *sm, *sp;
+		char name[64];
 		int threads, k;
 
 		for (k = 0; k < i; k++)
@@ -387,6 +419,11 @@ int fl_validate_bundle(const char *dir, const char *costs, FILE *out, int *outsi
 				break;
 		if (k < i)
 			continue; /* the configuration was printed with its first record */
+		snprintf(name, sizeof(name), "%s %.40s", pages(&b.r[i]),
+			 strstr(b.r[i].params, "loops=") ? strstr(b.r[i].params, "loops=")
+							 : b.r[i].params);
+		sp = new_series(ser, &nscal, false, name, "", "predicted");
+		sm = new_series(ser, &nscal, true, name, "", "measured");
 		fprintf(out, "  %s %s %s\n", b.r[i].workload, pages(&b.r[i]), b.r[i].params);
 		fprintf(out, "    %7s %5s %10s %10s %6s %10s %10s %6s\n", "threads", "runs",
 			"measured", "predicted", "ratio", "scal meas", "scal pred", "diff");
@@ -414,6 +451,10 @@ int fl_validate_bundle(const char *dir, const char *costs, FILE *out, int *outsi
 			m1 = measured(&b, &b.r[i], 1, &reps1);
 			fprintf(out, "    %7d %5d %9.3fs %9.3fs %5.2fx", threads, reps, m, p,
 				p / m);
+			if (m1 > 0 && p1 > 0) {
+				add_point(sm, threads, m / m1);
+				add_point(sp, threads, p / p1);
+			}
 			if (threads == 1 || m1 <= 0 || p1 <= 0) {
 				fprintf(out, " %10s %10s\n", threads == 1 ? "base" : "no base", "");
 				continue;
@@ -464,6 +505,14 @@ int fl_validate_bundle(const char *dir, const char *costs, FILE *out, int *outsi
 			ratio = wp > 0 && hl->avg_wait_ns > 0 ? wp / hl->avg_wait_ns : 0;
 			if (hl->contended < 100 && s->contended < 100)
 				continue; /* too few to judge either way */
+			{
+				char nm[64];
+
+				snprintf(nm, sizeof(nm), "%d threads", r->threads);
+				add_point(new_series(ser + VAL_SERIES, &nlock, true, pages(r),
+						     hl->site, nm),
+					  100 * fmin(shm, 1.0), 100 * shp);
+			}
 			out_share = fabs(shp - fmin(shm, 1.0)) > VAL_SHARE;
 			out_wait = !(ratio >= 1 / VAL_WAIT && ratio <= VAL_WAIT);
 			rows += 2;
@@ -480,11 +529,38 @@ int fl_validate_bundle(const char *dir, const char *costs, FILE *out, int *outsi
 	}
 	fprintf(out, "\n%d of %d judged figures within bounds\n", rows - bad, rows);
 	*outside = bad;
+	if (plot) {
+		struct fl_plot_panel panels[2] = {
+			{ "scaling: time at T threads / time at 1", "threads",
+			  "x the 1-thread time", ser, nscal, true },
+			{ "lock contended share, % of acquisitions", "measured", "predicted",
+			  ser + VAL_SERIES, nlock, false },
+		};
+		char title[300];
+		struct fl_plot_series *d;
+
+		/* the diagonal and the bounds around it */
+		d = new_series(ser + VAL_SERIES, &nlock, false, "equal", "", "");
+		add_point(d, 0, 0);
+		add_point(d, 100, 100);
+		d = new_series(ser + VAL_SERIES, &nlock, false, "bound", "", "+0.15");
+		add_point(d, 0, 100 * VAL_SHARE);
+		add_point(d, 100 - 100 * VAL_SHARE, 100);
+		d = new_series(ser + VAL_SERIES, &nlock, false, "bound", "", "-0.15");
+		add_point(d, 100 * VAL_SHARE, 0);
+		add_point(d, 100, 100 - 100 * VAL_SHARE);
+		panels[1].ns = nlock;
+
+		snprintf(title, sizeof(title), "foliolab validate: %s against sim (%s)", b.machine,
+			 costs ? costs : "built-in costs");
+		ret = fl_plot_svg(plot, panels, nlock > 3 ? 2 : 1, title, err, len);
+	}
 out:
 	for (i = 0; i < b.nr; i++)
 		if (pred[i].have)
 			fl_result_free(&pred[i].res);
 	free(pred);
+	free(ser);
 	free(b.r);
 	return ret;
 }

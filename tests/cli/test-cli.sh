@@ -615,7 +615,7 @@ bad "validate a folder without records" "no host records" validate "$T/vempty"
 bad "validate a record that is not JSON" "x.json is not JSON" validate "$T/vbad"
 bad "validate JSON that is no record" "other.json is not a foliolab record" validate "$T/vrec"
 bad "validate a bad cost file" "--costs $T/none.costs" validate "$T/vempty" --costs "$T/none.costs"
-bad "validate an unknown option" "'--plot': accepted one folder DIR" validate "$T/vempty" --plot x.svg
+bad "validate an unknown option" "'--frob': accepted one folder DIR, --costs FILE, --check, --plot FILE.svg" validate "$T/vempty" --frob
 bad "validate --check twice" "--check given twice" validate "$T/vempty" --check --check
 rm -f "$T/vrec/other.json"
 for t in 1 2; do
@@ -652,6 +652,34 @@ if [ $rc1 -eq 0 ] && [ $rc2 -eq 1 ] && grep -q -- "-50%  OUTSIDE" "$T/val2.txt";
 else
 	nok "validate: a measured time twice the sim's is -50% OUTSIDE; --check exits 1 ($rc1, $rc2)"
 	sed 's/^/# /' "$T/val2.txt"
+fi
+# --plot: refused before any run where it cannot draw; an SVG where it can
+bad "plot in run" "--plot draws the scaling over several CPU counts; use compare" run lru-microbench --plot "$T/out.json"
+bad "plot without a cpus list" "give --cpus with two or more" compare lru-microbench --lru-cache=order0,pages31 --plot "$T/out.json"
+bad "plot into a missing folder" "--plot $T/none/p.svg" compare lru-microbench --cpus 1,2 --loops 1 --size 1M --plot "$T/none/p.svg"
+RUNAS="env PATH=/nonexistent"
+bad "plot without gnuplot" "gnuplot is not installed" compare lru-microbench --cpus 1,2 --plot "$T/out.json"
+bad "validate --plot without gnuplot" "gnuplot is not installed" validate "$T/vrec" --plot "$T/out.json"
+RUNAS=
+if command -v gnuplot >/dev/null 2>&1; then
+	if "$FL" compare lru-microbench --cpus 1,2 --loops 2 --size 1M --lru-cache=order0,pages31 \
+		--plot "$T/p.svg" >/dev/null 2>"$T/p.err" && head -c 200 "$T/p.svg" | grep -q "<svg" &&
+		grep -q ">order0<" "$T/p.svg" && grep -q ">pages31<" "$T/p.svg" && ! [ -s "$T/p.err" ]; then
+		ok "compare --cpus 1,2 --plot: an SVG with a line per policy, gnuplot silent"
+	else
+		nok "compare --cpus 1,2 --plot: an SVG with a line per policy, gnuplot silent"
+		sed 's/^/# /' "$T/p.err"
+	fi
+	if "$FL" validate "$T/vrec" --plot "$T/v.svg" >/dev/null 2>"$T/v.err" &&
+		grep -q "<svg" "$T/v.svg" && grep -q "measured<" "$T/v.svg" && ! [ -s "$T/v.err" ]; then
+		ok "validate --plot: an SVG of measured points and predicted lines"
+	else
+		nok "validate --plot: an SVG of measured points and predicted lines"
+		sed 's/^/# /' "$T/v.err"
+	fi
+else
+	skip "compare --cpus 1,2 --plot: an SVG with a line per policy" "gnuplot is not installed"
+	skip "validate --plot: an SVG of measured points and predicted lines" "gnuplot is not installed"
 fi
 echo "1..$n"
 exit $fail
