@@ -8,10 +8,14 @@
  * and unlock is one), the coroutine switches, and the virtual outcome,
  * which depends only on the seed. The median of 5 runs.
  *
- * Then the model on it, judged against issue 15's targets:
- *  - lru-microbench, 320 virtual CPUs, 16K folios (order0): at least 2 M
+ * Then the model on it, judged against the speed floors (issue 20's; issue
+ * 15 aimed at 2 M at 320 CPUs, which docs/virtual-cpus.md shows the model's
+ * own code cannot reach there):
+ *  - lru-microbench, 320 virtual CPUs, 16K folios (order0): at least 1 M
  *    simulated faults+zaps (a 16K folio faulted in and zapped) a second
  *    of host time, the median of 3;
+ *  - at 20 virtual CPUs (100 loops of 16M): at least 2 M a second, the
+ *    median of 3;
  *  - at most 64 KiB of host memory per virtual CPU for the simulator (its
  *    structures and the task stacks' touched pages, fl_sim_memory());
  *  - seed 000's microbenchmark at its own size (20 virtual CPUs, 1000
@@ -64,7 +68,8 @@ static int cmp_double(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-#define TARGET_RATE 2e6	      /* faults+zaps a host second, 320 CPUs */
+#define TARGET_RATE 1e6	      /* faults+zaps a host second, 320 CPUs */
+#define TARGET_RATE_20 2e6    /* the same at 20 CPUs */
 #define TARGET_MEM (64 << 10) /* bytes per virtual CPU */
 #define TARGET_SEED000_S 60.0
 
@@ -98,29 +103,42 @@ static int model_run(int cpus, const char *loops, const char *size, double *host
 
 static int model_figures(void)
 {
-	double rate[3], mem = 0, host_s, seed_s, r;
+	double rate[3], r20[3], mem = 0, host_s, seed_s, r, rate20;
 	int i, miss = 0;
 
 	for (i = 0; i < 3; i++)
 		if (model_run(320, "10", "2M", &host_s, &rate[i], &mem))
 			return 1;
 	qsort(rate, 3, sizeof(rate[0]), cmp_double);
+	for (i = 0; i < 3; i++)
+		if (model_run(20, "100", "16M", &host_s, &r20[i], &mem))
+			return 1;
+	qsort(r20, 3, sizeof(r20[0]), cmp_double);
+	rate20 = r20[1];
 	if (model_run(20, "1000", "16M", &seed_s, &r, &mem))
 		return 1;
 	if (model_run(320, "10", "2M", &host_s, &r, &mem))
 		return 1;
 	printf("model on sim, 320 virtual CPUs, lru-microbench 16K order0: %.2f M faults+zaps per "
-	       "host second (median of 3; target %.0f M)\n",
+	       "host second (median of 3; floor %.0f M)\n",
 	       rate[1] / 1e6, TARGET_RATE / 1e6);
 	printf("model on sim: %.1f KiB of host memory per virtual CPU for the simulator (target "
 	       "%d KiB)\n",
 	       mem / 1024, TARGET_MEM >> 10);
+	printf("model on sim, 20 virtual CPUs, lru-microbench 16K order0: %.2f M faults+zaps per "
+	       "host second (median of 3; floor %.0f M)\n",
+	       rate20 / 1e6, TARGET_RATE_20 / 1e6);
 	printf("seed 000 at its own size (20 virtual CPUs, 1000 loops of 16M, 16K, order0): %.1f s "
 	       "of host time (target under %.0f s)\n",
 	       seed_s, TARGET_SEED000_S);
 	if (rate[1] < TARGET_RATE) {
 		printf("MISS: %.2f M faults+zaps a second < %.0f M\n", rate[1] / 1e6,
 		       TARGET_RATE / 1e6);
+		miss = 1;
+	}
+	if (rate20 < TARGET_RATE_20) {
+		printf("MISS: %.2f M faults+zaps a second at 20 CPUs < %.0f M\n", rate20 / 1e6,
+		       TARGET_RATE_20 / 1e6);
 		miss = 1;
 	}
 	if (mem > TARGET_MEM) {

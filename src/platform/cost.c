@@ -39,6 +39,7 @@ const struct fl_cost_info fl__cost_info[FL_NR_COSTS] = {
 };
 
 uint64_t fl__cost_ps[FL_NR_COSTS];
+bool fl__bw_limited;
 struct fl_bw_curve fl__bw_curve;
 uint64_t fl__cost_count[FL_NR_COSTS];
 struct fl_cost_prov fl__cost_prov;
@@ -74,25 +75,15 @@ void fl__cacheline_take(struct fl_cacheline *cl)
 		charge_transfer();
 }
 
-bool fl__line_table_claim(struct fl_line_table *t, unsigned long i)
+void fl__line_table_reset(struct fl_line_table *t)
 {
-	uint16_t me, was;
-
-	if (!fl_sim_in_task() || i >= t->nr)
-		return false;
-	if (t->gen != fl__sim_gen) {
-		memset(t->cpu, 0, t->nr * sizeof(*t->cpu));
-		t->gen = fl__sim_gen;
-	}
-	me = (uint16_t)(fl__cpu + 1);
-	was = t->cpu[i];
-	t->cpu[i] = me;
-	return was && was != me;
+	memset(t->cpu, 0, t->nr * sizeof(*t->cpu));
+	t->gen = fl__sim_gen;
 }
 
 void fl__line_table_take(struct fl_line_table *t, unsigned long i)
 {
-	if (fl__line_table_claim(t, i))
+	if (fl_sim_in_task() && fl__line_table_claim(t, i))
 		charge_transfer();
 }
 
@@ -353,6 +344,7 @@ int fl_costs_load(const char *path, char *err, size_t len)
 	}
 	memcpy(fl__cost_ps, ps, sizeof(ps));
 	fl__bw_curve = bwc;
+	fl__bw_limited = bwc.n >= 2;
 	snprintf(prov.source, sizeof(prov.source), "%s", path ? path : "built in");
 	fl__cost_prov = prov;
 	return 0;

@@ -87,6 +87,9 @@ struct fl_cacheline {
 	unsigned int gen; /* the simulation that wrote it (fl__sim_gen): older is nobody */
 };
 
+/* platform.h: this thread's CPU (a simulated task's while it runs), -1 if none */
+extern _Thread_local int fl__cpu;
+
 /* sim.c: counts the simulations a process has run, so none sees another's state */
 extern unsigned int fl__sim_gen;
 
@@ -115,8 +118,25 @@ struct fl_line_table {
 	unsigned int gen; /* the simulation its entries belong to */
 };
 
+void fl__line_table_reset(struct fl_line_table *t);
+/*
+ * fl__line_table_claim() - make this CPU the last writer of line @i of
+ * @t, charging nothing. Return: whether another CPU wrote it last. Only
+ * in a simulated task (fl__cpu >= 0 there); elsewhere nothing happens.
+ */
+static __always_inline bool fl__line_table_claim(struct fl_line_table *t, unsigned long i)
+{
+	uint16_t me = (uint16_t)(fl__cpu + 1), was;
+
+	if (unlikely(!me || i >= t->nr))
+		return false;
+	if (unlikely(t->gen != fl__sim_gen))
+		fl__line_table_reset(t);
+	was = t->cpu[i];
+	t->cpu[i] = me;
+	return was && was != me;
+}
 void fl__line_table_take(struct fl_line_table *t, unsigned long i);
-bool fl__line_table_claim(struct fl_line_table *t, unsigned long i);
 
 /*
  * fl_cost_transfers() - @n cache-line transfers one after another: an
@@ -152,12 +172,18 @@ struct fl_bw_curve {
 };
 extern struct fl_bw_curve fl__bw_curve;
 
+/* whether a curve is in force (fl__bw_curve.n >= 2): kept beside the costs, read on every clear */
+extern bool fl__bw_limited;
 void fl__cost_mem(enum fl_cost_id id, uint64_t pages);
 /* fl_cost_mem() - @pages of @id (clear_page, copy_page): they draw on the bandwidth. */
 static __always_inline void fl_cost_mem(enum fl_cost_id id, uint64_t pages)
 {
-	if (unlikely(fl__sim_active))
-		fl__cost_mem(id, pages);
+	if (unlikely(fl__sim_active)) {
+		if (fl__bw_limited)
+			fl__cost_mem(id, pages);
+		else
+			fl_cost_n(id, pages);
+	}
 }
 
 /* A cost file's provenance: what was measured, where, when and how. */

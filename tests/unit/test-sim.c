@@ -408,13 +408,16 @@ static bool test_bandwidth_known_answer(void)
 	fl__cost_ps[FL_COST_CLEAR_PAGE] = CL;
 	fl__sim_active = true;
 	fl__bw_curve = (struct fl_bw_curve){ .n = 3, .cpus = { 1, 4, 16 }, .ps = { 34, 68, 466 } };
+	fl__bw_limited = true;
 	ASSERT_TRUE(bw_run(1) == 1.0); /* alone: exactly the cost */
 	ASSERT_TRUE(near(bw_run(4), 2.0));
 	ASSERT_TRUE(near(bw_run(8), (68.0 + 398.0 * 4 / 12) / 34));
 	ASSERT_TRUE(near(bw_run(32), 466.0 * 2 / 34));
 	fl__bw_curve.n = 0;
+	fl__bw_limited = false;
 	ASSERT_TRUE(bw_run(8) == 1.0);
 	fl__bw_curve = saved_bw;
+	fl__bw_limited = saved_bw.n >= 2;
 	fl__cost_ps[FL_COST_CLEAR_PAGE] = saved;
 	fl__sim_active = saved_active;
 	fl__cpu = -1;
