@@ -44,7 +44,7 @@ struct fl_bw_curve fl__bw_curve;
 uint64_t fl__cost_count[FL_NR_COSTS];
 struct fl_cost_prov fl__cost_prov;
 
-/* build/.../gen/default_costs.c: costs/default.costs as a string */
+/* build/.../gen/default_costs.c: the Makefile's DEFAULT_COSTS as a string */
 extern const char fl__default_costs[];
 
 static __always_inline void charge_transfer(void)
@@ -91,7 +91,8 @@ void fl__line_table_take(struct fl_line_table *t, unsigned long i)
  * Bandwidth demand. Each CPU's demand is the time it spent in memory
  * operations, decayed with a time constant of BW_TAU: x(t) = sum over its
  * operations of d / tau * exp(-(t - t_op) / tau), about d / P for
- * operations of length d every P < tau. The machine's demand is the sum;
+ * operations of length d every P < tau (a long operation adds its demand
+ * in chunks as it goes, so that a fully busy CPU counts about 1). The machine's demand is the sum;
  * an operation sees N = 1 + the other CPUs' demand now. Kept as terms
  * scaled by exp((t_op - base) / tau), so that all decay at once; rebased
  * every 32 tau.
@@ -100,6 +101,7 @@ void fl__line_table_take(struct fl_line_table *t, unsigned long i)
 static struct {
 	unsigned int gen;
 	double base, sum;
+	double latest; /* the latest time a demand was added at */
 	double term[FL_NR_CPUS_MAX];
 } bw_state;
 
@@ -119,10 +121,30 @@ static double bw_cost(double n)
 	return (double)c->ps[c->n - 1] * n / c->cpus[c->n - 1];
 }
 
+/* the running task's time, and the terms rebased where it is far from the base */
+static double bw_now(void)
+{
+	double t = fmax((double)fl__sim_time(), bw_state.base), f;
+	int i;
+
+	if (t - bw_state.base > 32 * BW_TAU_PS) {
+		f = exp(-(t - bw_state.base) / BW_TAU_PS);
+		bw_state.sum = 0;
+		for (i = 0; i < FL_NR_CPUS_MAX; i++) {
+			bw_state.term[i] *= f;
+			bw_state.sum += bw_state.term[i];
+		}
+		bw_state.latest = fmax(bw_state.latest, t);
+		bw_state.base = t;
+	}
+	return t;
+}
+
 void fl__cost_mem(enum fl_cost_id id, uint64_t pages)
 {
-	double t, others, d, scale;
-	int cpu, i;
+	double t, others, per, d;
+	uint64_t n;
+	int cpu;
 
 	if (!fl_sim_in_task() || fl__bw_curve.n < 2) {
 		fl_cost_n(id, pages);
@@ -133,25 +155,33 @@ void fl__cost_mem(enum fl_cost_id id, uint64_t pages)
 		bw_state.gen = fl__sim_gen;
 	}
 	cpu = fl__cpu;
-	t = (double)fl__sim_time();
-	if (t - bw_state.base > 32 * BW_TAU_PS) {
-		scale = exp(-(t - bw_state.base) / BW_TAU_PS);
-		bw_state.sum = 0;
-		for (i = 0; i < FL_NR_CPUS_MAX; i++) {
-			bw_state.term[i] *= scale;
-			bw_state.sum += bw_state.term[i];
-		}
-		bw_state.base = t;
-	}
-	scale = exp((t - bw_state.base) / BW_TAU_PS);
-	others = (bw_state.sum - bw_state.term[cpu]) / scale;
-	if (others < 0)
-		others = 0;
-	d = (double)(fl__cost_ps[id] * pages) * bw_cost(1.0 + others) / (double)fl__bw_curve.ps[0];
-	fl__sim_debt += (uint64_t)d;
 	fl__cost_count[id] += pages;
-	bw_state.term[cpu] += d / BW_TAU_PS * scale;
-	bw_state.sum += d / BW_TAU_PS * scale;
+	/*
+	 * In chunks of at most BW_TAU / 8, each a scheduling point: a long
+	 * clear (a 2 MiB folio on a busy machine takes many tau) adds its
+	 * demand as it goes and sees the others' as they go. The others' is
+	 * read at the latest time anyone added to it (CPUs' clocks differ by a
+	 * little: one that is behind would otherwise see a demand added after
+	 * its time grow by exp(lead / tau) instead of decay).
+	 */
+	while (pages) {
+		t = bw_now();
+		others = (bw_state.sum - bw_state.term[cpu]) /
+			 exp((fmax(t, bw_state.latest) - bw_state.base) / BW_TAU_PS);
+		if (others < 0)
+			others = 0;
+		per = (double)fl__cost_ps[id] * bw_cost(1.0 + others) / (double)fl__bw_curve.ps[0];
+		n = (uint64_t)(BW_TAU_PS / 8 / per);
+		n = n < 1 ? 1 : n > pages ? pages : n;
+		d = per * (double)n;
+		fl__sim_debt += (uint64_t)d;
+		bw_state.term[cpu] += d / BW_TAU_PS * exp((t - bw_state.base) / BW_TAU_PS);
+		bw_state.sum += d / BW_TAU_PS * exp((t - bw_state.base) / BW_TAU_PS);
+		bw_state.latest = fmax(bw_state.latest, t);
+		pages -= n;
+		if (pages)
+			fl_sim_charge(0);
+	}
 }
 
 static void copy_value(char *dst, size_t n, const char *v, size_t vlen)

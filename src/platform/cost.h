@@ -12,7 +12,7 @@
  *
  * The costs come from a cost file (fl_costs_load()); `foliolab
  * calibrate` writes one from measurements of the host kernel, and the
- * tree's costs/default.costs is compiled in as the default.
+ * tree's costs/intel16-kvm.costs is compiled in as the default.
  *
  * Conventions in this file: costs are in picoseconds; a cost's name is
  * the key in the cost file ("cost.NAME").

@@ -104,7 +104,7 @@ bad "a knob twice" "transparent_hugepage/enabled is set twice" run lru-microbenc
 bad "a size by --knob and --mthp" "both set mTHP sizes" compare lru-microbench --mthp 4K,64K --knob transparent_hugepage/hugepages-16kB/enabled=always
 bad "the policy by --knob and --lru-cache" "give --lru-cache alone" compare lru-microbench --lru-cache order0,pages31 --knob foliolab/lru_cache=max16
 bad "--seed on the host" "--seed, --costs and --platform set up the model" run lru-microbench --target host --seed 3
-bad "--costs on the host" "the host target runs on its real ones" run lru-microbench --target host --costs costs/default.costs
+bad "--costs on the host" "the host target runs on its real ones" run lru-microbench --target host --costs costs/intel16-kvm.costs
 bad "--platform on the host" "the host target runs on its real ones" run lru-microbench --target host --platform native
 bad "--tolerance in run" "use compare" run lru-microbench --tolerance 1
 bad "--tolerance-min without the host" "give --target=model,host" compare lru-microbench --lru-cache order0,pages31 --tolerance-min 3
@@ -533,7 +533,7 @@ bad "--deferred-split-drain with a bad value" "accepted per-folio, per-batch" \
 	run deferred-split --mthp 64K=always --deferred-split-drain sometimes
 
 # ---- virtual CPUs (sim, the default platform) and the cost file ----
-COSTS=$(dirname "$0")/../../costs/default.costs
+COSTS=$(dirname "$0")/../../costs/intel16-kvm.costs
 printf 'cost.fault 1\n' >"$T/short.costs"
 bad "--costs with a cost missing" "is missing" run lru-microbench --costs "$T/short.costs"
 bad "--costs with no such file" "No such file" run lru-microbench --costs "$T/none.costs"

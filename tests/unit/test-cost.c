@@ -148,7 +148,7 @@ static bool test_write_reads_back(void)
 	return true;
 }
 
-/* The tree's costs/default.costs, compiled in, is a calibration: it loads and says where from. */
+/* The tree's default cost file (costs/intel16-kvm.costs), compiled in, is a calibration: it loads and says where from. */
 static bool test_builtin_is_a_calibration(void)
 {
 	char err[200];
