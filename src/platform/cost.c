@@ -98,6 +98,7 @@ void fl__line_table_take(struct fl_line_table *t, unsigned long i)
  * every 32 tau.
  */
 #define BW_TAU_PS 10e6 /* 10 us */
+#define BW_CHUNKS 8    /* a long clear is charged in chunks of at most tau / 8 */
 static struct {
 	unsigned int gen;
 	double base, sum;
@@ -157,7 +158,7 @@ void fl__cost_mem(enum fl_cost_id id, uint64_t pages)
 	cpu = fl__cpu;
 	fl__cost_count[id] += pages;
 	/*
-	 * In chunks of at most BW_TAU / 8, each a scheduling point: a long
+	 * In chunks of at most BW_TAU / BW_CHUNKS, each a scheduling point: a long
 	 * clear (a 2 MiB folio on a busy machine takes many tau) adds its
 	 * demand as it goes and sees the others' as they go. The others' is
 	 * read at the latest time anyone added to it (CPUs' clocks differ by a
@@ -171,7 +172,7 @@ void fl__cost_mem(enum fl_cost_id id, uint64_t pages)
 		if (others < 0)
 			others = 0;
 		per = (double)fl__cost_ps[id] * bw_cost(1.0 + others) / (double)fl__bw_curve.ps[0];
-		n = (uint64_t)(BW_TAU_PS / 8 / per);
+		n = (uint64_t)(BW_TAU_PS / BW_CHUNKS / per);
 		n = n < 1 ? 1 : n > pages ? pages : n;
 		d = per * (double)n;
 		fl__sim_debt += (uint64_t)d;

@@ -358,22 +358,28 @@ static bool test_rwsem_known_answer(void)
  * 10 us of virtual time; the runs take milliseconds): N = 1: CL; N = 4:
  * 2 CL; N = 8, between the points 4 and 16: CL * (68 + (466 - 68) * 4 /
  * 12) / 34. Past the last point, the aggregate is spent: N = 32 costs
- * CL * 466 * 2 / 34. Without a curve, nothing is stretched.
+ * CL * 466 * 2 / 34. The same with 2 MiB clears (512 pages, each clear
+ * many times the 10 us), and with CPUs that start 3 us apart (the last
+ * one, measured, runs only while all run). Without a curve, nothing is
+ * stretched.
  */
-#define CL 100000ull /* 100 ns in ps */
-#define BW_LOOPS 20000
+#define CL 100000ull	     /* 100 ns in ps */
+#define BW_PAGES 20480	     /* a multiple of 512 */
+static uint64_t bw_op_pages; /* pages a clear covers: 1, or 512 (a 2 MiB folio) */
 static void clearer(void *arg)
 {
-	int i;
+	uint64_t done;
 
-	(void)arg;
-	for (i = 0; i < BW_LOOPS; i++) {
+	/* CPU i starts i x 3 us late: clocks that differ must not blow the demand up */
+	fl_sim_charge((uint64_t)(intptr_t)arg * 3000000);
+	for (done = 0; done < BW_PAGES; done += bw_op_pages) {
 		fl__cpu = fl_sim_cpu();
-		fl_cost_mem(FL_COST_CLEAR_PAGE, 1);
+		fl_cost_mem(FL_COST_CLEAR_PAGE, bw_op_pages);
 		fl_sim_charge(0);
 	}
 }
 
+/* the stretch of the last CPU to start, which runs only while all the others do */
 static double bw_run(int n)
 {
 	int i;
@@ -383,13 +389,13 @@ static double bw_run(int n)
 	if (fl_sim_init(n, 1, H))
 		return -1;
 	for (i = 0; i < n; i++)
-		if (fl_sim_spawn(i, clearer, NULL))
+		if (fl_sim_spawn(i, clearer, (void *)(intptr_t)i))
 			return -1;
 	if (fl_sim_run())
 		return -1;
-	t = (double)fl_sim_end_time();
+	t = (double)fl_sim_cpu_busy(n - 1) - (double)(n - 1) * 3000000;
 	fl_sim_exit();
-	return t / BW_LOOPS / (double)CL; /* the stretch */
+	return t / BW_PAGES / (double)CL;
 }
 
 static bool near(double got, double want)
@@ -409,10 +415,16 @@ static bool test_bandwidth_known_answer(void)
 	fl__sim_active = true;
 	fl__bw_curve = (struct fl_bw_curve){ .n = 3, .cpus = { 1, 4, 16 }, .ps = { 34, 68, 466 } };
 	fl__bw_limited = true;
+	bw_op_pages = 1;
 	ASSERT_TRUE(bw_run(1) == 1.0); /* alone: exactly the cost */
 	ASSERT_TRUE(near(bw_run(4), 2.0));
 	ASSERT_TRUE(near(bw_run(8), (68.0 + 398.0 * 4 / 12) / 34));
 	ASSERT_TRUE(near(bw_run(32), 466.0 * 2 / 34));
+	/* 2 MiB folios, each clear far longer than 10 us: the same answers */
+	bw_op_pages = 512;
+	ASSERT_TRUE(near(bw_run(8), (68.0 + 398.0 * 4 / 12) / 34));
+	ASSERT_TRUE(near(bw_run(32), 466.0 * 2 / 34));
+	bw_op_pages = 1;
 	fl__bw_curve.n = 0;
 	fl__bw_limited = false;
 	ASSERT_TRUE(bw_run(8) == 1.0);
