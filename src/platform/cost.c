@@ -102,7 +102,8 @@ void fl__line_table_take(struct fl_line_table *t, unsigned long i)
 static struct {
 	unsigned int gen;
 	double base, sum;
-	double latest; /* the latest time a demand was added at */
+	double latest;	     /* the latest time a demand was added at */
+	double latest_scale; /* exp((latest - base) / tau) */
 	double term[FL_NR_CPUS_MAX];
 } bw_state;
 
@@ -137,13 +138,14 @@ static double bw_now(void)
 		}
 		bw_state.latest = fmax(bw_state.latest, t);
 		bw_state.base = t;
+		bw_state.latest_scale = exp((bw_state.latest - t) / BW_TAU_PS);
 	}
 	return t;
 }
 
 void fl__cost_mem(enum fl_cost_id id, uint64_t pages)
 {
-	double t, others, per, d;
+	double t, others, per, d, e;
 	uint64_t n;
 	int cpu;
 
@@ -154,6 +156,7 @@ void fl__cost_mem(enum fl_cost_id id, uint64_t pages)
 	if (bw_state.gen != fl__sim_gen) {
 		memset(&bw_state, 0, sizeof(bw_state));
 		bw_state.gen = fl__sim_gen;
+		bw_state.latest_scale = 1;
 	}
 	cpu = fl__cpu;
 	fl__cost_count[id] += pages;
@@ -167,8 +170,12 @@ void fl__cost_mem(enum fl_cost_id id, uint64_t pages)
 	 */
 	while (pages) {
 		t = bw_now();
-		others = (bw_state.sum - bw_state.term[cpu]) /
-			 exp((fmax(t, bw_state.latest) - bw_state.base) / BW_TAU_PS);
+		e = exp((t - bw_state.base) / BW_TAU_PS);
+		if (t >= bw_state.latest) {
+			bw_state.latest = t;
+			bw_state.latest_scale = e;
+		}
+		others = (bw_state.sum - bw_state.term[cpu]) / bw_state.latest_scale;
 		if (others < 0)
 			others = 0;
 		per = (double)fl__cost_ps[id] * bw_cost(1.0 + others) / (double)fl__bw_curve.ps[0];
@@ -176,9 +183,8 @@ void fl__cost_mem(enum fl_cost_id id, uint64_t pages)
 		n = n < 1 ? 1 : n > pages ? pages : n;
 		d = per * (double)n;
 		fl__sim_debt += (uint64_t)d;
-		bw_state.term[cpu] += d / BW_TAU_PS * exp((t - bw_state.base) / BW_TAU_PS);
-		bw_state.sum += d / BW_TAU_PS * exp((t - bw_state.base) / BW_TAU_PS);
-		bw_state.latest = fmax(bw_state.latest, t);
+		bw_state.term[cpu] += d / BW_TAU_PS * e;
+		bw_state.sum += d / BW_TAU_PS * e;
 		pages -= n;
 		if (pages)
 			fl_sim_charge(0);
