@@ -263,6 +263,15 @@ FL_API int fl_validate_bundle(const char *dir, const char *costs, FILE *out, int
 FL_API int fl_calibrate_check(char *err, size_t len);
 FL_API int fl_calibrate(FILE *out, const char *out_name, const char *command, FILE *log,
 			int *check_failed, char *err, size_t len);
+/*
+ * fl_calibrate_collect() - a calibration bundle of this machine in new
+ * folder @dir (collect.c says what is in it); progress to @log. Check
+ * @dir first with fl_calibrate_collect_check() (and fl_calibrate_check()).
+ * Return: 0 or -errno with the reason in @err.
+ */
+FL_API int fl_calibrate_collect(const char *dir, const char *command, FILE *log, int *check_failed,
+				char *err, size_t len);
+FL_API int fl_calibrate_collect_check(const char *dir, char *err, size_t len);
 
 /*
  * Output files (--json, calibrate --out; src/target/outfile.c): decided

@@ -19,8 +19,9 @@ void help_main(FILE *f)
 	      "  compare WORKLOAD [opts]  run several configurations side by side\n"
 	      "  host restore             undo what a killed host run left changed (knobs,\n"
 	      "                           the tracefs mount, its memory cgroup)\n"
-	      "  calibrate [--out FILE]   measure this machine's kernel: the cost file\n"
-	      "                           of --platform sim (root)\n"
+	      "  calibrate [--out FILE | --collect DIR]  measure this machine's kernel:\n"
+	      "                           the cost file of --platform sim, or a bundle\n"
+	      "                           for validate (root)\n"
 	      "  validate DIR [--costs FILE] [--check] [--plot FILE.svg]  host records\n"
 	      "                           against sim: times, scaling, lock contention\n"
 	      "  help [run|compare|list|host|calibrate|validate]  this text, or a command's\n"
@@ -54,7 +55,7 @@ void help_host(FILE *f)
 
 void help_calibrate(FILE *f)
 {
-	fputs("usage: foliolab calibrate [--out FILE]\n"
+	fputs("usage: foliolab calibrate [--out FILE | --collect DIR]\n"
 	      "\n"
 	      "Measure what each operation of the model costs on this machine's kernel\n"
 	      "and write the cost file --platform sim charges from (--costs FILE; the\n"
@@ -69,7 +70,12 @@ void help_calibrate(FILE *f)
 	      "minute. --out: default foliolab.costs, taken as --json takes its FILE;\n"
 	      "temporaries go in a private folder under $TMPDIR (or /tmp). Exit status:\n"
 	      "0, 1 if a run failed or a check row is outside 15% (the file is still\n"
-	      "written), 2 bad input (decided before the first measurement).\n",
+	      "written), 2 bad input (decided before the first measurement).\n"
+	      "--collect DIR (a new folder): a calibration bundle of this machine for\n"
+	      "`foliolab validate DIR`: the calibration (DIR/calibrate.costs and its\n"
+	      "log), machine.txt, host runs of lru-microbench at 1, 2, 4 .. all CPUs,\n"
+	      "4K and 16K, 100 loops of 16M (DIR/records), perf lock's table at all\n"
+	      "CPUs where perf works, and manifest.txt.\n",
 	      f);
 }
 

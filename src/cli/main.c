@@ -182,7 +182,7 @@ static int cmd_host(int argc, char **argv)
 /* foliolab calibrate [--out FILE]: the cost file of this machine's kernel */
 static int cmd_calibrate(int argc, char **argv)
 {
-	const char *out = NULL;
+	const char *out = NULL, *collect = NULL;
 	struct fl_outfile of;
 	char err[4400], command[256];
 	int i, failed = 0;
@@ -195,18 +195,51 @@ static int cmd_calibrate(int argc, char **argv)
 	for (i = 1; i < argc; i++) {
 		const char *v = NULL;
 
+		if (!strcmp(argv[i], "--collect") && i + 1 < argc) {
+			if (collect)
+				return usage_error("calibrate: --collect given twice; accepted one "
+						   "--collect DIR");
+			collect = argv[++i];
+			continue;
+		}
+		if (!strncmp(argv[i], "--collect=", 10)) {
+			if (collect)
+				return usage_error("calibrate: --collect given twice; accepted one "
+						   "--collect DIR");
+			collect = argv[i] + 10;
+			continue;
+		}
 		if (!strcmp(argv[i], "--out") && i + 1 < argc)
 			v = argv[++i];
 		else if (!strncmp(argv[i], "--out=", 6))
 			v = argv[i] + 6;
 		if (!v) {
-			fprintf(stderr, "foliolab: calibrate: '%s': accepted --out FILE\n",
+			fprintf(stderr,
+				"foliolab: calibrate: '%s': accepted --out FILE or --collect DIR\n",
 				argv[i]);
 			return 2;
 		}
 		if (out)
 			return usage_error("calibrate: --out given twice; accepted one --out FILE");
 		out = v;
+	}
+	if (collect && out)
+		return usage_error("calibrate: --collect DIR writes its cost file in DIR "
+				   "(DIR/calibrate.costs); give --out or --collect");
+	if (collect) {
+		if (fl_calibrate_collect_check(collect, err, sizeof(err)) ||
+		    fl_calibrate_check(err, sizeof(err)))
+			return usage_error(err);
+		n = (size_t)snprintf(command, sizeof(command), "foliolab");
+		for (i = 0; i < argc && n < sizeof(command); i++)
+			n += (size_t)snprintf(command + n, sizeof(command) - n, " %s", argv[i]);
+		setvbuf(stdout, NULL, _IOLBF, 0);
+		if (fl_calibrate_collect(collect, command, stdout, &failed, err, sizeof(err))) {
+			fprintf(stderr, "foliolab: %s\n", err);
+			return 1;
+		}
+		printf("wrote the bundle %s (manifest.txt says what is in it)\n", collect);
+		return failed ? 1 : 0;
 	}
 	if (!out)
 		out = "foliolab.costs";

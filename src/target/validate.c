@@ -460,6 +460,8 @@ int fl_validate_bundle(const char *dir, const char *costs, FILE *out, int *outsi
 				continue;
 			}
 			d = (p / p1) / (m / m1) - 1;
+			if (fabs(d) < 0.005)
+				d = 0; /* the record's rounding, not a difference: no "-0%" */
 			rows++;
 			bad += fabs(d) > VAL_SCALING;
 			fprintf(out, " %9.2fx %9.2fx %+5.0f%%%s\n", m / m1, p / p1, 100 * d,

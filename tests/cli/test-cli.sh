@@ -548,7 +548,11 @@ bad "--cpus with a bad element" "--cpus" compare lru-microbench --cpus 1,0
 bad "--cpus with an empty element" "empty element" compare lru-microbench --cpus 1,,2
 bad "compare --cpus list with the host" "sizes the model's machine" \
 	compare lru-microbench --cpus 1,2 --target=model,host
-bad "calibrate with a bad argument" "accepted --out FILE" calibrate --fast
+bad "calibrate with a bad argument" "accepted --out FILE or --collect DIR" calibrate --fast
+bad "calibrate --collect into a folder that exists" "it exists; give a new folder" calibrate --collect "$T"
+bad "calibrate --collect in a missing folder" "cannot create it in /nonexistent" calibrate --collect /nonexistent/b
+bad "calibrate --collect and --out" "give --out or --collect" calibrate --collect "$T/b" --out "$T/x.costs"
+bad "calibrate --collect twice" "--collect given twice" calibrate --collect "$T/b" --collect "$T/c"
 # the sim's report: virtual time, the host's beside it, the CPUs' busy share,
 # the lock table's hold and share columns
 if "$FL" run lru-microbench --threads 2 --loops 3 --size 1M >"$T/sim.txt" 2>&1 &&

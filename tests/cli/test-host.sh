@@ -402,6 +402,8 @@ knobs_same "after an anon-split attempt"
 if grep -q -E '__(asan|tsan)_init' "$FL" 2>/dev/null; then
 	skip "foliolab calibrate" "a sanitizer build"
 	skip "after calibrate" "a sanitizer build"
+	skip "calibrate --collect" "a sanitizer build"
+	skip "after calibrate --collect" "a sanitizer build"
 else
 	# symbolic links planted at the first temporary names calibrate would
 	# use (its private folder under TMPDIR, the cost file's temporary) lead
@@ -424,6 +426,8 @@ else
 		grep -q "^provenance.kernel $(uname -r | cut -c1-63)$" "$T/c.costs" &&
 		grep -q "^provenance.command foliolab calibrate --out" "$T/c.costs" &&
 		[ "$(grep -c '^cost\.' "$T/c.costs")" -eq 19 ] &&
+		{ [ "$(getconf _NPROCESSORS_ONLN)" -lt 2 ] ||
+			[ "$(grep -c '^bandwidth\.' "$T/c.costs")" -ge 2 ]; } &&
 		grep -Eq "^  [0-9] of 8 within 15%|^  8 of 8 within 15%" "$T/out" &&
 		[ "$(grep -Ec '^  (lru-microbench|page-fault1) ' "$T/out")" -eq 8 ] &&
 		"$FL" run lru-microbench --threads 2 --loops 2 --size 1M --costs "$T/c.costs" \
@@ -437,6 +441,35 @@ else
 	fi
 	find "$T" -maxdepth 2 -type l -delete
 	knobs_same "after calibrate"
+
+	# calibrate --collect: a bundle in a new folder that validate reads:
+	# the calibration, machine.txt, the host runs at 1, 2, 4 .. all CPUs for
+	# 4K and 16K, the lock runs, the manifest; the host as before
+	ncpu=$(getconf _NPROCESSORS_ONLN)
+	nt=1
+	t=1
+	while [ $((t * 2)) -lt "$ncpu" ]; do t=$((t * 2)); nt=$((nt + 1)); done
+	[ "$ncpu" -gt 1 ] && nt=$((nt + 1))
+	"$FL" calibrate --collect "$T/bundle" >"$T/out" 2>"$T/err"
+	rc=$?
+	nrec=$(ls "$T/bundle/records" 2>/dev/null | grep -c '^lru-[0-9]*K-[0-9]*\.json$')
+	nlock=$(ls "$T/bundle/records" 2>/dev/null | grep -c "^lru-locks-[0-9]*K-$ncpu\.json$")
+	if [ $rc -le 1 ] && [ "$nrec" -eq $((2 * nt)) ] && [ "$nlock" -eq 2 ] &&
+		[ -s "$T/bundle/records/lru-16K-$ncpu.json" ] &&
+		[ "$(grep -c '^cost\.' "$T/bundle/calibrate.costs")" -eq 19 ] &&
+		{ [ "$ncpu" -lt 2 ] || [ "$(grep -c '^bandwidth\.' "$T/bundle/calibrate.costs")" -ge 2 ]; } &&
+		grep -q "^cpus online: $ncpu$" "$T/bundle/machine.txt" &&
+		grep -q "^records/lru-4K-1.json: lru-microbench on the host, 1 threads" "$T/bundle/manifest.txt" &&
+		! grep -q "^# incomplete" "$T/bundle/manifest.txt" &&
+		"$FL" validate "$T/bundle" --costs "$T/bundle/calibrate.costs" >"$T/val" 2>&1 &&
+		grep -q "^validate: $((2 * nt + 2)) host records from $T/bundle" "$T/val"; then
+		ok "calibrate --collect: a bundle of $((2 * nt + 2)) records, the calibration with its" \
+			"bandwidth curve and the manifest; validate reads it"
+	else
+		nok "calibrate --collect (exit $rc, $nrec + $nlock records)"
+		sed 's/^/# /' "$T/out" "$T/err" "$T/val" "$T/bundle/manifest.txt" 2>/dev/null | tail -30
+	fi
+	knobs_same "after calibrate --collect"
 fi
 
 # deferred-split: every 64K folio queued (the queue window is the kernel's
