@@ -459,7 +459,7 @@ else
 		[ "$(grep -c '^cost\.' "$T/bundle/calibrate.costs")" -eq 19 ] &&
 		{ [ "$ncpu" -lt 2 ] || [ "$(grep -c '^bandwidth\.' "$T/bundle/calibrate.costs")" -ge 2 ]; } &&
 		grep -q "^cpus online: $ncpu$" "$T/bundle/machine.txt" &&
-		grep -q "^records/lru-4K-1.json: lru-microbench on the host, 1 threads" "$T/bundle/manifest.txt" &&
+		grep -q "^records/lru-4K-1.json: lru-microbench on the host, 1 thread," "$T/bundle/manifest.txt" &&
 		! grep -q "^# incomplete" "$T/bundle/manifest.txt" &&
 		"$FL" validate "$T/bundle" --costs "$T/bundle/calibrate.costs" >"$T/val" 2>&1 &&
 		grep -q "^validate: $((2 * nt + 2)) host records from $T/bundle" "$T/val"; then
