@@ -147,9 +147,9 @@ static int record_run(const char *dir, const char *name, const char *mthp, int t
 			 strerror(-ret));
 	else
 		fprintf(manifest,
-			"records/%s: lru-microbench on the host, %d threads, %s loops of "
+			"records/%s: lru-microbench on the host, %d thread%s, %s loops of "
 			"16M, %s%s%s\n",
-			name, threads, loops, mthp ? mthp : "4kB",
+			name, threads, threads == 1 ? "" : "s", loops, mthp ? mthp : "4kB",
 			locks ? ", perf lock's table" : "",
 			res.status ? " (the run reported a failure: see its error)" : "");
 	if (!ret && locks && !res.locks.nr)
