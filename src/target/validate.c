@@ -538,7 +538,7 @@ int fl_validate_bundle(const char *dir, const char *costs, FILE *out, int *outsi
 			{ "lock contended share, % of acquisitions", "measured", "predicted",
 			  ser + VAL_SERIES, nlock, false },
 		};
-		char title[300];
+		char title[700];
 		struct fl_plot_series *d;
 
 		/* the diagonal and the bounds around it */
