@@ -203,7 +203,7 @@ static bool vma_start_read(struct vm_area_struct *vma)
 
 	/* sim: the increment and the decrement, and the line if another CPU had it */
 	fl_cost(FL_COST_LOCK);
-	fl_cacheline_write_ordered(&vma->refcnt_line);
+	fl_cacheline_write(&vma->refcnt_line);
 	do {
 		if (c & VMA_LOCK_WRITER)
 			return false;
@@ -214,7 +214,7 @@ static bool vma_start_read(struct vm_area_struct *vma)
 
 __always_inline void vma_end_read(struct vm_area_struct *vma)
 {
-	fl_cacheline_write_ordered(&vma->refcnt_line);
+	fl_cacheline_write(&vma->refcnt_line);
 	/* release: our reads of the VMA happen before a writer's changes */
 	fl_atomic_fetch_sub(&vma->vm_refcnt, 1, __ATOMIC_RELEASE);
 }

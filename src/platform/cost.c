@@ -75,14 +75,6 @@ void fl__cacheline_take(struct fl_cacheline *cl)
 		charge_transfer();
 }
 
-void fl__cacheline_take_ordered(struct fl_cacheline *cl)
-{
-	if (!fl_sim_in_task())
-		return;
-	fl_sim_charge(0);
-	fl__cacheline_take(cl);
-}
-
 void fl__line_table_reset(struct fl_line_table *t)
 {
 	memset(t->cpu, 0, t->nr * sizeof(*t->cpu));

@@ -186,20 +186,6 @@ static __always_inline void fl_cost_mem(enum fl_cost_id id, uint64_t pages)
 	}
 }
 
-/*
- * fl_cacheline_write_ordered() - a write to a line that other CPUs write
- * at any moment, not under a lock (an atomic count such as a VMA's
- * reference count): on sim it happens in virtual-time order (a
- * scheduling point first), so the transfers are those of CPUs
- * interleaving at that line, not at the next lock.
- */
-void fl__cacheline_take_ordered(struct fl_cacheline *cl);
-static __always_inline void fl_cacheline_write_ordered(struct fl_cacheline *cl)
-{
-	if (unlikely(fl__sim_active))
-		fl__cacheline_take_ordered(cl);
-}
-
 /* A cost file's provenance: what was measured, where, when and how. */
 struct fl_cost_prov {
 	char kernel[64];
