@@ -23,6 +23,27 @@ static int usage_error(const char *msg)
 	return 2;
 }
 
+/* argv[*i] as "--NAME VALUE" or "--NAME=VALUE": VALUE (*i moved past it), else NULL */
+static const char *opt_value(int argc, char **argv, int *i, const char *name)
+{
+	size_t n = strlen(name);
+
+	if (!strcmp(argv[*i], name) && *i + 1 < argc)
+		return argv[++*i];
+	if (!strncmp(argv[*i], name, n) && argv[*i][n] == '=')
+		return argv[*i] + n + 1;
+	return NULL;
+}
+
+/* *@slot = @v, or, if it was set, the usage error @twice (exit 2) */
+static int set_once(const char **slot, const char *v, const char *twice)
+{
+	if (*slot)
+		return usage_error(twice);
+	*slot = v;
+	return 0;
+}
+
 static bool wants_help(int argc, char **argv)
 {
 	int i;
@@ -193,35 +214,23 @@ static int cmd_calibrate(int argc, char **argv)
 		return 0;
 	}
 	for (i = 1; i < argc; i++) {
-		const char *v = NULL;
+		const char *v;
 
-		if (!strcmp(argv[i], "--collect") && i + 1 < argc) {
-			if (collect)
-				return usage_error("calibrate: --collect given twice; accepted one "
-						   "--collect DIR");
-			collect = argv[++i];
-			continue;
-		}
-		if (!strncmp(argv[i], "--collect=", 10)) {
-			if (collect)
-				return usage_error("calibrate: --collect given twice; accepted one "
-						   "--collect DIR");
-			collect = argv[i] + 10;
-			continue;
-		}
-		if (!strcmp(argv[i], "--out") && i + 1 < argc)
-			v = argv[++i];
-		else if (!strncmp(argv[i], "--out=", 6))
-			v = argv[i] + 6;
-		if (!v) {
+		if ((v = opt_value(argc, argv, &i, "--collect"))) {
+			if (set_once(
+				    &collect, v,
+				    "calibrate: --collect given twice; accepted one --collect DIR"))
+				return 2;
+		} else if ((v = opt_value(argc, argv, &i, "--out"))) {
+			if (set_once(&out, v,
+				     "calibrate: --out given twice; accepted one --out FILE"))
+				return 2;
+		} else {
 			fprintf(stderr,
 				"foliolab: calibrate: '%s': accepted --out FILE or --collect DIR\n",
 				argv[i]);
 			return 2;
 		}
-		if (out)
-			return usage_error("calibrate: --out given twice; accepted one --out FILE");
-		out = v;
 	}
 	if (collect && out)
 		return usage_error("calibrate: --collect DIR writes its cost file in DIR "
@@ -283,7 +292,7 @@ static int cmd_validate(int argc, char **argv)
 		return 0;
 	}
 	for (i = 1; i < argc; i++) {
-		const char *v = NULL;
+		const char *v;
 
 		if (!strcmp(argv[i], "--check")) {
 			if (check)
@@ -291,26 +300,16 @@ static int cmd_validate(int argc, char **argv)
 			check = true;
 			continue;
 		}
-		if (!strcmp(argv[i], "--costs") && i + 1 < argc)
-			v = argv[++i];
-		else if (!strncmp(argv[i], "--costs=", 8))
-			v = argv[i] + 8;
-		if (v) {
-			if (costs)
-				return usage_error("validate: --costs given twice; accepted one "
-						   "--costs FILE");
-			costs = v;
+		if ((v = opt_value(argc, argv, &i, "--costs"))) {
+			if (set_once(&costs, v,
+				     "validate: --costs given twice; accepted one --costs FILE"))
+				return 2;
 			continue;
 		}
-		if (!strcmp(argv[i], "--plot") && i + 1 < argc)
-			v = argv[++i];
-		else if (!strncmp(argv[i], "--plot=", 7))
-			v = argv[i] + 7;
-		if (v) {
-			if (plot)
-				return usage_error("validate: --plot given twice; accepted one "
-						   "--plot FILE.svg");
-			plot = v;
+		if ((v = opt_value(argc, argv, &i, "--plot"))) {
+			if (set_once(&plot, v,
+				     "validate: --plot given twice; accepted one --plot FILE.svg"))
+				return 2;
 			continue;
 		}
 		if (argv[i][0] == '-' || dir) {

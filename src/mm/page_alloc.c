@@ -166,8 +166,7 @@ static void __free_one_page(struct page *page, unsigned long pfn, struct zone *z
 			break;
 		buddy = pfn_to_page(buddy_pfn);
 		/* sim: the buddy's struct page, last written by whoever freed it */
-		if (unlikely(fl__sim_active) && fl__line_table_claim(&fl__page_lines, buddy_pfn))
-			fl_cost_transfers(1);
+		fl_line_table_write(&fl__page_lines, buddy_pfn);
 		if (!page_is_buddy(buddy, order))
 			break;
 		del_page_from_free_list(buddy, zone, order);

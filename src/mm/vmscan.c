@@ -41,9 +41,14 @@ void fl__lruvec_init(struct lruvec *lruvec, struct pglist_data *pgdat)
  * prev and next pointers, then stores into both neighbours: again two in a
  * row. The LRU sizes (update_lru_size()) depend on neither and overlap.
  */
+static bool lru_is_head(struct lruvec *lruvec, struct list_head *entry)
+{
+	return entry >= &lruvec->lists[0] && entry < &lruvec->lists[NR_LRU_LISTS];
+}
+
 static bool lru_entry_claim(struct lruvec *lruvec, struct list_head *entry)
 {
-	if (entry >= &lruvec->lists[0] && entry < &lruvec->lists[NR_LRU_LISTS])
+	if (lru_is_head(lruvec, entry))
 		return fl__cacheline_claim(&lruvec->lists_line);
 	return fl__line_table_claim(&fl__page_lines,
 				    folio_pfn(list_entry(entry, struct folio, lru)));
@@ -57,8 +62,7 @@ static void lru_lines(struct lruvec *lruvec, struct folio *folio, struct list_he
 	bool first, second;
 
 	if (add) { /* the head (@prev or @next, whichever is the list's) first */
-		bool head_is_prev = prev >= &lruvec->lists[0] &&
-				    prev < &lruvec->lists[NR_LRU_LISTS];
+		bool head_is_prev = lru_is_head(lruvec, prev);
 
 		first = head_is_prev ? p : n;
 		second = self || (head_is_prev ? n : p);

@@ -149,7 +149,7 @@ void fl__cost_mem(enum fl_cost_id id, uint64_t pages)
 	uint64_t n;
 	int cpu;
 
-	if (!fl_sim_in_task() || fl__bw_curve.n < 2) {
+	if (!fl_sim_in_task() || !fl__bw_limited) {
 		fl_cost_n(id, pages);
 		return;
 	}

@@ -99,33 +99,34 @@ static double probe_syscall(void)
 }
 
 /* Zero (@src NULL) or copy 4 KiB pages over @len bytes, as the kernel's string ops do. */
+static void pages_op(char *dst, const char *src, size_t len)
+{
+	size_t off;
+
+	for (off = 0; off < len; off += 4096) {
+		void *d = dst + off;
+		size_t n = 4096;
+
+		if (src) {
+			const void *s = src + off;
+
+			__asm__ volatile("rep movsb" : "+D"(d), "+S"(s), "+c"(n) : : "memory");
+		} else {
+			__asm__ volatile("rep stosb" : "+D"(d), "+c"(n) : "a"(0) : "memory");
+		}
+	}
+}
+
+/* pages_op()'s time per 4 KiB, the median of ROUNDS */
 static double probe_pages(char *dst, const char *src, size_t len)
 {
 	double r[ROUNDS];
-	size_t off;
 	int k;
 
 	for (k = 0; k < ROUNDS; k++) {
 		double t0 = now_ns();
 
-		for (off = 0; off < len; off += 4096) {
-			void *d = dst + off;
-			size_t n = 4096;
-
-			if (src) {
-				const void *s = src + off;
-
-				__asm__ volatile("rep movsb"
-						 : "+D"(d), "+S"(s), "+c"(n)
-						 :
-						 : "memory");
-			} else {
-				__asm__ volatile("rep stosb"
-						 : "+D"(d), "+c"(n)
-						 : "a"(0)
-						 : "memory");
-			}
-		}
+		pages_op(dst, src, len);
 		r[k] = (now_ns() - t0) / (double)(len / 4096);
 	}
 	return median(r, ROUNDS);
@@ -237,16 +238,8 @@ static void *bw_main(void *p)
 	while (__atomic_load_n(t->go, __ATOMIC_ACQUIRE) <= (unsigned int)t->n)
 		__builtin_ia32_pause();
 	t0 = now_ns();
-	for (pass = 0; pass < BW_PASSES; pass++) {
-		size_t off;
-
-		for (off = 0; off < BW_BYTES; off += 4096) {
-			void *d = t->buf + off;
-			size_t len = 4096;
-
-			__asm__ volatile("rep stosb" : "+D"(d), "+c"(len) : "a"(0) : "memory");
-		}
-	}
+	for (pass = 0; pass < BW_PASSES; pass++)
+		pages_op(t->buf, NULL, BW_BYTES);
 	t->ns = (now_ns() - t0) / (double)(BW_PASSES * (BW_BYTES / 4096));
 	return NULL;
 }
