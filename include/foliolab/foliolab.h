@@ -250,19 +250,34 @@ FL_API int fl_validate_bundle(const char *dir, const char *costs, FILE *out, int
 			      FILE *plot, char *err, size_t len);
 
 /*
- * fl_calibrate() - measure this machine's kernel and CPU (probes, perf
- * record over host runs, host phase times against the sim's) and write
- * the cost file to @out (@out_name in the log), with @command in its
- * provenance; the steps and the final check (the sim against the host at
- * 1 and 2 threads, 4K and 16K) go to @log, and *@check_failed says how
- * many check rows are outside 15%. Its temporaries live in a private
- * folder under $TMPDIR (or /tmp), removed on every exit path. Needs root
- * (the host target). Return: 0 or -errno, the reason in @err.
+ * fl_calibrate() - measure this machine's kernel and CPU (probes, the
+ * bandwidth curve, host runs with their phase times, perf record's
+ * shares), write what it measured to @measured_out (NULL: not kept; the
+ * input of fl_calibrate_fit()), fit the costs on sim and write the cost
+ * file to @out (@out_name in the log), with @command in its provenance;
+ * the steps and the final check (the sim against the host at 1 and 2
+ * threads, 4K and 16K) go to @log, and *@check_failed says how many
+ * check rows are outside 15%. Its temporaries live in a private folder
+ * under $TMPDIR (or /tmp), removed on every exit path. Needs root (the
+ * host target). Return: 0 or -errno, the reason in @err.
  */
 /* fl_calibrate_check() - what fl_calibrate() needs (root, the knobs, no killed run's changes) */
 FL_API int fl_calibrate_check(char *err, size_t len);
-FL_API int fl_calibrate(FILE *out, const char *out_name, const char *command, FILE *log,
-			int *check_failed, char *err, size_t len);
+FL_API int fl_calibrate(FILE *out, const char *out_name, const char *command, FILE *measured_out,
+			FILE *log, int *check_failed, char *err, size_t len);
+/*
+ * fl_calibrate_fit() - the cost file of measurements made elsewhere: @src
+ * is a bundle folder (its calibrate.measured, or an older bundle's
+ * calibrate.log and 1-thread records) or a measurements file. The same
+ * fit as fl_calibrate()'s, on sim only, so the same @src always gives the
+ * same file; @command goes in a comment; the measurements it read go to
+ * @measured_out in calibrate.measured's form (NULL: not). Check @src first with
+ * fl_calibrate_fit_check() (-EINVAL, the reason in @err, for bad input).
+ */
+FL_API int fl_calibrate_fit_check(const char *src, char *err, size_t len);
+FL_API int fl_calibrate_fit(const char *src, FILE *out, const char *out_name, const char *command,
+			    FILE *measured_out, FILE *log, int *check_failed, char *err,
+			    size_t len);
 /*
  * fl_calibrate_collect() - a calibration bundle of this machine in new
  * folder @dir (collect.c says what is in it); progress to @log. Check

@@ -200,13 +200,17 @@ static int cmd_host(int argc, char **argv)
 	return 0;
 }
 
-/* foliolab calibrate [--out FILE]: the cost file of this machine's kernel */
+/*
+ * foliolab calibrate [--out FILE] [--measured FILE]: this machine's cost file;
+ * --collect DIR: a bundle; --fit SRC [--out FILE] [--measured FILE]: the cost
+ * file of measurements made elsewhere
+ */
 static int cmd_calibrate(int argc, char **argv)
 {
-	const char *out = NULL, *collect = NULL;
-	struct fl_outfile of;
+	const char *out = NULL, *collect = NULL, *fitsrc = NULL, *meas = NULL;
+	struct fl_outfile of, om = { 0 };
 	char err[4400], command[256];
-	int i, failed = 0;
+	int i, failed = 0, ret;
 	size_t n = 0;
 
 	if (wants_help(argc, argv)) {
@@ -225,23 +229,37 @@ static int cmd_calibrate(int argc, char **argv)
 			if (set_once(&out, v,
 				     "calibrate: --out given twice; accepted one --out FILE"))
 				return 2;
+		} else if ((v = opt_value(argc, argv, &i, "--fit"))) {
+			if (set_once(&fitsrc, v,
+				     "calibrate: --fit given twice; accepted one --fit DIR|FILE"))
+				return 2;
+		} else if ((v = opt_value(argc, argv, &i, "--measured"))) {
+			if (set_once(&meas, v,
+				     "calibrate: --measured given twice; accepted one --measured "
+				     "FILE"))
+				return 2;
 		} else {
 			fprintf(stderr,
-				"foliolab: calibrate: '%s': accepted --out FILE or --collect DIR\n",
+				"foliolab: calibrate: '%s': accepted --out FILE, --measured FILE, "
+				"--collect DIR or --fit DIR|FILE\n",
 				argv[i]);
 			return 2;
 		}
 	}
-	if (collect && out)
-		return usage_error("calibrate: --collect DIR writes its cost file in DIR "
-				   "(DIR/calibrate.costs); give --out or --collect");
+	if (collect && (out || meas))
+		return usage_error("calibrate: --collect DIR writes its cost file and "
+				   "measurements in DIR (DIR/calibrate.costs, "
+				   "DIR/calibrate.measured); give --out/--measured or --collect");
+	if (collect && fitsrc)
+		return usage_error("calibrate: --collect measures this machine and --fit fits "
+				   "measurements made elsewhere; give one");
+	n = (size_t)snprintf(command, sizeof(command), "foliolab");
+	for (i = 0; i < argc && n < sizeof(command); i++)
+		n += (size_t)snprintf(command + n, sizeof(command) - n, " %s", argv[i]);
 	if (collect) {
 		if (fl_calibrate_collect_check(collect, err, sizeof(err)) ||
 		    fl_calibrate_check(err, sizeof(err)))
 			return usage_error(err);
-		n = (size_t)snprintf(command, sizeof(command), "foliolab");
-		for (i = 0; i < argc && n < sizeof(command); i++)
-			n += (size_t)snprintf(command + n, sizeof(command) - n, " %s", argv[i]);
 		setvbuf(stdout, NULL, _IOLBF, 0);
 		if (fl_calibrate_collect(collect, command, stdout, &failed, err, sizeof(err))) {
 			fprintf(stderr, "foliolab: %s\n", err);
@@ -252,30 +270,51 @@ static int cmd_calibrate(int argc, char **argv)
 	}
 	if (!out)
 		out = "foliolab.costs";
-	/* everything calibrate needs, before its minute of host runs: the
-	 * user's input first, then what the host must allow */
+	/* before the work: the user's input first, then what the host must allow */
+	if (meas && !strcmp(meas, out) && strcmp(out, "-"))
+		return usage_error("calibrate: --measured and --out name the same file; give two");
+	if (fitsrc && fl_calibrate_fit_check(fitsrc, err, sizeof(err)))
+		return usage_error(err);
 	if (fl_outfile_open(&of, "calibrate --out", out, err, sizeof(err)))
 		return usage_error(err);
-	if (fl_calibrate_check(err, sizeof(err))) {
+	if (meas && fl_outfile_open(&om, "calibrate --measured", meas, err, sizeof(err))) {
 		fl_outfile_abort(&of);
 		return usage_error(err);
 	}
-	n = (size_t)snprintf(command, sizeof(command), "foliolab");
-	for (i = 0; i < argc && n < sizeof(command); i++)
-		n += (size_t)snprintf(command + n, sizeof(command) - n, " %s", argv[i]);
-	setvbuf(stdout, NULL, _IOLBF, 0); /* each step as it is measured */
-	if (!fl_outfile_stream(&of) || fl_calibrate(fl_outfile_stream(&of), of.path, command,
-						    stdout, &failed, err, sizeof(err))) {
-		fprintf(stderr, "foliolab: calibrate: %s\n",
-			fl_outfile_stream(&of) ? err : strerror(errno));
+	if (!fitsrc && fl_calibrate_check(err, sizeof(err))) {
 		fl_outfile_abort(&of);
+		if (meas)
+			fl_outfile_abort(&om);
+		return usage_error(err);
+	}
+	setvbuf(stdout, NULL, _IOLBF, 0); /* each step as it is measured */
+	if (!fl_outfile_stream(&of) || (meas && !fl_outfile_stream(&om))) {
+		snprintf(err, sizeof(err), "%s", strerror(errno));
+		ret = -EIO;
+	} else if (fitsrc) {
+		ret = fl_calibrate_fit(fitsrc, fl_outfile_stream(&of), of.path, command,
+				       meas ? fl_outfile_stream(&om) : NULL, stdout, &failed, err,
+				       sizeof(err));
+	} else {
+		ret = fl_calibrate(fl_outfile_stream(&of), of.path, command,
+				   meas ? fl_outfile_stream(&om) : NULL, stdout, &failed, err,
+				   sizeof(err));
+	}
+	if (ret) {
+		fprintf(stderr, "foliolab: calibrate%s: %s\n", fitsrc ? " --fit" : "", err);
+		fl_outfile_abort(&of);
+		if (meas)
+			fl_outfile_abort(&om);
 		return 1;
 	}
-	if (fl_outfile_commit(&of, err, sizeof(err))) {
-		fprintf(stderr, "foliolab: calibrate --out %s\n", err);
+	if (fl_outfile_commit(&of, err, sizeof(err)) ||
+	    (meas && fl_outfile_commit(&om, err, sizeof(err)))) {
+		fprintf(stderr, "foliolab: calibrate: %s\n", err);
+		if (meas)
+			fl_outfile_abort(&om);
 		return 1;
 	}
-	printf("wrote %s\n", out);
+	printf("wrote %s%s%s\n", out, meas ? " and " : "", meas ? meas : "");
 	return failed ? 1 : 0;
 }
 

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <foliolab/foliolab.h>
 #include "cost.h"
+#include "../lib/util.h"
 #include "platform.h"
 #include "sim.h"
 
@@ -178,7 +179,9 @@ void fl__cost_mem(enum fl_cost_id id, uint64_t pages)
 		others = (bw_state.sum - bw_state.term[cpu]) / bw_state.latest_scale;
 		if (others < 0)
 			others = 0;
-		per = (double)fl__cost_ps[id] * bw_cost(1.0 + others) / (double)fl__bw_curve.ps[0];
+		/* sharing never speeds a CPU up: a point under ns(1) is the probe's noise */
+		per = (double)fl__cost_ps[id] *
+		      fmax(bw_cost(1.0 + others) / (double)fl__bw_curve.ps[0], 1.0);
 		n = (uint64_t)(BW_TAU_PS / BW_CHUNKS / per);
 		n = n < 1 ? 1 : n > pages ? pages : n;
 		d = per * (double)n;
@@ -230,8 +233,8 @@ static int parse_bw(struct fl_bw_curve *bw, const char *k, size_t kl, const char
 	return 0;
 }
 
-int fl_costs_parse(const char *text, uint64_t *ps, struct fl_cost_prov *prov,
-		   struct fl_bw_curve *bw, char *err, size_t len)
+int fl__costs_parse(const char *text, uint64_t *ps, struct fl_cost_prov *prov,
+		    struct fl_bw_curve *bw, fl_costs_line_fn other, void *ctx, char *err, size_t len)
 {
 	bool seen[FL_NR_COSTS] = { false };
 	const char *p = text;
@@ -260,7 +263,7 @@ int fl_costs_parse(const char *text, uint64_t *ps, struct fl_cost_prov *prov,
 		vlen = (size_t)(eol - v);
 		while (vlen && (v[vlen - 1] == ' ' || v[vlen - 1] == '\t' || v[vlen - 1] == '\r'))
 			vlen--;
-		if (klen > 5 && !strncmp(key, "cost.", 5)) {
+		if (ps && klen > 5 && !strncmp(key, "cost.", 5)) {
 			char num[64], *end;
 			double ns;
 
@@ -306,6 +309,9 @@ int fl_costs_parse(const char *text, uint64_t *ps, struct fl_cost_prov *prov,
 		} else if (klen > 10 && !strncmp(key, "bandwidth.", 10)) {
 			if (parse_bw(bw, key + 10, klen - 10, v, vlen, lineno, err, len))
 				return -EINVAL;
+		} else if (other) {
+			if (other(ctx, key, klen, v, vlen, lineno, err, len))
+				return -EINVAL;
 		} else {
 			snprintf(err, len,
 				 "line %d: \"%.*s\": accepted cost.NAME, bandwidth.N, "
@@ -315,13 +321,19 @@ int fl_costs_parse(const char *text, uint64_t *ps, struct fl_cost_prov *prov,
 			return -EINVAL;
 		}
 	}
-	for (i = 0; i < FL_NR_COSTS; i++)
+	for (i = 0; ps && i < FL_NR_COSTS; i++)
 		if (!seen[i]) {
 			snprintf(err, len, "cost.%s is missing (a cost file gives all %d costs)",
 				 fl__cost_info[i].name, FL_NR_COSTS);
 			return -EINVAL;
 		}
 	return 0;
+}
+
+int fl_costs_parse(const char *text, uint64_t *ps, struct fl_cost_prov *prov,
+		   struct fl_bw_curve *bw, char *err, size_t len)
+{
+	return fl__costs_parse(text, ps, prov, bw, NULL, NULL, err, len);
 }
 
 FL_API int fl_costs_check(const char *path, char *err, size_t len)
@@ -347,30 +359,15 @@ int fl_costs_load(const char *path, char *err, size_t len)
 	int ret;
 
 	if (path) {
-		FILE *f = fopen(path, "r");
-		long n;
-
-		if (!f) {
+		text = fl_read_text(path, 1 << 20);
+		if (!text) {
 			ret = -errno;
-			snprintf(err, len, "--costs %s: %s", path, strerror(errno));
-			return ret;
+			snprintf(err, len, "--costs %s: %s", path,
+				 errno == EFBIG ? "not a readable file of at most 1 MiB"
+				 : errno == EIO ? "cannot read it"
+						: strerror(errno));
+			return ret == -EFBIG ? -EINVAL : ret;
 		}
-		if (fseek(f, 0, SEEK_END) || (n = ftell(f)) < 0 || n > (1 << 20) ||
-		    fseek(f, 0, SEEK_SET)) {
-			fclose(f);
-			snprintf(err, len, "--costs %s: not a readable file of at most 1 MiB",
-				 path);
-			return -EINVAL;
-		}
-		text = malloc((size_t)n + 1);
-		if (!text || fread(text, 1, (size_t)n, f) != (size_t)n) {
-			free(text);
-			fclose(f);
-			snprintf(err, len, "--costs %s: cannot read it", path);
-			return -EIO;
-		}
-		text[n] = '\0';
-		fclose(f);
 		src = text;
 	}
 	ret = fl_costs_parse(src, ps, &prov, &bwc, sub, sizeof(sub));

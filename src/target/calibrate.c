@@ -34,6 +34,7 @@
  * the virtual-CPU platform with the LRU rule of the host's kernel (order0).
  */
 #include <errno.h>
+#include <glob.h>
 #include <limits.h>
 #include <math.h>
 #include <pthread.h>
@@ -46,12 +47,15 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
 #include <foliolab/foliolab.h>
 #include "../platform/cost.h"
 #include "../platform/platform.h"
+#include "../lib/json_read.h"
+#include "../lib/util.h"
 #include "host.h"
 
 extern char **environ;
@@ -64,19 +68,6 @@ static double now_ns(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-static double median(double *v, int n)
-{
-	qsort(v, (size_t)n, sizeof(*v), cmp_double);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
 #define ROUNDS 7
@@ -95,7 +86,7 @@ static double probe_syscall(void)
 			syscall(SYS_getppid);
 		r[k] = (now_ns() - t0) / 100000;
 	}
-	return median(r, ROUNDS);
+	return fl_median(r, ROUNDS);
 }
 
 /* Zero (@src NULL) or copy 4 KiB pages over @len bytes, as the kernel's string ops do. */
@@ -129,7 +120,7 @@ static double probe_pages(char *dst, const char *src, size_t len)
 		pages_op(dst, src, len);
 		r[k] = (now_ns() - t0) / (double)(len / 4096);
 	}
-	return median(r, ROUNDS);
+	return fl_median(r, ROUNDS);
 }
 
 static double probe_lock(void)
@@ -151,7 +142,7 @@ static double probe_lock(void)
 		}
 		r[k] = (now_ns() - t0) / 1000000;
 	}
-	return median(r, ROUNDS);
+	return fl_median(r, ROUNDS);
 }
 
 static void pin_to(int cpu)
@@ -208,7 +199,7 @@ static double probe_cacheline(void)
 		pthread_join(tid, NULL);
 		r[k] = (now_ns() - t0) / (2.0 * (double)pp.turns);
 	}
-	return median(r, ROUNDS);
+	return fl_median(r, ROUNDS);
 }
 
 /*
@@ -294,7 +285,7 @@ fail:
 		free(tid);
 		return -1;
 	}
-	return median(r, 3);
+	return fl_median(r, 3);
 }
 
 /*
@@ -371,7 +362,7 @@ out:
 	for (i = 0; i < NODES; i++)
 		free(nodes[i]);
 	free(nodes);
-	return i == NODES ? median(r, ROUNDS) : -1;
+	return i == NODES ? fl_median(r, ROUNDS) : -1;
 }
 
 /* mmap + munmap of one untouched page, less its two system calls, per VMA. */
@@ -393,7 +384,7 @@ static double probe_vma(double syscall_ns)
 		}
 		r[k] = (now_ns() - t0) / 20000 - 2 * syscall_ns;
 	}
-	return fmax(median(r, ROUNDS), 0);
+	return fmax(fl_median(r, ROUNDS), 0);
 }
 
 /* ---- 2. perf record over a host run ---- */
@@ -519,15 +510,15 @@ static int perf_shares(const char *data, double share[NR_GROUPS])
 /* ---- runs on the host and on sim ---- */
 
 struct runspec {
-	const char *workload;
-	const char *mthp;   /* "16kB" or NULL for 4K pages only */
-	const char *params; /* "name=value name=value" */
+	char workload[32];
+	char mthp[16];	  /* "16kB", or "" for 4K pages only */
+	char params[160]; /* "name=value name=value" */
 };
 
 static void runspec_config(struct fl_config *cfg, const struct runspec *rs, bool sim,
 			   const char *costs)
 {
-	char buf[256], *save = NULL, *tok;
+	char buf[sizeof(rs->params)], *save = NULL, *tok;
 	char knob[96];
 
 	fl_config_init(cfg, rs->workload);
@@ -540,7 +531,7 @@ static void runspec_config(struct fl_config *cfg, const struct runspec *rs, bool
 		*eq = '\0';
 		fl_config_set_param(cfg, tok, eq + 1);
 	}
-	if (rs->mthp) {
+	if (rs->mthp[0]) {
 		snprintf(knob, sizeof(knob), "transparent_hugepage/hugepages-%s/enabled", rs->mthp);
 		fl_config_set_knob(cfg, knob, "always");
 	}
@@ -552,6 +543,18 @@ static void runspec_config(struct fl_config *cfg, const struct runspec *rs, bool
 	} else {
 		snprintf(cfg->target, sizeof(cfg->target), "host");
 	}
+}
+
+/* @rs's parameter @name as a number, or @dflt */
+static double runspec_param(const struct runspec *rs, const char *name, double dflt)
+{
+	size_t n = strlen(name);
+	const char *p;
+
+	for (p = rs->params; (p = strstr(p, name)); p += n)
+		if ((p == rs->params || p[-1] == ' ') && p[n] == '=')
+			return strtod(p + n + 1, NULL);
+	return dflt;
 }
 
 static int do_run(const struct runspec *rs, bool sim, const char *costs, struct fl_result *res,
@@ -571,7 +574,20 @@ static int do_run(const struct runspec *rs, bool sim, const char *costs, struct 
 	return ret;
 }
 
-static double metric(const struct fl_result *r, const char *name);
+static double metric(const struct fl_result *r, const char *name)
+{
+	int i;
+
+	for (i = 0; i < r->nr_metrics; i++)
+		if (!strcmp(r->metrics[i].name, name))
+			return r->metrics[i].value;
+	return 0;
+}
+
+static double phase_time(const struct fl_result *r)
+{
+	return metric(r, "access_ns") + metric(r, "check_ns") + metric(r, "advice_ns");
+}
 
 /*
  * A fitted host run: the median of three by the time of its phases (the
@@ -580,8 +596,8 @@ static double metric(const struct fl_result *r, const char *name);
 static int host_median_run(const struct runspec *rs, struct fl_result *res, char *err, size_t len)
 {
 	struct fl_result r[3];
-	double t[3];
-	int i, j, ret, mid = 0;
+	double t[3], sorted[3];
+	int i, ret, mid = 0;
 
 	for (i = 0; i < 3; i++) {
 		ret = do_run(rs, false, NULL, &r[i], err, len);
@@ -590,31 +606,15 @@ static int host_median_run(const struct runspec *rs, struct fl_result *res, char
 				fl_result_free(&r[i]);
 			return ret;
 		}
-		t[i] = metric(&r[i], "access_ns") + metric(&r[i], "check_ns") +
-		       metric(&r[i], "advice_ns");
+		t[i] = sorted[i] = phase_time(&r[i]);
 	}
-	for (i = 0; i < 3; i++) {
-		int below = 0;
-
-		for (j = 0; j < 3; j++)
-			below += t[j] < t[i] || (t[j] == t[i] && j < i);
-		if (below == 1)
-			mid = i;
-	}
+	fl_median(sorted, 3);
+	while (t[mid] != sorted[1])
+		mid++;
 	for (i = 0; i < 3; i++)
 		if (i != mid)
 			fl_result_free(&r[i]);
 	*res = r[mid];
-	return 0;
-}
-
-static double metric(const struct fl_result *r, const char *name)
-{
-	int i;
-
-	for (i = 0; i < r->nr_metrics; i++)
-		if (!strcmp(r->metrics[i].name, name))
-			return r->metrics[i].value;
 	return 0;
 }
 
@@ -640,31 +640,6 @@ static void to_ps(const double *c, uint64_t *ps)
 		ps[i] = (uint64_t)llround(fmax(c[i], 0) * 1000.0);
 }
 
-/* ---- the calibration ---- */
-
-/* The measured host runs: [A] 4K and [B] 16K, one thread, the phase times. */
-static const struct runspec RUN_A = { "lru-microbench", NULL, "threads=1 loops=100 size=8M" };
-static const struct runspec RUN_B = { "lru-microbench", "16kB", "threads=1 loops=100 size=8M" };
-/* [E] one page a loop (the TLB flush), [F] the same on two threads of one process (IPIs) */
-static const struct runspec RUN_E = { "lru-microbench", NULL, "threads=1 loops=20000 size=4K" };
-static const struct runspec RUN_F = { "lru-microbench", NULL,
-				      "threads=2 loops=20000 size=4K vma=private" };
-/* [S] a hole punched through every PMD folio of a tmpfs file: the split */
-#define SPLIT_ROUNDS 3
-static const struct runspec RUN_S = { "shmem-split", NULL, "method=punch file-size=64M rounds=3" };
-
-static const struct runspec CHECKS[] = {
-	{ "lru-microbench", NULL, "threads=1 loops=100 size=8M" },
-	{ "lru-microbench", "16kB", "threads=1 loops=100 size=8M" },
-	{ "lru-microbench", NULL, "threads=2 loops=100 size=8M" },
-	{ "lru-microbench", "16kB", "threads=2 loops=100 size=8M" },
-	{ "page-fault1", NULL, "threads=1 seconds=0.5 size=16M" },
-	{ "page-fault1", "16kB", "threads=1 seconds=0.5 size=16M" },
-	{ "page-fault1", NULL, "threads=2 seconds=0.5 size=16M" },
-	{ "page-fault1", "16kB", "threads=2 seconds=0.5 size=16M" },
-};
-#define NR_CHECKS (sizeof(CHECKS) / sizeof(CHECKS[0]))
-
 /* The time a check compares: the run's, or per page for page-fault1 (it runs for a time). */
 static double check_time(const struct runspec *rs, const struct fl_result *r)
 {
@@ -676,13 +651,564 @@ static double check_time(const struct runspec *rs, const struct fl_result *r)
 	return r->wall_s * 1e9;
 }
 
+/* ---- what calibrate measures: the fit's input (calibrate.measured) ---- */
+
+/*
+ * The host runs the fit reads, by role: [A] 4K and [B] 16K, one thread
+ * (the phase times, perf's shares); [E] one page a loop (the TLB flush);
+ * [F] the same on two threads of one process (IPIs); [S] a hole punched
+ * through every PMD folio of a tmpfs file (the split).
+ */
+enum { RUN_A, RUN_B, RUN_E, RUN_F, RUN_S, NR_FIT_RUNS };
+static const char *const run_ids[NR_FIT_RUNS] = { "A", "B", "E", "F", "S" };
+static const struct runspec fit_runs[NR_FIT_RUNS] = {
+	{ "lru-microbench", "", "threads=1 loops=100 size=8M" },
+	{ "lru-microbench", "16kB", "threads=1 loops=100 size=8M" },
+	{ "lru-microbench", "", "threads=1 loops=20000 size=4K" },
+	{ "lru-microbench", "", "threads=2 loops=20000 size=4K vma=private" },
+	{ "shmem-split", "", "method=punch file-size=64M rounds=3" },
+};
+
+static const struct runspec CHECKS[] = {
+	{ "lru-microbench", "", "threads=1 loops=100 size=8M" },
+	{ "lru-microbench", "16kB", "threads=1 loops=100 size=8M" },
+	{ "lru-microbench", "", "threads=2 loops=100 size=8M" },
+	{ "lru-microbench", "16kB", "threads=2 loops=100 size=8M" },
+	{ "page-fault1", "", "threads=1 seconds=0.5 size=16M" },
+	{ "page-fault1", "16kB", "threads=1 seconds=0.5 size=16M" },
+	{ "page-fault1", "", "threads=2 seconds=0.5 size=16M" },
+	{ "page-fault1", "16kB", "threads=2 seconds=0.5 size=16M" },
+};
+#define NR_CHECKS (int)(sizeof(CHECKS) / sizeof(CHECKS[0]))
+#define MAX_CHECKS 32
+
+/* A host run's figures the fit reads (time_ns: check_time()'s) */
+enum { HM_ACCESS, HM_CHECK, HM_ADVICE, HM_WRITES, HM_SPLIT, HM_TIME, NR_HM };
+static const char *const hm_names[NR_HM] = { "access_ns", "check_ns", "advice_ns",
+					     "writes",	  "split_us", "time_ns" };
+
+struct host_run {
+	bool have;
+	struct runspec rs;
+	double v[NR_HM];
+};
+
+struct measured {
+	struct fl_cost_prov prov;
+	struct fl_bw_curve bw;
+	bool given[FL_NR_COSTS]; /* measured directly (a probe), not fitted */
+	double given_ns[FL_NR_COSTS];
+	char given_how[FL_NR_COSTS][96];
+	struct host_run run[NR_FIT_RUNS];
+	bool have_perf[2];	   /* runs A and B under perf record */
+	double perf[2][NR_GROUPS]; /* each group's share of the run's phase time */
+	int nr_checks;
+	struct host_run check[MAX_CHECKS];
+};
+
+static double host_phase(const struct host_run *h)
+{
+	return h->v[HM_ACCESS] + h->v[HM_CHECK] + h->v[HM_ADVICE];
+}
+
+static void host_run_set(struct host_run *h, const struct runspec *rs, const struct fl_result *r)
+{
+	h->have = true;
+	h->rs = *rs;
+	h->v[HM_ACCESS] = metric(r, "access_ns");
+	h->v[HM_CHECK] = metric(r, "check_ns");
+	h->v[HM_ADVICE] = metric(r, "advice_ns");
+	h->v[HM_WRITES] = metric(r, "writes");
+	h->v[HM_SPLIT] = metric(r, "split_us");
+	h->v[HM_TIME] = check_time(rs, r);
+}
+
+static void given_set(struct measured *m, enum fl_cost_id id, double ns, const char *how,
+		      FILE *log)
+{
+	m->given[id] = true;
+	m->given_ns[id] = fmax(ns, 0);
+	snprintf(m->given_how[id], sizeof(m->given_how[id]), "%s", how);
+	if (log)
+		fprintf(log, "  %-12s %9.2f ns  %s\n", fl__cost_info[id].name, m->given_ns[id],
+			how);
+}
+
+static void run_write(FILE *f, const char *id, const struct host_run *h)
+{
+	int i;
+
+	fprintf(f, "run.%s %s %s %s\n", id, h->rs.workload, h->rs.mthp[0] ? h->rs.mthp : "-",
+		h->rs.params);
+	for (i = 0; i < NR_HM; i++)
+		if (h->v[i] != 0)
+			fprintf(f, "host.%s.%s %.3f\n", id, hm_names[i], h->v[i]);
+}
+
+static int measured_write(FILE *f, const struct measured *m)
+{
+	size_t g;
+	int i;
+
+	fprintf(f, "# foliolab calibrate: what it measured on this machine, the input of\n"
+		   "# 'foliolab calibrate --fit' (docs/foliolab-calibrate.md says each line)\n");
+	fprintf(f, "provenance.kernel %s\n", m->prov.kernel);
+	fprintf(f, "provenance.cpu %s\n", m->prov.cpu);
+	fprintf(f, "provenance.date %s\n", m->prov.date);
+	fprintf(f, "provenance.command %s\n", m->prov.command);
+	for (i = 0; i < FL_NR_COSTS; i++)
+		if (m->given[i])
+			fprintf(f, "given.%s %.3f %s\n", fl__cost_info[i].name, m->given_ns[i],
+				m->given_how[i]);
+	for (i = 0; i < m->bw.n; i++)
+		fprintf(f, "bandwidth.%d %.3f\n", m->bw.cpus[i], (double)m->bw.ps[i] / 1000.0);
+	for (i = 0; i < NR_FIT_RUNS; i++) {
+		if (!m->run[i].have)
+			continue;
+		run_write(f, run_ids[i], &m->run[i]);
+		for (g = 0; i < 2 && m->have_perf[i] && g < NR_GROUPS; g++)
+			fprintf(f, "perf.%s.%s %.6f\n", run_ids[i],
+				fl__cost_info[perf_groups[g].id].name, m->perf[i][g]);
+	}
+	for (i = 0; i < m->nr_checks; i++) {
+		char id[16];
+
+		snprintf(id, sizeof(id), "check%d", i + 1);
+		run_write(f, id, &m->check[i]);
+	}
+	return fflush(f) || ferror(f) ? -EIO : 0;
+}
+
+/* "A" .. "S" or "checkN": its run in @m, or NULL */
+static struct host_run *run_slot(struct measured *m, const char *id, size_t n, int *role)
+{
+	int i;
+
+	*role = -1;
+	for (i = 0; i < NR_FIT_RUNS; i++)
+		if (strlen(run_ids[i]) == n && !strncmp(id, run_ids[i], n)) {
+			*role = i;
+			return &m->run[i];
+		}
+	if (n > 5 && n < 8 && !strncmp(id, "check", 5)) {
+		char num[4], *end;
+		long k;
+
+		snprintf(num, sizeof(num), "%.*s", (int)(n - 5), id + 5);
+		k = strtol(num, &end, 10);
+		if (*end || k < 1 || k > MAX_CHECKS)
+			return NULL;
+		if (k > m->nr_checks)
+			m->nr_checks = (int)k;
+		return &m->check[k - 1];
+	}
+	return NULL;
+}
+
+/* A number at the start of @v (@vlen bytes), ended by a blank or the end; *@rest after it. */
+static int num_field(const char *v, size_t vlen, double *out, const char **rest)
+{
+	char num[64], *end;
+	size_t n = 0;
+
+	while (n < vlen && v[n] != ' ' && v[n] != '\t')
+		n++;
+	if (!n || n >= sizeof(num))
+		return -1;
+	memcpy(num, v, n);
+	num[n] = '\0';
+	errno = 0;
+	*out = strtod(num, &end);
+	if (*end || errno || !isfinite(*out))
+		return -1;
+	for (*rest = v + n; *rest < v + vlen && (**rest == ' ' || **rest == '\t'); (*rest)++)
+		;
+	return 0;
+}
+
+static int measured_line(void *ctx, const char *key, size_t klen, const char *v, size_t vlen,
+			 int lineno, char *err, size_t len)
+{
+	struct measured *m = ctx;
+	const char *rest, *dot;
+	struct host_run *h;
+	double x;
+	int i, role;
+
+	if (klen > 6 && !strncmp(key, "given.", 6)) {
+		for (i = 0; i < FL_NR_COSTS; i++)
+			if (strlen(fl__cost_info[i].name) == klen - 6 &&
+			    !strncmp(key + 6, fl__cost_info[i].name, klen - 6))
+				break;
+		if (i == FL_NR_COSTS || num_field(v, vlen, &x, &rest) || x < 0 || x > 1e9) {
+			snprintf(err, len,
+				 "line %d: %.*s: accepted given.COST NS [how], a cost's name and "
+				 "0 to 1e9 ns",
+				 lineno, (int)klen, key);
+			return -EINVAL;
+		}
+		given_set(m, i, x, "", NULL);
+		snprintf(m->given_how[i], sizeof(m->given_how[i]), "%.*s",
+			 (int)(v + vlen - rest), rest);
+		return 0;
+	}
+	if (klen > 4 && !strncmp(key, "run.", 4)) {
+		char wl[sizeof(h->rs.workload)], mthp[sizeof(h->rs.mthp)];
+		int used = 0;
+		char line[512];
+
+		h = run_slot(m, key + 4, klen - 4, &role);
+		snprintf(line, sizeof(line), "%.*s", (int)vlen, v);
+		if (!h || sscanf(line, "%31s %15s %n", wl, mthp, &used) != 2 || !used ||
+		    strlen(line + used) >= sizeof(h->rs.params)) {
+			snprintf(err, len,
+				 "line %d: %.*s: accepted run.ID WORKLOAD MTHP|- PARAMS, ID one of "
+				 "A B E F S check1 .. check%d",
+				 lineno, (int)klen, key, MAX_CHECKS);
+			return -EINVAL;
+		}
+		h->have = true;
+		snprintf(h->rs.workload, sizeof(h->rs.workload), "%s", wl);
+		snprintf(h->rs.mthp, sizeof(h->rs.mthp), "%s", strcmp(mthp, "-") ? mthp : "");
+		snprintf(h->rs.params, sizeof(h->rs.params), "%s", line + used);
+		return 0;
+	}
+	dot = klen > 5 ? memchr(key + 5, '.', klen - 5) : NULL;
+	if (dot && !strncmp(key, "host.", 5)) {
+		h = run_slot(m, key + 5, (size_t)(dot - key - 5), &role);
+		for (i = 0; i < NR_HM; i++)
+			if (strlen(hm_names[i]) == (size_t)(key + klen - dot - 1) &&
+			    !strncmp(dot + 1, hm_names[i], strlen(hm_names[i])))
+				break;
+		if (!h || i == NR_HM || num_field(v, vlen, &x, &rest) || rest < v + vlen || x < 0) {
+			snprintf(err, len,
+				 "line %d: %.*s: accepted host.ID.METRIC VALUE, METRIC one of "
+				 "access_ns check_ns advice_ns writes split_us time_ns, VALUE >= 0",
+				 lineno, (int)klen, key);
+			return -EINVAL;
+		}
+		h->v[i] = x;
+		return 0;
+	}
+	if (dot && !strncmp(key, "perf.", 5)) {
+		size_t g;
+
+		h = run_slot(m, key + 5, (size_t)(dot - key - 5), &role);
+		for (g = 0; g < NR_GROUPS; g++) {
+			const char *name = fl__cost_info[perf_groups[g].id].name;
+
+			if (strlen(name) == (size_t)(key + klen - dot - 1) &&
+			    !strncmp(dot + 1, name, strlen(name)))
+				break;
+		}
+		if (!h || role < 0 || role > RUN_B || g == NR_GROUPS ||
+		    num_field(v, vlen, &x, &rest) || rest < v + vlen || x < 0 || x > 1) {
+			snprintf(err, len,
+				 "line %d: %.*s: accepted perf.A.COST or perf.B.COST SHARE, COST "
+				 "one of buddy folio_alloc folio_free lru_move lock clear_page, "
+				 "SHARE 0 to 1",
+				 lineno, (int)klen, key);
+			return -EINVAL;
+		}
+		m->have_perf[role] = true;
+		m->perf[role][g] = x;
+		return 0;
+	}
+	snprintf(err, len,
+		 "line %d: \"%.*s\": accepted given.COST, bandwidth.N, run.ID, host.ID.METRIC, "
+		 "perf.ID.COST, provenance.KEY or # comments",
+		 lineno, (int)klen, key);
+	return -EINVAL;
+}
+
+/* What the fit needs of @m: runs A and B, every run named, each a run foliolab can do. */
+static int measured_complete(const struct measured *m, char *err, size_t len)
+{
+	char why[400];
+	int i, j;
+
+	for (i = 0; i < NR_FIT_RUNS + m->nr_checks; i++) {
+		const struct host_run *h = i < NR_FIT_RUNS ? &m->run[i] : &m->check[i - NR_FIT_RUNS];
+		char id[16];
+		struct fl_config cfg;
+
+		if (i < NR_FIT_RUNS)
+			snprintf(id, sizeof(id), "%s", run_ids[i]);
+		else
+			snprintf(id, sizeof(id), "check%d", i - NR_FIT_RUNS + 1);
+		if (!h->have) {
+			for (j = 0; j < NR_HM && !h->v[j]; j++)
+				;
+			if (i <= RUN_B || i >= NR_FIT_RUNS || j < NR_HM) {
+				snprintf(err, len,
+					 "no run.%s line%s", id,
+					 i <= RUN_B ? " (the fit needs runs A and B: the host's "
+						      "1-thread lru-microbench at 4K and 16K)"
+						    : "");
+				return -EINVAL;
+			}
+			continue;
+		}
+		runspec_config(&cfg, &h->rs, true, NULL);
+		if (fl_validate(&cfg, why, sizeof(why))) {
+			snprintf(err, len, "run.%s: %s", id, why);
+			return -EINVAL;
+		}
+	}
+	if ((m->have_perf[0] || m->have_perf[1]) && !(m->have_perf[0] && m->have_perf[1])) {
+		snprintf(err, len, "perf shares of one run only: give perf.A.* and perf.B.*");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* ---- a bundle from before calibrate.measured ---- */
+
+static const char *or_str(const char *s, const char *dflt)
+{
+	return s ? s : dflt;
+}
+
+/* the costs the fit solves from runs A and B: a log's values of them are not taken */
+static bool fitted_from_ab(enum fl_cost_id id)
+{
+	return id == FL_COST_FAULT || id == FL_COST_SET_PTE || id == FL_COST_ZAP_PTE ||
+	       id == FL_COST_PTE_TABLE || id == FL_COST_USER_ACCESS;
+}
+
+/* "  NAME  VALUE ns  HOW": a cost's line of calibrate's log */
+static void log_cost_line(struct measured *m, const char *line)
+{
+	char name[48], how[96];
+	double ns;
+	int used = 0, i;
+
+	if (sscanf(line, " %47s %lf ns %n", name, &ns, &used) != 2 || !used)
+		return;
+	for (i = 0; i < FL_NR_COSTS; i++)
+		if (!strcmp(name, fl__cost_info[i].name) && !fitted_from_ab(i)) {
+			snprintf(how, sizeof(how), "calibrate.log: %s", line + used);
+			given_set(m, i, ns, how, NULL);
+		}
+}
+
+/* "  WORKLOAD PAGE PARAMS... HOST UNIT SIM UNIT RATIO": a check row of calibrate's log */
+static void log_check_line(struct measured *m, char *line)
+{
+	char *tok, *save = NULL, params[160] = "";
+	struct host_run *h;
+	int field = 0;
+
+	if (m->nr_checks == MAX_CHECKS || (strncmp(line, "  lru-microbench ", 17) &&
+					   strncmp(line, "  page-fault1 ", 14)))
+		return;
+	h = &m->check[m->nr_checks];
+	memset(h, 0, sizeof(*h));
+	for (tok = strtok_r(line, " \n", &save); tok; tok = strtok_r(NULL, " \n", &save), field++) {
+		char *end;
+		double x;
+
+		if (field == 0) {
+			snprintf(h->rs.workload, sizeof(h->rs.workload), "%s", tok);
+		} else if (field == 1) {
+			snprintf(h->rs.mthp, sizeof(h->rs.mthp), "%s",
+				 !strcmp(tok, "16K") ? "16kB" : "");
+		} else if (strchr(tok, '=')) {
+			size_t n = strlen(params);
+
+			snprintf(params + n, sizeof(params) - n, "%s%s", n ? " " : "", tok);
+		} else {
+			x = strtod(tok, &end);
+			tok = strtok_r(NULL, " \n", &save);
+			if (*end || !tok || (strcmp(tok, "ms") && strcmp(tok, "ns")))
+				return;
+			h->v[HM_TIME] = x * (strcmp(tok, "ms") ? 1 : 1e6);
+			snprintf(h->rs.params, sizeof(h->rs.params), "%s", params);
+			h->have = true;
+			m->nr_checks++;
+			return;
+		}
+	}
+}
+
+/* the median (by phase time) of the records matching @pattern, as run @role */
+static int records_run(struct measured *m, int role, const char *pattern, char *err, size_t len)
+{
+	struct host_run runs[16];
+	double t[16];
+	glob_t g;
+	size_t i;
+	int n = 0;
+
+	if (glob(pattern, 0, NULL, &g)) {
+		snprintf(err, len, "no records %s (the fit's run %s)", pattern, run_ids[role]);
+		return -EINVAL;
+	}
+	for (i = 0; i < g.gl_pathc && n < 16; i++) {
+		char *text = fl_read_text(g.gl_pathv[i], 64ul << 20), why[200];
+		struct fl_json *j = text ? fl_json_parse(text, why, sizeof(why)) : NULL;
+		const struct fl_json *res = fl_json_get(j, "results"), *r = NULL, *p, *mt;
+		struct host_run *h = &runs[n];
+
+		/* the file's first result */
+		if (res && res->type == FL_JSON_ARR && res->n > 0)
+			r = res->v[0];
+		p = fl_json_get(r, "params");
+		mt = fl_json_get(r, "metrics");
+		if (r && p && mt) {
+			memset(h, 0, sizeof(*h));
+			h->have = true;
+			snprintf(h->rs.workload, sizeof(h->rs.workload), "lru-microbench");
+			snprintf(h->rs.mthp, sizeof(h->rs.mthp), "%s", role == RUN_B ? "16kB" : "");
+			snprintf(h->rs.params, sizeof(h->rs.params), "threads=1 loops=%.0f size=%s",
+				 fl_json_num(fl_json_get(p, "loops"), 0),
+				 or_str(fl_json_str(fl_json_get(p, "size")), "0"));
+			h->v[HM_ACCESS] = fl_json_num(fl_json_get(mt, "access_ns"), 0);
+			h->v[HM_CHECK] = fl_json_num(fl_json_get(mt, "check_ns"), 0);
+			h->v[HM_ADVICE] = fl_json_num(fl_json_get(mt, "advice_ns"), 0);
+			h->v[HM_WRITES] = fl_json_num(fl_json_get(mt, "writes"), 0);
+			h->v[HM_TIME] = fl_json_num(fl_json_get(fl_json_get(r, "time"), "wall_s"), 0) *
+					1e9;
+			t[n] = host_phase(h);
+			n++;
+		}
+		fl_json_free(j);
+		free(text);
+	}
+	globfree(&g);
+	if (!n) {
+		snprintf(err, len, "no readable lru-microbench record %s", pattern);
+		return -EINVAL;
+	}
+	{
+		double sorted[16];
+		int k = 0;
+
+		memcpy(sorted, t, sizeof(double) * (size_t)n);
+		/* an odd count's middle; of an even count, the lower middle (a measured run) */
+		fl_median(sorted, n);
+		while (t[k] != sorted[(n - 1) / 2])
+			k++;
+		m->run[role] = runs[k];
+	}
+	return 0;
+}
+
+static int measured_from_log(const char *dir, struct measured *m, char *err, size_t len)
+{
+	char path[4200], *text, *line, *save = NULL, sub[300];
+	uint64_t ps[FL_NR_COSTS];
+	FILE *f;
+	int ret;
+
+	snprintf(path, sizeof(path), "%s/calibrate.costs", dir);
+	text = fl_read_text(path, 1 << 20);
+	if (!text) {
+		snprintf(err, len, "%s: %s", path, strerror(errno));
+		return -EINVAL;
+	}
+	ret = fl_costs_parse(text, ps, &m->prov, &m->bw, sub, sizeof(sub));
+	free(text);
+	if (ret) {
+		snprintf(err, len, "%s: %s", path, sub);
+		return -EINVAL;
+	}
+	snprintf(path, sizeof(path), "%s/calibrate.log", dir);
+	text = fl_read_text(path, 1 << 20);
+	if (!text) {
+		snprintf(err, len, "%s: %s", path, strerror(errno));
+		return -EINVAL;
+	}
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		log_cost_line(m, line);
+		log_check_line(m, line);
+	}
+	free(text);
+	/* "threads N: G GB/s aggregate, NS ns per 4K clear per thread" */
+	snprintf(path, sizeof(path), "%s/clear-bandwidth.txt", dir);
+	f = m->bw.n ? NULL : fopen(path, "r");
+	if (f) {
+		char l[256];
+		double gbs, ns;
+		int n;
+
+		while (fgets(l, sizeof(l), f) && m->bw.n < FL_BW_POINTS)
+			if (sscanf(l, "threads %d: %lf GB/s aggregate, %lf ns", &n, &gbs, &ns) == 3 &&
+			    n >= 1 && ns > 0 && (m->bw.n ? n > m->bw.cpus[m->bw.n - 1] : n == 1)) {
+				m->bw.cpus[m->bw.n] = n;
+				m->bw.ps[m->bw.n++] = (uint64_t)llround(ns * 1000.0);
+			}
+		fclose(f);
+	}
+	snprintf(path, sizeof(path), "%s/records/lru-4K-1-*.json", dir);
+	ret = records_run(m, RUN_A, path, err, len);
+	if (!ret) {
+		snprintf(path, sizeof(path), "%s/records/lru-16K-1-*.json", dir);
+		ret = records_run(m, RUN_B, path, err, len);
+	}
+	return ret;
+}
+
+/*
+ * The measurements at @src: a file in calibrate.measured's form, or a
+ * bundle folder (its calibrate.measured, or an older bundle's log and
+ * records). Return: 0 or -EINVAL with the reason in @err.
+ */
+static int measured_load(const char *src, struct measured *m, char *err, size_t len)
+{
+	char path[4200], sub[400];
+	struct stat st;
+	char *text;
+	int ret;
+
+	memset(m, 0, sizeof(*m));
+	if (stat(src, &st)) {
+		snprintf(err, len, "--fit %s: %s", src, strerror(errno));
+		return -EINVAL;
+	}
+	snprintf(path, sizeof(path), "%s", src);
+	if (S_ISDIR(st.st_mode)) {
+		snprintf(path, sizeof(path), "%s/calibrate.measured", src);
+		if (access(path, F_OK)) {
+			snprintf(path, sizeof(path), "%s/calibrate.log", src);
+			if (access(path, F_OK)) {
+				snprintf(err, len,
+					 "--fit %s: no calibrate.measured (calibrate --collect's) "
+					 "and no calibrate.log in it",
+					 src);
+				return -EINVAL;
+			}
+			ret = measured_from_log(src, m, sub, sizeof(sub));
+			goto done;
+		}
+	}
+	text = fl_read_text(path, 1 << 20);
+	if (!text) {
+		snprintf(err, len, "--fit %s: %s", path,
+			 errno == EFBIG ? "more than 1 MiB: not calibrate's measurements"
+					: strerror(errno));
+		return -EINVAL;
+	}
+	ret = fl__costs_parse(text, NULL, &m->prov, &m->bw, measured_line, m, sub, sizeof(sub));
+	free(text);
+done:
+	if (!ret)
+		ret = measured_complete(m, sub, sizeof(sub));
+	if (ret) {
+		snprintf(err, len, "--fit %s: %s", path, sub);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* ---- the fit: the costs from the measurements, on sim ---- */
+
 struct calib {
+	const struct measured *m;
 	double c[FL_NR_COSTS];
 	char how[FL_NR_COSTS][96]; /* where each came from */
 	char tmpdir[512];	   /* private (0700, outfile.c): the files below */
 	char tmp_costs[600];	   /* the costs so far, for the sim's runs */
-	struct fl_cost_prov prov;
-	struct fl_bw_curve bw; /* the clearing bandwidth's curve */
 	FILE *log;
 };
 
@@ -695,7 +1221,7 @@ static int write_tmp(struct calib *k)
 	if (!f)
 		return -errno;
 	to_ps(k->c, ps);
-	ret = fl_costs_write(f, ps, &k->prov, &k->bw, NULL);
+	ret = fl_costs_write(f, ps, &k->m->prov, &k->m->bw, NULL);
 	if (fclose(f) && !ret)
 		ret = -EIO;
 	return ret;
@@ -720,48 +1246,22 @@ static void set_cost(struct calib *k, enum fl_cost_id id, double ns, const char 
 	fprintf(k->log, "  %-12s %9.2f ns  %s\n", fl__cost_info[id].name, k->c[id], k->how[id]);
 }
 
-/* Host runs A and B under perf record: the groups' costs per charge. */
-static int perf_costs(struct calib *k, struct fl_result *ha, struct fl_result *hb, char *err,
-		      size_t len)
+/* perf's shares of runs A and B: each group's host time over the model's charges */
+static int fit_perf(struct calib *k, char *err, size_t len)
 {
-	const struct runspec *rs[2] = { &RUN_A, &RUN_B };
-	struct fl_result *hr[2] = { ha, hb }, sr;
-	double share[2][NR_GROUPS], t[2], n[2][NR_GROUPS];
-	char data[600];
-	bool have_perf = true;
+	const struct measured *m = k->m;
+	double n[2][NR_GROUPS];
+	struct fl_result sr;
 	size_t g;
 	int i, ret;
 
-	for (i = 0; i < 2; i++) {
-		struct fl_result pr;
-		pid_t perf;
-
-		/* the phase times without perf (its sampling slows the run), the shares with */
-		ret = host_median_run(rs[i], hr[i], err, len);
-		if (ret)
-			return ret;
-		snprintf(data, sizeof(data), "%s/perf.data", k->tmpdir);
-		perf = perf_start(data);
-		ret = do_run(rs[i], false, NULL, &pr, err, len);
-		if (perf > 0)
-			perf_stop(perf);
-		if (ret)
-			return ret;
-		fl_result_free(&pr);
-		if (perf <= 0 || perf_shares(data, share[i]))
-			have_perf = false;
-		unlink(data);
-		t[i] = metric(hr[i], "access_ns") + metric(hr[i], "check_ns") +
-		       metric(hr[i], "advice_ns");
-	}
-	if (!have_perf) {
-		fprintf(k->log, "  (perf record is not available: the allocator, buddy, free, "
-				"LRU and lock costs stay 0 and land in the fault and zap costs)\n");
+	if (!m->have_perf[0]) {
+		fprintf(k->log, "  (no perf shares: the allocator, buddy, free, LRU and lock costs "
+				"are the given ones, or 0 and in the fault and zap costs)\n");
 		return 0;
 	}
-	/* each group's host time over both runs, over the model's charges in the same runs */
 	for (i = 0; i < 2; i++) {
-		ret = sim_run(k, rs[i], &sr, err, len);
+		ret = sim_run(k, &m->run[i].rs, &sr, err, len);
 		if (ret)
 			return ret;
 		for (g = 0; g < NR_GROUPS; g++)
@@ -770,40 +1270,42 @@ static int perf_costs(struct calib *k, struct fl_result *ha, struct fl_result *h
 	}
 	for (g = 0; g < NR_GROUPS; g++) {
 		enum fl_cost_id id = perf_groups[g].id;
-		double host = share[0][g] * t[0] + share[1][g] * t[1];
+		double host = m->perf[0][g] * host_phase(&m->run[RUN_A]) +
+			      m->perf[1][g] * host_phase(&m->run[RUN_B]);
 
 		if (n[0][g] + n[1][g] > 0) {
 			char how[96];
 
 			snprintf(how, sizeof(how),
 				 "perf record: %.1f%% and %.1f%% of the 4K/16K runs",
-				 100 * share[0][g], 100 * share[1][g]);
+				 100 * m->perf[0][g], 100 * m->perf[1][g]);
 			set_cost(k, id, host / (n[0][g] + n[1][g]), how);
 		}
 	}
 	return 0;
 }
 
-/* Sim A, B, E, F with the costs so far; solve the residual costs from the host's. */
-static int residual_costs(struct calib *k, const struct fl_result *h[4], char *err, size_t len)
+/* Sim A, B (E, F) with the costs so far; solve the residual costs from the host's. */
+static int fit_residuals(struct calib *k, char *err, size_t len)
 {
-	const struct runspec *rs[4] = { &RUN_A, &RUN_B, &RUN_E, &RUN_F };
+	const struct host_run *h = k->m->run;
 	struct fl_result s[4];
 	double ra[2], n[2], p, rz[2], nz[2], fault, set_pte;
 	int i, ret, pass;
 
 	for (pass = 0; pass < 2; pass++) {
 		for (i = 0; i < 4; i++) {
-			ret = sim_run(k, rs[i], &s[i], err, len);
+			ret = h[i].have ? sim_run(k, &h[i].rs, &s[i], err, len) : 0;
 			if (ret) {
 				while (i-- > 0)
-					fl_result_free(&s[i]);
+					if (h[i].have)
+						fl_result_free(&s[i]);
 				return ret;
 			}
 		}
 		/* access pass: fault * faults + set_pte * pages is what the rest leaves */
 		for (i = 0; i < 2; i++) {
-			ra[i] = metric(h[i], "access_ns") - metric(&s[i], "access_ns") +
+			ra[i] = h[i].v[HM_ACCESS] - metric(&s[i], "access_ns") +
 				charged(&s[i], k->c, FL_COST_FAULT) +
 				charged(&s[i], k->c, FL_COST_SET_PTE);
 			n[i] = count(&s[i], FL_COST_FAULT);
@@ -813,7 +1315,7 @@ static int residual_costs(struct calib *k, const struct fl_result *h[4], char *e
 		set_pte = p > 0 ? (ra[0] - fault * n[0]) / p : 0;
 		/* madvise: zap_pte per page is what the rest leaves, over both sizes */
 		for (i = 0; i < 2; i++) {
-			rz[i] = metric(h[i], "advice_ns") - metric(&s[i], "advice_ns") +
+			rz[i] = h[i].v[HM_ADVICE] - metric(&s[i], "advice_ns") +
 				charged(&s[i], k->c, FL_COST_ZAP_PTE);
 			nz[i] = count(&s[i], FL_COST_ZAP_PTE);
 		}
@@ -825,48 +1327,96 @@ static int residual_costs(struct calib *k, const struct fl_result *h[4], char *e
 			 nz[0] + nz[1] > 0 ? (rz[0] + rz[1]) / (nz[0] + nz[1]) : 0,
 			 "host madvise at 4K and 16K, less the known parts");
 		/* one page a loop: the flush is what the rest leaves */
-		if (count(&s[2], FL_COST_TLB_FLUSH) > 0)
+		if (h[RUN_E].have && count(&s[RUN_E], FL_COST_TLB_FLUSH) > 0)
 			set_cost(k, FL_COST_TLB_FLUSH,
-				 (metric(h[2], "advice_ns") - metric(&s[2], "advice_ns") +
-				  charged(&s[2], k->c, FL_COST_TLB_FLUSH)) /
-					 count(&s[2], FL_COST_TLB_FLUSH),
+				 (h[RUN_E].v[HM_ADVICE] - metric(&s[RUN_E], "advice_ns") +
+				  charged(&s[RUN_E], k->c, FL_COST_TLB_FLUSH)) /
+					 count(&s[RUN_E], FL_COST_TLB_FLUSH),
 				 "host 1-page madvise loop, less the known parts");
-		if (count(&s[3], FL_COST_IPI) > 0)
+		if (h[RUN_F].have && count(&s[RUN_F], FL_COST_IPI) > 0)
 			set_cost(k, FL_COST_IPI,
-				 (metric(h[3], "advice_ns") - metric(&s[3], "advice_ns") +
-				  charged(&s[3], k->c, FL_COST_IPI)) /
-					 count(&s[3], FL_COST_IPI),
+				 (h[RUN_F].v[HM_ADVICE] - metric(&s[RUN_F], "advice_ns") +
+				  charged(&s[RUN_F], k->c, FL_COST_IPI)) /
+					 count(&s[RUN_F], FL_COST_IPI),
 				 "host 1-page loop on 2 threads, less the 1-thread sim's parts");
 		for (i = 0; i < 4; i++)
-			fl_result_free(&s[i]);
+			if (h[i].have)
+				fl_result_free(&s[i]);
 	}
 	return 0;
 }
 
-static int split_cost(struct calib *k, char *err, size_t len)
+static int fit_split(struct calib *k, char *err, size_t len)
 {
-	struct fl_result h, s;
+	const struct host_run *h = &k->m->run[RUN_S];
+	struct fl_result s;
 	double pages;
-	int ret = do_run(&RUN_S, false, NULL, &h, err, len);
+	int ret;
 
-	if (ret) {
-		fprintf(k->log, "  split_page: the host's tmpfs run failed (%s); kept at 0\n", err);
+	if (!h->have)
 		return 0;
-	}
 	k->c[FL_COST_SPLIT_PAGE] = 0;
-	ret = sim_run(k, &RUN_S, &s, err, len);
-	if (ret) {
-		fl_result_free(&h);
+	ret = sim_run(k, &h->rs, &s, err, len);
+	if (ret)
 		return ret;
-	}
-	pages = (double)fl_counters_get(&s.counters, "fl_cost_split_page") / SPLIT_ROUNDS;
 	/* split_us is the median round's; the charges are every round's */
+	pages = (double)fl_counters_get(&s.counters, "fl_cost_split_page") /
+		fmax(runspec_param(&h->rs, "rounds", 1), 1);
 	if (pages > 0)
 		set_cost(k, FL_COST_SPLIT_PAGE,
-			 (metric(&h, "split_us") - metric(&s, "split_us")) * 1000 / pages,
+			 (h->v[HM_SPLIT] - metric(&s, "split_us")) * 1000 / pages,
 			 "host tmpfs hole punch through PMD folios, less the known parts");
-	fl_result_free(&h);
 	fl_result_free(&s);
+	return 0;
+}
+
+/* The check: the sim with the fitted costs against the host's times; the file's comment. */
+static int fit_check(struct calib *k, char *comment, size_t csize, int *fails, char *err,
+		     size_t len)
+{
+	const struct measured *m = k->m;
+	size_t cl = 0;
+	int i, ret;
+
+	*fails = 0;
+	fprintf(k->log, "  %-16s %-5s %-26s %14s %14s %7s\n", "workload", "page", "options", "host",
+		"sim", "sim/host");
+	cl += (size_t)snprintf(comment + cl, csize - cl,
+			       "# check (sim with these costs against the host, bound %.0f%%):\n",
+			       100 * CHECK_BOUND);
+	for (i = 0; i < m->nr_checks; i++) {
+		const struct host_run *h = &m->check[i];
+		struct fl_result sr;
+		double th = h->v[HM_TIME], ts, ratio;
+		char line[256];
+
+		ret = sim_run(k, &h->rs, &sr, err, len);
+		if (ret)
+			return ret;
+		ts = check_time(&h->rs, &sr);
+		fl_result_free(&sr);
+		ratio = th > 0 ? ts / th : 0;
+		if (fabs(ratio - 1) > CHECK_BOUND)
+			(*fails)++;
+		snprintf(line, sizeof(line), "%-16s %-5s %-26s %11.3f %s %11.3f %s %6.2fx%s",
+			 h->rs.workload, h->rs.mthp[0] ? "16K" : "4K", h->rs.params,
+			 th > 1e6 ? th / 1e6 : th, th > 1e6 ? "ms" : "ns", ts > 1e6 ? ts / 1e6 : ts,
+			 ts > 1e6 ? "ms" : "ns", ratio,
+			 fabs(ratio - 1) > CHECK_BOUND ? "  OUTSIDE" : "");
+		fprintf(k->log, "  %s\n", line);
+		if (cl < csize)
+			cl += (size_t)snprintf(comment + cl, csize - cl, "#   %s\n", line);
+	}
+	if (cl < csize)
+		cl += (size_t)snprintf(comment + cl, csize - cl,
+				       "# %d of %d within %.0f%%\n# where each cost came from:\n",
+				       m->nr_checks - *fails, m->nr_checks, 100 * CHECK_BOUND);
+	for (i = 0; i < FL_NR_COSTS && cl < csize; i++)
+		cl += (size_t)snprintf(comment + cl, csize - cl, "#   %s: %s\n",
+				       fl__cost_info[i].name,
+				       k->how[i][0] ? k->how[i] : "not measured: 0");
+	fprintf(k->log, "  %d of %d within %.0f%%\n", m->nr_checks - *fails, m->nr_checks,
+		100 * CHECK_BOUND);
 	return 0;
 }
 
@@ -875,42 +1425,6 @@ static const char *tmp_base(void)
 	const char *base = getenv("TMPDIR");
 
 	return base && *base ? base : "/tmp";
-}
-
-FL_API int fl_calibrate_check(char *err, size_t len)
-{
-	const struct runspec *all[] = { &RUN_A, &RUN_B, &RUN_E, &RUN_F, &RUN_S };
-	char why[400], dir[PATH_MAX];
-	struct fl_config cfg;
-	size_t i;
-	int ret;
-
-	if (geteuid() != 0) {
-		snprintf(err, len,
-			 "calibrate runs workloads on the host kernel with its THP knobs set and "
-			 "a tmpfs mounted: it needs root");
-		return -EPERM;
-	}
-	for (i = 0; i < sizeof(all) / sizeof(all[0]) + NR_CHECKS; i++) {
-		runspec_config(&cfg,
-			       i < sizeof(all) / sizeof(all[0])
-				       ? all[i]
-				       : &CHECKS[i - sizeof(all) / sizeof(all[0])],
-			       false, NULL);
-		if (fl_validate(&cfg, why, sizeof(why))) {
-			snprintf(err, len, "calibrate: %s", why);
-			return -EINVAL;
-		}
-	}
-	/* its private folder can be made (made again by fl_calibrate()) */
-	ret = fl__tmp_create(tmp_base(), "foliolab-calibrate", true, dir, sizeof(dir));
-	if (ret < 0) {
-		snprintf(err, len, "calibrate: cannot create a private folder in %s: %s",
-			 tmp_base(), ret == -EEXIST ? "every name is taken" : strerror(-ret));
-		return -EINVAL;
-	}
-	fl__tmp_remove(dir, true);
-	return 0;
 }
 
 /* The private folder of the temporaries: the sim's cost file and perf's data. */
@@ -946,41 +1460,205 @@ static void tmp_folder_remove(struct calib *k)
 	fl__tmp_remove(k->tmpdir, true);
 }
 
-FL_API int fl_calibrate(FILE *out, const char *out_name, const char *command, FILE *log,
-			int *check_failed, char *err, size_t len)
+/*
+ * The cost file of @m to @out, deterministically: the given costs, perf's
+ * groups, the residuals and the split on sim, then the check. @fitted_by:
+ * the command when the measurements were made elsewhere, or NULL.
+ */
+static int fit(struct calib *k, FILE *out, const char *out_name, const char *fitted_by,
+	       int *check_failed, char *err, size_t len)
 {
-	struct fl_result ha, hb, he, hf;
-	const struct fl_result *h[4] = { &ha, &hb, &he, &hf };
+	const struct measured *m = k->m;
+	uint64_t ps[FL_NR_COSTS];
+	char comment[6144];
+	size_t cl = 0;
+	int ret, i;
+
+	for (i = 0; i < FL_NR_COSTS; i++)
+		if (m->given[i]) {
+			k->c[i] = m->given_ns[i];
+			snprintf(k->how[i], sizeof(k->how[i]), "%s", m->given_how[i]);
+		}
+	fprintf(k->log, "3. the fit: the sim with the costs so far against the host's times\n");
+	ret = fit_perf(k, err, len);
+	if (ret)
+		return ret;
+	if (!m->given[FL_COST_PTE_TABLE])
+		set_cost(k, FL_COST_PTE_TABLE, k->c[FL_COST_FOLIO_ALLOC] + k->c[FL_COST_CLEAR_PAGE],
+			 "a page allocated and zeroed (folio_alloc + clear_page)");
+	if (m->run[RUN_A].v[HM_WRITES] > 0)
+		set_cost(k, FL_COST_USER_ACCESS,
+			 m->run[RUN_A].v[HM_CHECK] / m->run[RUN_A].v[HM_WRITES],
+			 "host read-back pass per page");
+	ret = fit_residuals(k, err, len);
+	if (!ret)
+		ret = fit_split(k, err, len);
+	if (ret)
+		return ret;
+	fprintf(k->log, "4. check: the sim with these costs against the host\n");
+	if (fitted_by)
+		cl = (size_t)snprintf(comment, sizeof(comment), "# fitted: %s\n", fitted_by);
+	ret = fit_check(k, comment + cl, sizeof(comment) - cl, check_failed, err, len);
+	if (ret)
+		return ret;
+	to_ps(k->c, ps);
+	ret = fl_costs_write(out, ps, &m->prov, &m->bw, comment);
+	if (ret)
+		snprintf(err, len, "cannot write %s: %s", out_name, strerror(-ret));
+	return ret;
+}
+
+/* ---- the commands ---- */
+
+FL_API int fl_calibrate_check(char *err, size_t len)
+{
+	char why[400], dir[PATH_MAX];
+	struct fl_config cfg;
+	int ret, i;
+
+	if (geteuid() != 0) {
+		snprintf(err, len,
+			 "calibrate runs workloads on the host kernel with its THP knobs set and "
+			 "a tmpfs mounted: it needs root");
+		return -EPERM;
+	}
+	for (i = 0; i < NR_FIT_RUNS + NR_CHECKS; i++) {
+		runspec_config(&cfg, i < NR_FIT_RUNS ? &fit_runs[i] : &CHECKS[i - NR_FIT_RUNS],
+			       false, NULL);
+		if (fl_validate(&cfg, why, sizeof(why))) {
+			snprintf(err, len, "calibrate: %s", why);
+			return -EINVAL;
+		}
+	}
+	/* its private folder can be made (made again by fl_calibrate()) */
+	ret = fl__tmp_create(tmp_base(), "foliolab-calibrate", true, dir, sizeof(dir));
+	if (ret < 0) {
+		snprintf(err, len, "calibrate: cannot create a private folder in %s: %s",
+			 tmp_base(), ret == -EEXIST ? "every name is taken" : strerror(-ret));
+		return -EINVAL;
+	}
+	fl__tmp_remove(dir, true);
+	return 0;
+}
+
+/* Runs A and B under perf record: each group's share of the run's time. */
+static void measure_perf(struct measured *m, const char *tmpdir, char *err, size_t len)
+{
+	char data[600];
+	int i;
+
+	snprintf(data, sizeof(data), "%s/perf.data", tmpdir);
+	for (i = 0; i < 2; i++) {
+		struct fl_result pr;
+		pid_t perf = perf_start(data);
+		int ret = do_run(&fit_runs[i], false, NULL, &pr, err, len);
+
+		if (perf > 0)
+			perf_stop(perf);
+		if (!ret)
+			fl_result_free(&pr);
+		m->have_perf[i] = !ret && perf > 0 && !perf_shares(data, m->perf[i]);
+		unlink(data);
+	}
+	if (!m->have_perf[0] || !m->have_perf[1])
+		m->have_perf[0] = m->have_perf[1] = false;
+}
+
+static void log_run(FILE *log, const char *id, const struct host_run *h)
+{
+	fprintf(log, "  %-2s %s %s %s: ", id, h->rs.workload, h->rs.mthp[0] ? "16K" : "4K",
+		h->rs.params);
+	if (h->v[HM_SPLIT] > 0)
+		fprintf(log, "split %.1f us (the median round)\n", h->v[HM_SPLIT]);
+	else
+		fprintf(log, "access %.3f ms, read-back %.3f ms, madvise %.3f ms\n",
+			h->v[HM_ACCESS] / 1e6, h->v[HM_CHECK] / 1e6, h->v[HM_ADVICE] / 1e6);
+}
+
+/* The host runs: A, B, E, F (the median of three), perf over A and B, S once, the checks. */
+static int measure_host(struct measured *m, const char *tmpdir, FILE *log, char *err,
+			size_t len)
+{
+	struct fl_result r;
+	size_t g;
+	int i, ret;
+
+	for (i = 0; i < NR_FIT_RUNS; i++) {
+		ret = i == RUN_S ? do_run(&fit_runs[i], false, NULL, &r, err, len)
+				 : host_median_run(&fit_runs[i], &r, err, len);
+		if (ret && i == RUN_S) {
+			fprintf(log, "  S: the host's tmpfs run failed (%s): split_page stays 0\n",
+				err);
+			continue;
+		}
+		if (ret)
+			return ret;
+		host_run_set(&m->run[i], &fit_runs[i], &r);
+		fl_result_free(&r);
+		log_run(log, run_ids[i], &m->run[i]);
+	}
+	measure_perf(m, tmpdir, err, len);
+	if (!m->have_perf[0])
+		fprintf(log, "  perf record is not available: no shares\n");
+	for (i = 0; i < 2 && m->have_perf[0]; i++) {
+		fprintf(log, "  perf record over %s:", run_ids[i]);
+		for (g = 0; g < NR_GROUPS; g++)
+			fprintf(log, " %s %.1f%%", fl__cost_info[perf_groups[g].id].name,
+				100 * m->perf[i][g]);
+		fprintf(log, "\n");
+	}
+	for (i = 0; i < NR_CHECKS; i++) {
+		ret = do_run(&CHECKS[i], false, NULL, &r, err, len);
+		if (ret)
+			return ret;
+		host_run_set(&m->check[i], &CHECKS[i], &r);
+		fl_result_free(&r);
+	}
+	m->nr_checks = NR_CHECKS;
+	fprintf(log, "  the check's %d runs\n", NR_CHECKS);
+	return 0;
+}
+
+FL_API int fl_calibrate(FILE *out, const char *out_name, const char *command, FILE *measured_out,
+			FILE *log, int *check_failed, char *err, size_t len)
+{
+	struct measured *m = calloc(1, sizeof(*m));
 	struct calib k;
 	struct utsname u;
 	time_t now = time(NULL);
 	struct tm tm;
 	cpu_set_t saved;
-	char *buf, comment[4096];
-	size_t big = 64ull << 20, cl = 0;
-	uint64_t ps[FL_NR_COSTS];
+	char *buf;
+	size_t big = 64ull << 20;
 	double cache;
-	int ret, i, fails = 0;
+	int ret;
 
+	if (!m) {
+		snprintf(err, len, "out of memory");
+		return -ENOMEM;
+	}
 	memset(&k, 0, sizeof(k));
+	k.m = m;
 	k.log = log;
 	*check_failed = 0;
 	uname(&u);
-	snprintf(k.prov.kernel, sizeof(k.prov.kernel), "%.63s", u.release);
-	if (fl__host_cpuinfo("model name", k.prov.cpu, sizeof(k.prov.cpu)))
-		snprintf(k.prov.cpu, sizeof(k.prov.cpu), "unknown CPU");
+	snprintf(m->prov.kernel, sizeof(m->prov.kernel), "%.63s", u.release);
+	if (fl__host_cpuinfo("model name", m->prov.cpu, sizeof(m->prov.cpu)))
+		snprintf(m->prov.cpu, sizeof(m->prov.cpu), "unknown CPU");
 	gmtime_r(&now, &tm);
-	strftime(k.prov.date, sizeof(k.prov.date), "%Y-%m-%dT%H:%MZ", &tm);
-	snprintf(k.prov.command, sizeof(k.prov.command), "%s", command);
+	strftime(m->prov.date, sizeof(m->prov.date), "%Y-%m-%dT%H:%MZ", &tm);
+	snprintf(m->prov.command, sizeof(m->prov.command), "%s", command);
 	ret = tmp_folder(&k, err, len);
-	if (ret)
+	if (ret) {
+		free(m);
 		return ret;
+	}
 
 	fprintf(log, "foliolab calibrate: %s, %s, %d CPUs\n1. probes on this CPU\n", u.release,
-		k.prov.cpu, fl__host_nr_cpus());
+		m->prov.cpu, fl__host_nr_cpus());
 	sched_getaffinity(0, sizeof(saved), &saved);
 	pin_to(0);
-	set_cost(&k, FL_COST_SYSCALL, probe_syscall(), "probe: getppid()");
+	given_set(m, FL_COST_SYSCALL, probe_syscall(), "probe: getppid()", log);
 	buf = mmap(NULL, 2 * big, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (buf == MAP_FAILED) {
 		sched_setaffinity(0, sizeof(saved), &saved);
@@ -989,103 +1667,98 @@ FL_API int fl_calibrate(FILE *out, const char *out_name, const char *command, FI
 		goto out;
 	}
 	memset(buf, 1, 2 * big);
-	set_cost(&k, FL_COST_CLEAR_PAGE, probe_pages(buf, NULL, big), "probe: rep stosb, 4 KiB");
-	set_cost(&k, FL_COST_COPY_PAGE, probe_pages(buf, buf + big, big),
-		 "probe: rep movsb, 4 KiB");
+	given_set(m, FL_COST_CLEAR_PAGE, probe_pages(buf, NULL, big), "probe: rep stosb, 4 KiB",
+		  log);
+	given_set(m, FL_COST_COPY_PAGE, probe_pages(buf, buf + big, big),
+		  "probe: rep movsb, 4 KiB", log);
 	munmap(buf, 2 * big);
-	set_cost(&k, FL_COST_LOCK, probe_lock(), "probe: lock cmpxchg + release store");
+	given_set(m, FL_COST_LOCK, probe_lock(), "probe: lock cmpxchg + release store", log);
 	cache = probe_cacheline();
 	if (cache >= 0)
-		set_cost(&k, FL_COST_CACHELINE, cache, "probe: a line between CPU 0 and CPU 1");
+		given_set(m, FL_COST_CACHELINE, cache, "probe: a line between CPU 0 and CPU 1",
+			  log);
 	else
 		fprintf(log, "  cacheline: one host CPU, not measured: 0\n");
-	set_cost(&k, FL_COST_XA_NODE, probe_xa_node(), "probe: dependent loads, 64-slot nodes");
-	set_cost(&k, FL_COST_VMA, probe_vma(k.c[FL_COST_SYSCALL]),
-		 "probe: mmap + munmap - 2 syscalls");
+	given_set(m, FL_COST_XA_NODE, probe_xa_node(), "probe: dependent loads, 64-slot nodes",
+		  log);
+	given_set(m, FL_COST_VMA, probe_vma(m->given_ns[FL_COST_SYSCALL]),
+		  "probe: mmap + munmap - 2 syscalls", log);
 	sched_setaffinity(0, sizeof(saved), &saved);
-	probe_bandwidth(&k.bw, log);
+	probe_bandwidth(&m->bw, log);
 
-	fprintf(log, "2. perf record over the host's lru-microbench, 4K and 16K\n");
-	ret = perf_costs(&k, &ha, &hb, err, len);
+	fprintf(log, "2. the host's runs (phase times the median of three; perf record)\n");
+	ret = measure_host(m, k.tmpdir, log, err, len);
 	if (ret)
 		goto out;
-	set_cost(&k, FL_COST_PTE_TABLE, k.c[FL_COST_FOLIO_ALLOC] + k.c[FL_COST_CLEAR_PAGE],
-		 "a page allocated and zeroed (folio_alloc + clear_page)");
-	set_cost(&k, FL_COST_USER_ACCESS, metric(&ha, "check_ns") / fmax(metric(&ha, "writes"), 1),
-		 "host read-back pass per page");
-
-	fprintf(log, "3. the rest, from the host's phase times against the sim's\n");
-	ret = host_median_run(&RUN_E, &he, err, len);
-	if (!ret) {
-		ret = host_median_run(&RUN_F, &hf, err, len);
-		if (ret)
-			fl_result_free(&he);
-	}
-	if (!ret) {
-		ret = residual_costs(&k, h, err, len);
-		fl_result_free(&he);
-		fl_result_free(&hf);
-	}
-	fl_result_free(&ha);
-	fl_result_free(&hb);
-	if (ret)
+	if (measured_out && measured_write(measured_out, m)) {
+		snprintf(err, len, "cannot write the measurements: %s", strerror(EIO));
+		ret = -EIO;
 		goto out;
-	ret = split_cost(&k, err, len);
-	if (ret)
-		goto out;
-
-	fprintf(log, "4. check: the sim with these costs against the host\n");
-	fprintf(log, "  %-16s %-5s %-26s %14s %14s %7s\n", "workload", "page", "options", "host",
-		"sim", "sim/host");
-	cl += (size_t)snprintf(comment + cl, sizeof(comment) - cl,
-			       "# check (sim with these costs against the host, bound %.0f%%):\n",
-			       100 * CHECK_BOUND);
-	for (i = 0; i < (int)NR_CHECKS; i++) {
-		struct fl_result hr, sr;
-		double th, ts, ratio;
-		char line[256];
-
-		ret = do_run(&CHECKS[i], false, NULL, &hr, err, len);
-		if (ret)
-			goto out;
-		ret = sim_run(&k, &CHECKS[i], &sr, err, len);
-		if (ret) {
-			fl_result_free(&hr);
-			goto out;
-		}
-		th = check_time(&CHECKS[i], &hr);
-		ts = check_time(&CHECKS[i], &sr);
-		ratio = th > 0 ? ts / th : 0;
-		if (fabs(ratio - 1) > CHECK_BOUND)
-			fails++;
-		snprintf(line, sizeof(line), "%-16s %-5s %-26s %11.3f %s %11.3f %s %6.2fx%s",
-			 CHECKS[i].workload, CHECKS[i].mthp ? "16K" : "4K", CHECKS[i].params,
-			 th > 1e6 ? th / 1e6 : th, th > 1e6 ? "ms" : "ns", ts > 1e6 ? ts / 1e6 : ts,
-			 ts > 1e6 ? "ms" : "ns", ratio,
-			 fabs(ratio - 1) > CHECK_BOUND ? "  OUTSIDE" : "");
-		fprintf(log, "  %s\n", line);
-		if (cl < sizeof(comment))
-			cl += (size_t)snprintf(comment + cl, sizeof(comment) - cl, "#   %s\n",
-					       line);
-		fl_result_free(&hr);
-		fl_result_free(&sr);
 	}
-	if (cl < sizeof(comment))
-		cl += (size_t)snprintf(comment + cl, sizeof(comment) - cl,
-				       "# %d of %d within %.0f%%\n# where each cost came from:\n",
-				       (int)NR_CHECKS - fails, (int)NR_CHECKS, 100 * CHECK_BOUND);
-	for (i = 0; i < FL_NR_COSTS && cl < sizeof(comment); i++)
-		cl += (size_t)snprintf(comment + cl, sizeof(comment) - cl, "#   %s: %s\n",
-				       fl__cost_info[i].name,
-				       k.how[i][0] ? k.how[i] : "not measured here: 0");
-	fprintf(log, "  %d of %d within %.0f%%\n", (int)NR_CHECKS - fails, (int)NR_CHECKS,
-		100 * CHECK_BOUND);
-	*check_failed = fails;
-	to_ps(k.c, ps);
-	ret = fl_costs_write(out, ps, &k.prov, &k.bw, comment);
-	if (ret)
-		snprintf(err, len, "cannot write %s: %s", out_name, strerror(-ret));
+	ret = fit(&k, out, out_name, NULL, check_failed, err, len);
 out:
 	tmp_folder_remove(&k);
+	free(m);
+	return ret;
+}
+
+FL_API int fl_calibrate_fit_check(const char *src, char *err, size_t len)
+{
+	struct measured *m = malloc(sizeof(*m));
+	int ret;
+
+	if (!m) {
+		snprintf(err, len, "out of memory");
+		return -ENOMEM;
+	}
+	ret = measured_load(src, m, err, len);
+	free(m);
+	return ret;
+}
+
+FL_API int fl_calibrate_fit(const char *src, FILE *out, const char *out_name, const char *command,
+			    FILE *measured_out, FILE *log, int *check_failed, char *err,
+			    size_t len)
+{
+	struct measured *m = malloc(sizeof(*m));
+	struct calib k;
+	int ret, i;
+
+	if (!m) {
+		snprintf(err, len, "out of memory");
+		return -ENOMEM;
+	}
+	memset(&k, 0, sizeof(k));
+	k.m = m;
+	k.log = log;
+	*check_failed = 0;
+	ret = measured_load(src, m, err, len);
+	if (!ret)
+		ret = tmp_folder(&k, err, len);
+	if (ret) {
+		free(m);
+		return ret;
+	}
+	fprintf(log, "foliolab calibrate --fit %s: measured on %s, %s, %s\n1. given (measured there)\n",
+		src, m->prov.kernel, m->prov.cpu, m->prov.date);
+	for (i = 0; i < FL_NR_COSTS; i++)
+		if (m->given[i])
+			fprintf(log, "  %-12s %9.2f ns  %s\n", fl__cost_info[i].name, m->given_ns[i],
+				m->given_how[i]);
+	for (i = 0; i < m->bw.n; i++)
+		fprintf(log, "  bandwidth.%-4d %8.2f ns per 4 KiB per CPU\n", m->bw.cpus[i],
+			(double)m->bw.ps[i] / 1000.0);
+	fprintf(log, "2. the host's runs there\n");
+	for (i = 0; i < NR_FIT_RUNS; i++)
+		if (m->run[i].have)
+			log_run(log, run_ids[i], &m->run[i]);
+	if (measured_out && measured_write(measured_out, m)) {
+		snprintf(err, len, "cannot write the measurements: %s", strerror(EIO));
+		ret = -EIO;
+	} else {
+		ret = fit(&k, out, out_name, command, check_failed, err, len);
+	}
+	tmp_folder_remove(&k);
+	free(m);
 	return ret;
 }

@@ -6,6 +6,7 @@
  * DIR (made here, so nothing else can have planted a file in it) gets:
  *   calibrate.costs, calibrate.log  this machine's calibration (with its
  *                                   clearing-bandwidth curve)
+ *   calibrate.measured              what it measured: calibrate --fit's input
  *   machine.txt                     uname, CPU, memory, THP knobs, cmdline
  *   records/lru-SIZE-T.json         lru-microbench on the host kernel, 100
  *                                   loops of 16 MiB a thread, 4K and 16K,
@@ -197,8 +198,8 @@ FL_API int fl_calibrate_collect(const char *dir, const char *command, FILE *log,
 				char *err, size_t len)
 {
 	static const char *const sizes[] = { NULL, "16kB" };
-	char path[4200], lpath[4200], sub[64];
-	FILE *f, *manifest, *clog;
+	char path[4200], lpath[4200], mpath[4200], sub[64];
+	FILE *f, *manifest, *clog, *meas;
 	int threads[40], nt = 0, i;
 	time_t now = time(NULL);
 	struct tm tm;
@@ -237,16 +238,23 @@ FL_API int fl_calibrate_collect(const char *dir, const char *command, FILE *log,
 	fflush(log);
 	f = create_in(dir, "calibrate.costs", path, sizeof(path));
 	clog = f ? create_in(dir, "calibrate.log", lpath, sizeof(lpath)) : NULL;
-	if (!f || !clog) {
+	meas = clog ? create_in(dir, "calibrate.measured", mpath, sizeof(mpath)) : NULL;
+	if (!meas) {
 		ret = -EIO;
 		snprintf(err, len,
-			 "calibrate --collect: cannot create the cost file or its log in %s", dir);
+			 "calibrate --collect: cannot create the cost file, its log or its "
+			 "measurements in %s",
+			 dir);
 		if (f)
 			fclose(f);
+		if (clog)
+			fclose(clog);
 		goto out;
 	}
-	ret = fl_calibrate(f, path, command, clog, check_failed, err, len);
+	ret = fl_calibrate(f, path, command, meas, clog, check_failed, err, len);
 	close_file(clog);
+	if (close_file(meas) && !ret)
+		ret = -EIO;
 	if (close_file(f) && !ret)
 		ret = -EIO;
 	if (ret)
@@ -254,7 +262,9 @@ FL_API int fl_calibrate_collect(const char *dir, const char *command, FILE *log,
 	fprintf(manifest,
 		"calibrate.costs, calibrate.log: this machine's calibration "
 		"(probes, bandwidth curve, perf shares, phase times; %d check rows "
-		"outside 15%%)\n",
+		"outside 15%%)\n"
+		"calibrate.measured: what it measured, the input of "
+		"'foliolab calibrate --fit DIR' on any machine\n",
 		*check_failed);
 
 	fprintf(log, "2. host runs at 1 .. %d threads, 4K and 16K\n", cpus);

@@ -33,6 +33,7 @@
 #include <sys/stat.h>
 #include <foliolab/foliolab.h>
 #include "../lib/json_read.h"
+#include "../lib/util.h"
 
 #define VAL_SCALING 0.20 /* the bounds */
 #define VAL_SHARE 0.15
@@ -148,28 +149,6 @@ static int add_record(struct vbundle *b, const char *file, const struct fl_json 
 	return 0;
 }
 
-static char *read_text(const char *path)
-{
-	FILE *f = fopen(path, "r");
-	char *text = NULL;
-	long n;
-
-	if (!f)
-		return NULL;
-	if (!fseek(f, 0, SEEK_END) && (n = ftell(f)) >= 0 && n <= (64l << 20) &&
-	    !fseek(f, 0, SEEK_SET)) {
-		text = malloc((size_t)n + 1);
-		if (text && fread(text, 1, (size_t)n, f) != (size_t)n) {
-			free(text);
-			text = NULL;
-		} else if (text) {
-			text[n] = '\0';
-		}
-	}
-	fclose(f);
-	return text;
-}
-
 /* Every host record of @path's *.json files (and its records/ folder's). */
 static int load_dir(struct vbundle *b, const char *path, bool top, char *err, size_t len)
 {
@@ -195,7 +174,7 @@ static int load_dir(struct vbundle *b, const char *path, bool top, char *err, si
 		if (ret || l < 6 || strcmp(nm + l - 5, ".json"))
 			goto next;
 		snprintf(file, sizeof(file), "%s/%s", path, nm);
-		text = read_text(file);
+		text = fl_read_text(file, 64ul << 20);
 		if (!text) {
 			ret = -EINVAL;
 			snprintf(err, len, "validate: cannot read %s", file);
@@ -292,13 +271,6 @@ static bool same_config(const struct vrec *a, const struct vrec *b)
 	       !strcmp(a->params, b->params);
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 /* the median wall time of @b's records like @r at @threads threads, or -1 */
 static double measured(const struct vbundle *b, const struct vrec *r, int threads, int *reps)
 {
@@ -311,8 +283,7 @@ static double measured(const struct vbundle *b, const struct vrec *r, int thread
 	*reps = n;
 	if (!n)
 		return -1;
-	qsort(v, (size_t)n, sizeof(v[0]), cmp_double);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+	return fl_median(v, n);
 }
 
 static const char *pages(const struct vrec *r)

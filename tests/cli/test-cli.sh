@@ -548,11 +548,81 @@ bad "--cpus with a bad element" "--cpus" compare lru-microbench --cpus 1,0
 bad "--cpus with an empty element" "empty element" compare lru-microbench --cpus 1,,2
 bad "compare --cpus list with the host" "sizes the model's machine" \
 	compare lru-microbench --cpus 1,2 --target=model,host
-bad "calibrate with a bad argument" "accepted --out FILE or --collect DIR" calibrate --fast
+bad "calibrate with a bad argument" "accepted --out FILE, --measured FILE, --collect DIR or --fit DIR|FILE" calibrate --fast
 bad "calibrate --collect into a folder that exists" "it exists; give a new folder" calibrate --collect "$T"
 bad "calibrate --collect in a missing folder" "cannot create it in /nonexistent" calibrate --collect /nonexistent/b
-bad "calibrate --collect and --out" "give --out or --collect" calibrate --collect "$T/b" --out "$T/x.costs"
+bad "calibrate --collect and --out" "give --out/--measured or --collect" calibrate --collect "$T/b" --out "$T/x.costs"
 bad "calibrate --collect twice" "--collect given twice" calibrate --collect "$T/b" --collect "$T/c"
+
+# calibrate --fit: measurements made elsewhere, fitted on sim (no root, no host)
+CDIR=$(dirname "$0")/../../costs
+mkdir "$T/fitdir"
+printf 'given.speed 1 x\n' >"$T/fit-bad.m"
+printf 'given.syscall 100 probe\nrun.B lru-microbench 16kB threads=1 loops=1 size=1M\n' >"$T/fit-noa.m"
+printf 'run.A lru-microbench - threads=1 loops=1 size=1M\nrun.B lru-microbench - frob=1\n' >"$T/fit-run.m"
+bad "calibrate --fit of nothing" "--fit $T/none: No such file or directory" calibrate --fit "$T/none"
+bad "calibrate --fit of a folder without measurements" "no calibrate.measured" calibrate --fit "$T/fitdir"
+bad "calibrate --fit with a bad line" "line 1: given.speed: accepted given.COST NS" \
+	calibrate --fit "$T/fit-bad.m" --out "$T/out.json"
+bad "calibrate --fit without run A" "no run.A line (the fit needs runs A and B" \
+	calibrate --fit "$T/fit-noa.m" --out "$T/out.json"
+bad "calibrate --fit with a run foliolab cannot do" "run.B: unknown option --frob" \
+	calibrate --fit "$T/fit-run.m" --out "$T/out.json"
+bad "calibrate --fit and --collect" "give one" calibrate --fit "$T/fit-noa.m" --collect "$T/b"
+bad "calibrate --fit twice" "--fit given twice" calibrate --fit a --fit b
+bad "calibrate --measured and --out the same" "name the same file" \
+	calibrate --fit "$T/fit-noa.m" --out "$T/out.json" --measured "$T/out.json"
+# known answer: host times that are the sim's own with cost file C give back
+# C's fitted costs (fault, set_pte, zap_pte, user_access), as the fit inverts
+# the sim's arithmetic; twice the same file; measurements written back read
+# the same (this host's costs: every fitted cost > 0)
+KA=$CDIR/pvm-epyc2.costs
+{
+	for c in syscall clear_page copy_page folio_alloc folio_free buddy lru_move lock \
+		cacheline tlb_flush ipi pte_table vma xa_node split_page; do
+		echo "given.$c $(sed -n "s/^cost\.$c //p" "$KA") from the cost file"
+	done
+	echo "run.A lru-microbench - threads=1 loops=20 size=2M"
+	echo "run.B lru-microbench 16kB threads=1 loops=20 size=2M"
+} >"$T/ka.m"
+for s in A B; do
+	if [ $s = B ]; then set -- --mthp 16K; else set --; fi
+	"$FL" run lru-microbench --costs "$KA" --lru-cache order0 --threads 1 --loops 20 \
+		--size 2M "$@" --json "$T/ka-$s.json" >/dev/null 2>&1
+	for k in access_ns check_ns advice_ns writes; do
+		echo "host.$s.$k $(sed -n "s/.*\"$k\": \([0-9.]*\).*/\1/p" "$T/ka-$s.json" | head -1)"
+	done >>"$T/ka.m"
+done
+"$FL" calibrate --fit "$T/ka.m" --out "$T/ka1.costs" --measured "$T/ka.m2" >"$T/ka.log" 2>&1
+rc1=$?
+"$FL" calibrate --fit "$T/ka.m2" --out "$T/ka2.costs" >/dev/null 2>&1
+rc2=$?
+same=yes
+for c in fault set_pte zap_pte user_access; do
+	want=$(sed -n "s/^cost\.$c //p" "$KA")
+	got=$(sed -n "s/^cost\.$c //p" "$T/ka1.costs")
+	awk -v w="$want" -v g="$got" 'BEGIN { d = w - g; exit !(d < 0.002 * w + 0.01 && -d < 0.002 * w + 0.01) }' || same="$c: $got, not $want"
+done
+if [ $rc1 = 0 ] && [ $rc2 = 0 ] && [ "$same" = yes ] &&
+	[ "$(grep -v '^# fitted:' "$T/ka1.costs")" = "$(grep -v '^# fitted:' "$T/ka2.costs")" ]; then
+	ok "calibrate --fit: the sim's own times give back its costs; the same file twice"
+else
+	nok "calibrate --fit: the sim's own times give back its costs ($rc1 $rc2 $same)"
+	sed 's/^/# /' "$T/ka.log"
+fi
+# the shipped cost files are the fit of the shipped measurements
+for m in "$CDIR"/*.measured; do
+	c=${m%.measured}.costs
+	if "$FL" calibrate --fit "$m" --out "$T/shipped.costs" >/dev/null 2>&1 || [ $? = 1 ]; then
+		if [ "$(grep -v '^# fitted:' "$T/shipped.costs")" = "$(grep -v '^# fitted:' "$c")" ]; then
+			ok "$(basename "$c") is the fit of $(basename "$m")"
+		else
+			nok "$(basename "$c") is not the fit of $(basename "$m") (make costs)"
+		fi
+	else
+		nok "calibrate --fit $m failed"
+	fi
+done
 # the sim's report: virtual time, the host's beside it, the CPUs' busy share,
 # the lock table's hold and share columns
 if "$FL" run lru-microbench --threads 2 --loops 3 --size 1M >"$T/sim.txt" 2>&1 &&

@@ -462,9 +462,14 @@ else
 		grep -q "^records/lru-4K-1.json: lru-microbench on the host, 1 thread," "$T/bundle/manifest.txt" &&
 		! grep -q "^# incomplete" "$T/bundle/manifest.txt" &&
 		"$FL" validate "$T/bundle" --costs "$T/bundle/calibrate.costs" >"$T/val" 2>&1 &&
-		grep -q "^validate: $((2 * nt + 2)) host records from $T/bundle" "$T/val"; then
+		grep -q "^validate: $((2 * nt + 2)) host records from $T/bundle" "$T/val" &&
+		grep -q '^run\.A lru-microbench ' "$T/bundle/calibrate.measured" &&
+		{ "$FL" calibrate --fit "$T/bundle" --out "$T/refit.costs" >/dev/null 2>&1 ||
+			[ $? = 1 ]; } &&
+		[ "$(grep -v '^# fitted:' "$T/refit.costs")" = "$(cat "$T/bundle/calibrate.costs")" ]; then
 		ok "calibrate --collect: a bundle of $((2 * nt + 2)) records, the calibration with its" \
-			"bandwidth curve and the manifest; validate reads it"
+			"bandwidth curve, its measurements (--fit of the bundle gives the same cost" \
+			"file) and the manifest; validate reads it"
 	else
 		nok "calibrate --collect (exit $rc, $nrec + $nlock records)"
 		sed 's/^/# /' "$T/out" "$T/err" "$T/val" "$T/bundle/manifest.txt" 2>/dev/null | tail -30
