@@ -19,7 +19,7 @@ void help_main(FILE *f)
 	      "  compare WORKLOAD [opts]  run several configurations side by side\n"
 	      "  host restore             undo what a killed host run left changed (knobs,\n"
 	      "                           the tracefs mount, its memory cgroup)\n"
-	      "  calibrate [--out FILE | --collect DIR]  measure this machine's kernel:\n"
+	      "  calibrate [--out FILE | --collect DIR | --fit SRC]  measure this machine's kernel:\n"
 	      "                           the cost file of --platform sim, or a bundle\n"
 	      "                           for validate (root)\n"
 	      "  validate DIR [--costs FILE] [--check] [--plot FILE.svg]  host records\n"
@@ -55,7 +55,9 @@ void help_host(FILE *f)
 
 void help_calibrate(FILE *f)
 {
-	fputs("usage: foliolab calibrate [--out FILE | --collect DIR]\n"
+	fputs("usage: foliolab calibrate [--out FILE] [--measured FILE]\n"
+	      "       foliolab calibrate --collect DIR\n"
+	      "       foliolab calibrate --fit DIR|FILE [--out FILE] [--measured FILE]\n"
 	      "\n"
 	      "Measure what each operation of the model costs on this machine's kernel\n"
 	      "and write the cost file --platform sim charges from (--costs FILE; the\n"
@@ -75,7 +77,11 @@ void help_calibrate(FILE *f)
 	      "`foliolab validate DIR`: the calibration (DIR/calibrate.costs and its\n"
 	      "log), machine.txt, host runs of lru-microbench at 1, 2, 4 .. all CPUs,\n"
 	      "4K and 16K, 100 loops of 16M (DIR/records), perf lock's table at all\n"
-	      "CPUs where perf works, and manifest.txt.\n",
+	      "CPUs where perf works, DIR/calibrate.measured and manifest.txt.\n"
+	      "--measured FILE: also write what was measured (the fit's input).\n"
+	      "--fit DIR|FILE: fit the cost file from measurements made elsewhere (a\n"
+	      "bundle, or a --measured file), on sim only: no root, about a second,\n"
+	      "the same input always gives the same file.\n",
 	      f);
 }
 
