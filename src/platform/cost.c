@@ -234,7 +234,8 @@ static int parse_bw(struct fl_bw_curve *bw, const char *k, size_t kl, const char
 }
 
 int fl__costs_parse(const char *text, uint64_t *ps, struct fl_cost_prov *prov,
-		    struct fl_bw_curve *bw, fl_costs_line_fn other, void *ctx, char *err, size_t len)
+		    struct fl_bw_curve *bw, fl_costs_line_fn other, void *ctx, char *err,
+		    size_t len)
 {
 	bool seen[FL_NR_COSTS] = { false };
 	const char *p = text;

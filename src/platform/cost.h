@@ -212,10 +212,11 @@ int fl_costs_parse(const char *text, uint64_t *ps, struct fl_cost_prov *prov,
  * required; a line whose key is none of the above goes to @other (NULL:
  * refused), which returns 0 or -EINVAL with the reason in @err.
  */
-typedef int (*fl_costs_line_fn)(void *ctx, const char *key, size_t klen, const char *v,
-				size_t vlen, int lineno, char *err, size_t len);
+typedef int (*fl_costs_line_fn)(void *ctx, const char *key, size_t klen, const char *v, size_t vlen,
+				int lineno, char *err, size_t len);
 int fl__costs_parse(const char *text, uint64_t *ps, struct fl_cost_prov *prov,
-		    struct fl_bw_curve *bw, fl_costs_line_fn other, void *ctx, char *err, size_t len);
+		    struct fl_bw_curve *bw, fl_costs_line_fn other, void *ctx, char *err,
+		    size_t len);
 /*
  * fl_costs_load() - make the costs of @path (NULL: the built-in default)
  * the ones in force. Return: 0 or -errno with the reason in @err.

@@ -723,8 +723,7 @@ static void host_run_set(struct host_run *h, const struct runspec *rs, const str
 	h->v[HM_TIME] = check_time(rs, r);
 }
 
-static void given_set(struct measured *m, enum fl_cost_id id, double ns, const char *how,
-		      FILE *log)
+static void given_set(struct measured *m, enum fl_cost_id id, double ns, const char *how, FILE *log)
 {
 	m->given[id] = true;
 	m->given_ns[id] = fmax(ns, 0);
@@ -848,8 +847,8 @@ static int measured_line(void *ctx, const char *key, size_t klen, const char *v,
 			return -EINVAL;
 		}
 		given_set(m, i, x, "", NULL);
-		snprintf(m->given_how[i], sizeof(m->given_how[i]), "%.*s",
-			 (int)(v + vlen - rest), rest);
+		snprintf(m->given_how[i], sizeof(m->given_how[i]), "%.*s", (int)(v + vlen - rest),
+			 rest);
 		return 0;
 	}
 	if (klen > 4 && !strncmp(key, "run.", 4)) {
@@ -928,7 +927,8 @@ static int measured_complete(const struct measured *m, char *err, size_t len)
 	int i, j;
 
 	for (i = 0; i < NR_FIT_RUNS + m->nr_checks; i++) {
-		const struct host_run *h = i < NR_FIT_RUNS ? &m->run[i] : &m->check[i - NR_FIT_RUNS];
+		const struct host_run *h = i < NR_FIT_RUNS ? &m->run[i]
+							   : &m->check[i - NR_FIT_RUNS];
 		char id[16];
 		struct fl_config cfg;
 
@@ -940,8 +940,7 @@ static int measured_complete(const struct measured *m, char *err, size_t len)
 			for (j = 0; j < NR_HM && !h->v[j]; j++)
 				;
 			if (i <= RUN_B || i >= NR_FIT_RUNS || j < NR_HM) {
-				snprintf(err, len,
-					 "no run.%s line%s", id,
+				snprintf(err, len, "no run.%s line%s", id,
 					 i <= RUN_B ? " (the fit needs runs A and B: the host's "
 						      "1-thread lru-microbench at 4K and 16K)"
 						    : "");
@@ -999,8 +998,8 @@ static void log_check_line(struct measured *m, char *line)
 	struct host_run *h;
 	int field = 0;
 
-	if (m->nr_checks == MAX_CHECKS || (strncmp(line, "  lru-microbench ", 17) &&
-					   strncmp(line, "  page-fault1 ", 14)))
+	if (m->nr_checks == MAX_CHECKS ||
+	    (strncmp(line, "  lru-microbench ", 17) && strncmp(line, "  page-fault1 ", 14)))
 		return;
 	h = &m->check[m->nr_checks];
 	memset(h, 0, sizeof(*h));
@@ -1067,7 +1066,8 @@ static int records_run(struct measured *m, int role, const char *pattern, char *
 			h->v[HM_CHECK] = fl_json_num(fl_json_get(mt, "check_ns"), 0);
 			h->v[HM_ADVICE] = fl_json_num(fl_json_get(mt, "advice_ns"), 0);
 			h->v[HM_WRITES] = fl_json_num(fl_json_get(mt, "writes"), 0);
-			h->v[HM_TIME] = fl_json_num(fl_json_get(fl_json_get(r, "time"), "wall_s"), 0) *
+			h->v[HM_TIME] = fl_json_num(fl_json_get(fl_json_get(r, "time"), "wall_s"),
+						    0) *
 					1e9;
 			t[n] = host_phase(h);
 			n++;
@@ -1133,7 +1133,8 @@ static int measured_from_log(const char *dir, struct measured *m, char *err, siz
 		int n;
 
 		while (fgets(l, sizeof(l), f) && m->bw.n < FL_BW_POINTS)
-			if (sscanf(l, "threads %d: %lf GB/s aggregate, %lf ns", &n, &gbs, &ns) == 3 &&
+			if (sscanf(l, "threads %d: %lf GB/s aggregate, %lf ns", &n, &gbs, &ns) ==
+				    3 &&
 			    n >= 1 && ns > 0 && (m->bw.n ? n > m->bw.cpus[m->bw.n - 1] : n == 1)) {
 				m->bw.cpus[m->bw.n] = n;
 				m->bw.ps[m->bw.n++] = (uint64_t)llround(ns * 1000.0);
@@ -1576,8 +1577,7 @@ static void log_run(FILE *log, const char *id, const struct host_run *h)
 }
 
 /* The host runs: A, B, E, F (the median of three), perf over A and B, S once, the checks. */
-static int measure_host(struct measured *m, const char *tmpdir, FILE *log, char *err,
-			size_t len)
+static int measure_host(struct measured *m, const char *tmpdir, FILE *log, char *err, size_t len)
 {
 	struct fl_result r;
 	size_t g;
@@ -1669,8 +1669,8 @@ FL_API int fl_calibrate(FILE *out, const char *out_name, const char *command, FI
 	memset(buf, 1, 2 * big);
 	given_set(m, FL_COST_CLEAR_PAGE, probe_pages(buf, NULL, big), "probe: rep stosb, 4 KiB",
 		  log);
-	given_set(m, FL_COST_COPY_PAGE, probe_pages(buf, buf + big, big),
-		  "probe: rep movsb, 4 KiB", log);
+	given_set(m, FL_COST_COPY_PAGE, probe_pages(buf, buf + big, big), "probe: rep movsb, 4 KiB",
+		  log);
 	munmap(buf, 2 * big);
 	given_set(m, FL_COST_LOCK, probe_lock(), "probe: lock cmpxchg + release store", log);
 	cache = probe_cacheline();
@@ -1717,8 +1717,7 @@ FL_API int fl_calibrate_fit_check(const char *src, char *err, size_t len)
 }
 
 FL_API int fl_calibrate_fit(const char *src, FILE *out, const char *out_name, const char *command,
-			    FILE *measured_out, FILE *log, int *check_failed, char *err,
-			    size_t len)
+			    FILE *measured_out, FILE *log, int *check_failed, char *err, size_t len)
 {
 	struct measured *m = malloc(sizeof(*m));
 	struct calib k;
@@ -1739,12 +1738,13 @@ FL_API int fl_calibrate_fit(const char *src, FILE *out, const char *out_name, co
 		free(m);
 		return ret;
 	}
-	fprintf(log, "foliolab calibrate --fit %s: measured on %s, %s, %s\n1. given (measured there)\n",
+	fprintf(log,
+		"foliolab calibrate --fit %s: measured on %s, %s, %s\n1. given (measured there)\n",
 		src, m->prov.kernel, m->prov.cpu, m->prov.date);
 	for (i = 0; i < FL_NR_COSTS; i++)
 		if (m->given[i])
-			fprintf(log, "  %-12s %9.2f ns  %s\n", fl__cost_info[i].name, m->given_ns[i],
-				m->given_how[i]);
+			fprintf(log, "  %-12s %9.2f ns  %s\n", fl__cost_info[i].name,
+				m->given_ns[i], m->given_how[i]);
 	for (i = 0; i < m->bw.n; i++)
 		fprintf(log, "  bandwidth.%-4d %8.2f ns per 4 KiB per CPU\n", m->bw.cpus[i],
 			(double)m->bw.ps[i] / 1000.0);
