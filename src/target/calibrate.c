@@ -770,7 +770,7 @@ static int measured_write(FILE *f, const struct measured *m)
 				fl__cost_info[perf_groups[g].id].name, m->perf[i][g]);
 	}
 	for (i = 0; i < m->nr_checks; i++) {
-		char id[16];
+		char id[24];
 
 		snprintf(id, sizeof(id), "check%d", i + 1);
 		run_write(f, id, &m->check[i]);
@@ -1157,7 +1157,7 @@ static int measured_from_log(const char *dir, struct measured *m, char *err, siz
  */
 static int measured_load(const char *src, struct measured *m, char *err, size_t len)
 {
-	char path[4200], sub[400];
+	char path[4200], sub[4600];
 	struct stat st;
 	char *text;
 	int ret;
