@@ -1261,10 +1261,18 @@ static long split_publish(struct folio *folio, struct folio *end_folio, struct x
 		xas_set(xas, new_folio->index);
 		xas_load(xas);
 	}
+	/*
+	 * Each piece's own work, the first's (the original descriptor) too:
+	 * its setup, folio_ref_unfreeze(), lru_add_split_folio() and the
+	 * unlock and put after the lock; split_folio, under the lruvec lock
+	 * as the kernel does most of it.
+	 */
+	fl_cost(FL_COST_SPLIT_FOLIO);
 	while (new_folio != stop) {
 		struct folio *next = reverse ? folio_prev(new_folio) : folio_next(new_folio);
 		long nr = (long)folio_nr_pages(new_folio);
 
+		fl_cost(FL_COST_SPLIT_FOLIO);
 		folio_ref_unfreeze(new_folio, folio_expected_ref_count(new_folio) + 1);
 		lru_add_split_folio(folio, new_folio, list);
 		count_fl_stat(FL_SPLIT_WALK, 1);

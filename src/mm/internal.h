@@ -405,6 +405,8 @@ void deferred_split_folio(struct folio *folio, bool partially_mapped);
 unsigned long deferred_split_count(int nid);
 #define SHRINK_STOP (~0ul)
 unsigned long deferred_split_scan(int nid, unsigned long nr_to_scan);
+/* vmscan.c: every shrinker to the end, as "echo 2 > /proc/sys/vm/drop_caches" does */
+void drop_slab(void);
 bool can_split_folio(struct folio *folio, int caller_pins, int *pextra_pins);
 int split_huge_page_to_list_to_order(struct page *page, struct list_head *list,
 				     unsigned int new_order);

@@ -183,3 +183,42 @@ bool fl__lruvec_validate(struct lruvec *lruvec, char *msg, size_t len)
 	}
 	return ok;
 }
+
+/* ---- drop_slab(): what drop_caches' 2 runs (fs/drop_caches.c) ---- */
+
+#define SHRINK_BATCH 128 /* shrinker->batch 0: mm/shrinker.c's default */
+
+/*
+ * One node's shrinkers at priority 0, as shrink_slab() runs them for
+ * drop_slab_node(): each scans all it counts, SHRINK_BATCH at a time,
+ * until it says SHRINK_STOP. The model's shrinkers are the deferred split
+ * queue (per node) and the huge zero folio (not NUMA-aware: node 0 only).
+ */
+static unsigned long shrink_slab_node(int nid)
+{
+	unsigned long freed = 0, total = deferred_split_count(nid), scanned, ret;
+
+	for (scanned = 0; scanned < total; scanned += SHRINK_BATCH) {
+		ret = deferred_split_scan(nid, total - scanned < SHRINK_BATCH ? total - scanned
+									      : SHRINK_BATCH);
+		if (ret == SHRINK_STOP)
+			break;
+		freed += ret;
+	}
+	if (nid == 0 && huge_zero_folio_shrink_count())
+		freed += huge_zero_folio_shrink_scan();
+	return freed;
+}
+
+/* drop_slab(): every node, again while a round frees more than 10 objects */
+void drop_slab(void)
+{
+	unsigned long freed;
+	int nid;
+
+	do {
+		freed = 0;
+		for_each_online_node (nid)
+			freed += shrink_slab_node(nid);
+	} while (freed > 10);
+}

@@ -37,6 +37,7 @@ const struct fl_cost_info fl__cost_info[FL_NR_COSTS] = {
 	[FL_COST_VMA] = { "vma", "creating or removing a VMA" },
 	[FL_COST_XA_NODE] = { "xa_node", "one XArray node visited" },
 	[FL_COST_SPLIT_PAGE] = { "split_page", "splitting a folio, per page" },
+	[FL_COST_SPLIT_FOLIO] = { "split_folio", "one folio a split makes", true },
 };
 
 uint64_t fl__cost_ps[FL_NR_COSTS];
@@ -323,7 +324,9 @@ int fl__costs_parse(const char *text, uint64_t *ps, struct fl_cost_prov *prov,
 		}
 	}
 	for (i = 0; ps && i < FL_NR_COSTS; i++)
-		if (!seen[i]) {
+		if (!seen[i] && fl__cost_info[i].optional)
+			ps[i] = 0;
+		else if (!seen[i]) {
 			snprintf(err, len, "cost.%s is missing (a cost file gives all %d costs)",
 				 fl__cost_info[i].name, FL_NR_COSTS);
 			return -EINVAL;

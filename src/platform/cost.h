@@ -45,13 +45,15 @@ enum fl_cost_id {
 	FL_COST_PTE_TABLE,   /* a page-table page allocated (and later freed) */
 	FL_COST_VMA,	     /* creating or removing a VMA */
 	FL_COST_XA_NODE,     /* one XArray node visited */
-	FL_COST_SPLIT_PAGE,  /* splitting a folio, per page */
+	FL_COST_SPLIT_PAGE,  /* splitting a folio, per page: its struct page */
+	FL_COST_SPLIT_FOLIO, /* one folio a split makes: set up, unfrozen, on the LRU, unlocked */
 	FL_NR_COSTS
 };
 
 struct fl_cost_info {
 	const char *name;
 	const char *what;
+	bool optional; /* added after the first cost files: a file without it reads 0 */
 };
 extern const struct fl_cost_info fl__cost_info[FL_NR_COSTS];
 

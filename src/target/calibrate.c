@@ -606,7 +606,8 @@ static int host_median_run(const struct runspec *rs, struct fl_result *res, char
 				fl_result_free(&r[i]);
 			return ret;
 		}
-		t[i] = sorted[i] = phase_time(&r[i]);
+		/* a run of phases by their time, the shrink run by its shrink */
+		t[i] = sorted[i] = phase_time(&r[i]) + metric(&r[i], "shrink_us");
 	}
 	fl_median(sorted, 3);
 	while (t[mid] != sorted[1])
@@ -659,14 +660,17 @@ static double check_time(const struct runspec *rs, const struct fl_result *r)
  * [F] the same on two threads of one process (IPIs); [S] a hole punched
  * through every PMD folio of a tmpfs file (the split).
  */
-enum { RUN_A, RUN_B, RUN_E, RUN_F, RUN_S, NR_FIT_RUNS };
-static const char *const run_ids[NR_FIT_RUNS] = { "A", "B", "E", "F", "S" };
+enum { RUN_A, RUN_B, RUN_E, RUN_F, RUN_S, RUN_D, NR_FIT_RUNS };
+static const char *const run_ids[NR_FIT_RUNS] = {
+	[RUN_A] = "A", [RUN_B] = "B", [RUN_E] = "E", [RUN_F] = "F", [RUN_S] = "S", [RUN_D] = "D",
+};
 static const struct runspec fit_runs[NR_FIT_RUNS] = {
 	{ "lru-microbench", "", "threads=1 loops=100 size=8M" },
 	{ "lru-microbench", "16kB", "threads=1 loops=100 size=8M" },
 	{ "lru-microbench", "", "threads=1 loops=20000 size=4K" },
 	{ "lru-microbench", "", "threads=2 loops=20000 size=4K vma=private" },
 	{ "shmem-split", "", "method=punch file-size=64M rounds=3" },
+	{ "deferred-split", "2048kB", "threads=1 size=256M shrink=drop-caches" },
 };
 
 static const struct runspec CHECKS[] = {
@@ -683,9 +687,12 @@ static const struct runspec CHECKS[] = {
 #define MAX_CHECKS 32
 
 /* A host run's figures the fit reads (time_ns: check_time()'s) */
-enum { HM_ACCESS, HM_CHECK, HM_ADVICE, HM_WRITES, HM_SPLIT, HM_TIME, NR_HM };
-static const char *const hm_names[NR_HM] = { "access_ns", "check_ns", "advice_ns",
-					     "writes",	  "split_us", "time_ns" };
+enum { HM_ACCESS, HM_CHECK, HM_ADVICE, HM_WRITES, HM_SPLIT, HM_SHRINK, HM_TIME, NR_HM };
+static const char *const hm_names[NR_HM] = {
+	[HM_ACCESS] = "access_ns", [HM_CHECK] = "check_ns", [HM_ADVICE] = "advice_ns",
+	[HM_WRITES] = "writes",	   [HM_SPLIT] = "split_us", [HM_SHRINK] = "shrink_us",
+	[HM_TIME] = "time_ns",
+};
 
 struct host_run {
 	bool have;
@@ -720,6 +727,7 @@ static void host_run_set(struct host_run *h, const struct runspec *rs, const str
 	h->v[HM_ADVICE] = metric(r, "advice_ns");
 	h->v[HM_WRITES] = metric(r, "writes");
 	h->v[HM_SPLIT] = metric(r, "split_us");
+	h->v[HM_SHRINK] = metric(r, "shrink_us");
 	h->v[HM_TIME] = check_time(rs, r);
 }
 
@@ -862,7 +870,7 @@ static int measured_line(void *ctx, const char *key, size_t klen, const char *v,
 		    strlen(line + used) >= sizeof(h->rs.params)) {
 			snprintf(err, len,
 				 "line %d: %.*s: accepted run.ID WORKLOAD MTHP|- PARAMS, ID one of "
-				 "A B E F S check1 .. check%d",
+				 "A B E F S D check1 .. check%d",
 				 lineno, (int)klen, key, MAX_CHECKS);
 			return -EINVAL;
 		}
@@ -882,7 +890,8 @@ static int measured_line(void *ctx, const char *key, size_t klen, const char *v,
 		if (!h || i == NR_HM || num_field(v, vlen, &x, &rest) || rest < v + vlen || x < 0) {
 			snprintf(err, len,
 				 "line %d: %.*s: accepted host.ID.METRIC VALUE, METRIC one of "
-				 "access_ns check_ns advice_ns writes split_us time_ns, VALUE >= 0",
+				 "access_ns check_ns advice_ns writes split_us shrink_us time_ns, "
+				 "VALUE >= 0",
 				 lineno, (int)klen, key);
 			return -EINVAL;
 		}
@@ -1347,27 +1356,64 @@ static int fit_residuals(struct calib *k, char *err, size_t len)
 	return 0;
 }
 
-static int fit_split(struct calib *k, char *err, size_t len)
+/*
+ * What a split costs beyond the known parts, per round of @h's run on sim
+ * (*@pages and *@pieces: the pages and the folios it charged per round).
+ */
+static int split_residual(struct calib *k, const struct host_run *h, double host_us,
+			  const char *sim_metric, double *rest, double *pages, double *pieces,
+			  char *err, size_t len)
 {
-	const struct host_run *h = &k->m->run[RUN_S];
+	double rounds = fmax(runspec_param(&h->rs, "rounds", 1), 1);
 	struct fl_result s;
-	double pages;
-	int ret;
+	int ret = sim_run(k, &h->rs, &s, err, len);
 
-	if (!h->have)
-		return 0;
-	k->c[FL_COST_SPLIT_PAGE] = 0;
-	ret = sim_run(k, &h->rs, &s, err, len);
 	if (ret)
 		return ret;
-	/* split_us is the median round's; the charges are every round's */
-	pages = (double)fl_counters_get(&s.counters, "fl_cost_split_page") /
-		fmax(runspec_param(&h->rs, "rounds", 1), 1);
-	if (pages > 0)
-		set_cost(k, FL_COST_SPLIT_PAGE,
-			 (h->v[HM_SPLIT] - metric(&s, "split_us")) * 1000 / pages,
-			 "host tmpfs hole punch through PMD folios, less the known parts");
+	*pages = count(&s, FL_COST_SPLIT_PAGE) / rounds;
+	*pieces = count(&s, FL_COST_SPLIT_FOLIO) / rounds;
+	*rest = (host_us - metric(&s, sim_metric)) * 1000 + *pages * k->c[FL_COST_SPLIT_PAGE] +
+		*pieces * k->c[FL_COST_SPLIT_FOLIO];
 	fl_result_free(&s);
+	return 0;
+}
+
+/*
+ * split_page and split_folio: S (a hole punch through PMD folios: a few
+ * pieces of many pages each) and D (the deferred split shrinker, under
+ * drop_caches: PMD folios uniformly to order 0, a piece a page) give two
+ * equations, rest = pages x split_page + pieces x split_folio; with S
+ * alone all is split_page.
+ */
+static int fit_split(struct calib *k, char *err, size_t len)
+{
+	const struct host_run *hs = &k->m->run[RUN_S], *hd = &k->m->run[RUN_D];
+	double rs = 0, ps = 0, fs = 0, rd = 0, pd = 0, fd = 0, det;
+	int ret;
+
+	if (hs->have) {
+		ret = split_residual(k, hs, hs->v[HM_SPLIT], "split_us", &rs, &ps, &fs, err, len);
+		if (ret)
+			return ret;
+	}
+	if (hd->have) {
+		ret = split_residual(k, hd, hd->v[HM_SHRINK], "shrink_us", &rd, &pd, &fd, err, len);
+		if (ret)
+			return ret;
+	}
+	det = ps * fd - fs * pd;
+	if (hs->have && hd->have && det > 0) {
+		set_cost(k, FL_COST_SPLIT_PAGE, (rs * fd - fs * rd) / det,
+			 "host tmpfs hole punch and drop_caches' deferred split, less the known "
+			 "parts: per page");
+		set_cost(k, FL_COST_SPLIT_FOLIO, (ps * rd - pd * rs) / det, "the same, per piece");
+	} else if (hs->have && ps > 0) {
+		set_cost(k, FL_COST_SPLIT_PAGE, (rs - fs * k->c[FL_COST_SPLIT_FOLIO]) / ps,
+			 "host tmpfs hole punch through PMD folios, less the known parts");
+	} else if (hd->have && fd > 0) {
+		set_cost(k, FL_COST_SPLIT_FOLIO, (rd - pd * k->c[FL_COST_SPLIT_PAGE]) / fd,
+			 "host drop_caches' deferred split, less the known parts: per piece");
+	}
 	return 0;
 }
 
@@ -1571,6 +1617,8 @@ static void log_run(FILE *log, const char *id, const struct host_run *h)
 		h->rs.params);
 	if (h->v[HM_SPLIT] > 0)
 		fprintf(log, "split %.1f us (the median round)\n", h->v[HM_SPLIT]);
+	else if (h->v[HM_SHRINK] > 0)
+		fprintf(log, "drop_caches %.1f us\n", h->v[HM_SHRINK]);
 	else
 		fprintf(log, "access %.3f ms, read-back %.3f ms, madvise %.3f ms\n",
 			h->v[HM_ACCESS] / 1e6, h->v[HM_CHECK] / 1e6, h->v[HM_ADVICE] / 1e6);
@@ -1586,9 +1634,10 @@ static int measure_host(struct measured *m, const char *tmpdir, FILE *log, char 
 	for (i = 0; i < NR_FIT_RUNS; i++) {
 		ret = i == RUN_S ? do_run(&fit_runs[i], false, NULL, &r, err, len)
 				 : host_median_run(&fit_runs[i], &r, err, len);
-		if (ret && i == RUN_S) {
-			fprintf(log, "  S: the host's tmpfs run failed (%s): split_page stays 0\n",
-				err);
+		if (ret && i >= RUN_S) {
+			fprintf(log,
+				"  %s: the host's run failed (%s): the split costs without it\n",
+				run_ids[i], err);
 			continue;
 		}
 		if (ret)

@@ -384,4 +384,5 @@ const struct fl_target_ops fl__host_target_ops = {
 	.split_huge_pages_range = fl__host_split_huge_pages_range,
 	.shrinker_count = fl__host_shrinker_count,
 	.shrinker_scan = fl__host_shrinker_scan,
+	.drop_slab = fl__host_drop_slab,
 };

@@ -129,6 +129,7 @@ int fl__host_shrinker_count(struct fl_thread *th, const char *name, uint64_t *co
 			    size_t len);
 int fl__host_shrinker_scan(struct fl_thread *th, const char *name, int nid, uint64_t nr, char *err,
 			   size_t len);
+int fl__host_drop_slab(struct fl_thread *th, char *err, size_t len);
 
 /* host_mem.c: a process's mappings, recorded so stray accesses are refused */
 #define HOST_MAX_MAPPINGS 4096

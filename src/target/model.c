@@ -712,6 +712,15 @@ static int model_shrinker_scan(struct fl_thread *th, const char *name, int nid, 
 	return 0;
 }
 
+static int model_drop_slab(struct fl_thread *th, char *err, size_t len)
+{
+	(void)th;
+	(void)err;
+	(void)len;
+	drop_slab();
+	return 0;
+}
+
 const struct fl_target_ops fl__model_target_ops = {
 	.name = "model",
 	.open = model_open,
@@ -749,4 +758,5 @@ const struct fl_target_ops fl__model_target_ops = {
 	.split_huge_pages_range = model_split_huge_pages_range,
 	.shrinker_count = model_shrinker_count,
 	.shrinker_scan = model_shrinker_scan,
+	.drop_slab = model_drop_slab,
 };

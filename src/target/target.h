@@ -185,6 +185,13 @@ struct fl_target_ops {
 			      size_t len);
 	int (*shrinker_scan)(struct fl_thread *th, const char *name, int nid, uint64_t nr,
 			     char *err, size_t len);
+	/*
+	 * drop_caches(): "echo 2 > /proc/sys/vm/drop_caches", every
+	 * shrinker run to the end (drop_slab(): the deferred split queue
+	 * among them; on the host also the dentry and inode caches).
+	 * Return: 0, or -errno with the reason in @err.
+	 */
+	int (*drop_slab)(struct fl_thread *th, char *err, size_t len);
 };
 
 struct fl_target {
@@ -348,6 +355,11 @@ static inline int fl_shrinker_scan(struct fl_thread *th, const char *name, int n
 				   char *err, size_t len)
 {
 	return fl_thread_target(th)->ops->shrinker_scan(th, name, nid, nr, err, len);
+}
+
+static inline int fl_drop_slab(struct fl_thread *th, char *err, size_t len)
+{
+	return fl_thread_target(th)->ops->drop_slab(th, err, len);
 }
 
 #endif /* FL_TARGET_TARGET_H */

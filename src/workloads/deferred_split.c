@@ -25,7 +25,10 @@
  * shrinker files at all: the run then says so in its note (never
  * silently), and the folios stay queued until the unmap frees them;
  * compare with --shrink off then holds the rest of the run against the
- * model.
+ * model. --shrink drop-caches writes 2 to /proc/sys/vm/drop_caches
+ * instead (every shrinker to the end, as drop_slab() runs them; no debugfs
+ * needed; on the host it also drops the machine's dentries and inodes).
+ * shrink_us is the time the shrinking took.
  *
  * Conventions in this file: sizes are bytes; "folio" is the --mthp size
  * unit of the mapping, whatever the fault could allocate.
@@ -44,7 +47,8 @@ struct ds_params {
 	uint64_t size;
 	uint64_t folio; /* bytes */
 	long batch;
-	bool shrink; /* --shrink on */
+	bool shrink;	  /* --shrink on or drop-caches */
+	bool drop_caches; /* --shrink drop-caches */
 };
 
 /* All threads wait here for each other (a spin-and-yield barrier in shared memory). */
@@ -61,7 +65,7 @@ struct ds_shared {
 	int error; /* atomic */
 	struct fl_tag_tally tags;
 	/* the shrinker task's results */
-	uint64_t queued, left, scans;
+	uint64_t queued, left, scans, shrink_ns;
 	char note[256];
 };
 
@@ -70,7 +74,9 @@ static const struct fl_workload_param_info ds_param_info[] = {
 	{ "size", "16M", "bytes each thread maps (a multiple of the folio size, up to 64G)" },
 	{ "batch", "128", "objects per shrinker scan, sc->nr_to_scan (1..1000000)" },
 	{ "shrink", "on",
-	  "on: run the shrinker until the queue is empty; off: leave the queue to the unmap" },
+	  "on: run the shrinker until the queue is empty; drop-caches: write 2 to "
+	  "/proc/sys/vm/drop_caches (every shrinker to the end; no debugfs needed); off: "
+	  "leave the queue to the unmap" },
 	{ NULL, NULL, NULL },
 };
 
@@ -78,7 +84,7 @@ static int ds_parse(const struct fl_config *cfg, void *params, char *err, size_t
 {
 	const struct fl_workload_info *wi = &fl__wl_deferred_split.info;
 	struct ds_params *p = params;
-	static const char *const on_off[] = { "on", "off", NULL };
+	static const char *const on_off[] = { "on", "off", "drop-caches", NULL };
 	unsigned long kb = fl__mthp_always_kb(cfg);
 	int ret, shrink = 0;
 
@@ -97,9 +103,10 @@ static int ds_parse(const struct fl_config *cfg, void *params, char *err, size_t
 		ret = fl__param_int(cfg, wi, "batch", 1, 1000000, &p->batch, err, len);
 	if (!ret)
 		ret = fl__param_choice(cfg, wi, "shrink", on_off, &shrink, err, len);
-	p->shrink = shrink == 0;
+	p->shrink = shrink != 1;
+	p->drop_caches = shrink == 2;
 	if (!ret)
-		ret = fl__param_only_with(cfg, "batch", p->shrink, "--shrink on", err, len);
+		ret = fl__param_only_with(cfg, "batch", shrink == 0, "--shrink on", err, len);
 	return ret;
 }
 
@@ -208,6 +215,22 @@ static bool ds_shrink(struct fl_thread *th, struct ds_shared *sh)
 	return true;
 }
 
+/*
+ * "echo 2 > /proc/sys/vm/drop_caches": every shrinker run to the end, the
+ * deferred split queue's among them. Return: true if it ran.
+ */
+static bool ds_drop_caches(struct fl_thread *th, struct ds_shared *sh)
+{
+	char err[160];
+
+	if (fl_drop_slab(th, err, sizeof(err))) {
+		snprintf(sh->note, sizeof(sh->note), "drop_caches not run: %s", err);
+		return false;
+	}
+	sh->scans = 1;
+	return true;
+}
+
 /* Read every page back (the advised first page of each folio reads 0), then unmap. */
 static void ds_check(struct fl_thread *th, struct ds_shared *sh)
 {
@@ -265,7 +288,11 @@ static void ds_thread(struct fl_thread *th, void *arg)
 		if (!ret && sh->p->shrink)
 			ret = fl__window_begin(ctx);
 		if (!ret && sh->p->shrink) {
-			if (ds_shrink(th, sh))
+			uint64_t t0 = fl_clock_ns();
+			bool ran = sh->p->drop_caches ? ds_drop_caches(th, sh) : ds_shrink(th, sh);
+
+			sh->shrink_ns = ran ? fl_clock_ns() - t0 : 0;
+			if (ran)
 				ret = fl__window_end(ctx, "scan");
 			else
 				fl__window_discard(ctx);
@@ -304,6 +331,8 @@ static int ds_run(struct fl_wl_ctx *ctx, const void *params)
 	fl__add_metric(ctx->res, "queued", "", (double)sh->queued);
 	fl__add_metric(ctx->res, "scans", "", (double)sh->scans);
 	fl__add_metric(ctx->res, "left", "", (double)sh->left);
+	if (p->shrink)
+		fl__add_metric(ctx->res, "shrink_us", "us", (double)sh->shrink_ns / 1000.0);
 	return ret;
 }
 

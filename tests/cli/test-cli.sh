@@ -579,7 +579,7 @@ bad "calibrate --measured and --out the same" "name the same file" \
 KA=$CDIR/pvm-epyc2.costs
 {
 	for c in syscall clear_page copy_page folio_alloc folio_free buddy lru_move lock \
-		cacheline tlb_flush ipi pte_table vma xa_node split_page; do
+		cacheline tlb_flush ipi pte_table vma xa_node split_page split_folio; do
 		echo "given.$c $(sed -n "s/^cost\.$c //p" "$KA") from the cost file"
 	done
 	echo "run.A lru-microbench - threads=1 loops=20 size=2M"
@@ -609,6 +609,29 @@ if [ $rc1 = 0 ] && [ $rc2 = 0 ] && [ "$same" = yes ] &&
 else
 	nok "calibrate --fit: the sim's own times give back its costs ($rc1 $rc2 $same)"
 	sed 's/^/# /' "$T/ka.log"
+fi
+# deferred-split --shrink drop-caches on sim: drop_slab() runs the deferred
+# split shrinker to the end; 2 PMD folios, each with its first page advised
+# away, split uniformly to order 0: split_page and split_folio once a page
+# (1024), the 511 still-mapped PTEs of each migrated away (zap_pte) and back
+# (set_pte), the same splits as the debugfs shrinker's --shrink on
+"$FL" run deferred-split --threads 1 --size 4M --mthp 2M --shrink drop-caches \
+	--json "$T/ds.json" >/dev/null 2>&1
+rc1=$?
+"$FL" run deferred-split --threads 1 --size 4M --mthp 2M --shrink on --json "$T/ds-on.json" \
+	>/dev/null 2>&1
+rc2=$?
+dsc() { grep -o "\"scan:$2\": [0-9]*" "$1" | sed 's/.*: //'; }
+if [ $rc1 = 0 ] && [ $rc2 = 0 ] && [ "$(dsc "$T/ds.json" thp_split_page)" = 2 ] &&
+	[ "$(dsc "$T/ds.json" fl_cost_split_page)" = 1024 ] &&
+	[ "$(dsc "$T/ds.json" fl_cost_split_folio)" = 1024 ] &&
+	[ "$(dsc "$T/ds.json" fl_cost_zap_pte)" = 1022 ] &&
+	[ "$(dsc "$T/ds.json" fl_cost_set_pte)" = 1022 ] &&
+	[ "$(dsc "$T/ds-on.json" fl_cost_split_folio)" = 1024 ] &&
+	grep -q '"shrink_us": [1-9]' "$T/ds.json"; then
+	ok "deferred-split --shrink drop-caches: every folio split to order 0, a piece a page"
+else
+	nok "deferred-split --shrink drop-caches ($rc1 $rc2)"
 fi
 # the shipped cost files are the fit of the shipped measurements
 for m in "$CDIR"/*.measured; do

@@ -51,6 +51,16 @@ static bool test_parse_full(void)
 	ASSERT_EQ(bw.cpus[2], 16);
 	ASSERT_EQ(bw.ps[1], 56500ull);
 	ASSERT_TRUE(!strcmp(prov.cpu, "Some CPU 3000")); /* the value runs to the line's end */
+	/* a cost added after the first files may be absent (0); the others may not */
+	for (i = 0; i < FL_NR_COSTS; i++) {
+		full_text(text, sizeof(text), i, NULL);
+		ps[i] = 1;
+		ASSERT_EQ(fl_costs_parse(text, ps, &prov, &bw, err, sizeof(err)),
+			  fl__cost_info[i].optional ? 0 : -EINVAL);
+		if (fl__cost_info[i].optional)
+			ASSERT_EQ(ps[i], 0ull);
+	}
+	ASSERT_TRUE(fl__cost_info[FL_COST_SPLIT_FOLIO].optional);
 	return true;
 }
 
@@ -69,7 +79,7 @@ static bool refused(const char *text, const char *why)
 
 static bool test_bad_files(void)
 {
-	char text[4096];
+	char text[4096], want[32];
 
 	full_text(text, sizeof(text), FL_COST_IPI, NULL);
 	ASSERT_TRUE(refused(text, "cost.ipi is missing"));
@@ -98,9 +108,10 @@ static bool test_bad_files(void)
 	ASSERT_TRUE(refused(text, "accepted a number of ns > 0"));
 	full_text(text, sizeof(text), -1, "bandwidth.1 34\nbandwidth.2025 50\n");
 	ASSERT_TRUE(refused(text, "to 1024"));
-	/* the line number of the fault: the header's 3 lines, 19 costs, then it */
+	/* the line number of the fault: the header's 3 lines, every cost, then it */
 	full_text(text, sizeof(text), -1, "speed 3\n");
-	ASSERT_TRUE(refused(text, "line 23:"));
+	snprintf(want, sizeof(want), "line %d:", 3 + FL_NR_COSTS + 1);
+	ASSERT_TRUE(refused(text, want));
 	return true;
 }
 
