@@ -813,7 +813,7 @@ static bool try_to_migrate_one(struct folio *folio, struct vm_area_struct *vma,
 			entry = make_migration_entry_dirty(entry);
 		entry_store(pvmw.pte, swp_entry_to_pte(entry));
 		folio_remove_rmap_ptes(folio, subpage, 1, vma);
-		fl_cost(FL_COST_ZAP_PTE);
+		fl_cost(FL_COST_MIGRATE_PTE);
 		folio_put(folio); /* the mapping's reference; the caller holds one */
 	}
 	/* try_to_unmap_flush(): no CPU may still write through the old entries */
@@ -864,7 +864,7 @@ static bool try_to_unmap_one(struct folio *folio, struct vm_area_struct *vma, un
 			folio_set_dirty(folio);
 		add_mm_counter(vma->vm_mm, mm_counter_file(folio), -1);
 		folio_remove_rmap_ptes(folio, subpage, 1, vma);
-		fl_cost(FL_COST_ZAP_PTE);
+		fl_cost(FL_COST_MIGRATE_PTE);
 		folio_put(folio);
 	}
 	if (cleared) {
@@ -936,7 +936,7 @@ static bool remove_migration_pte(struct folio *folio, struct vm_area_struct *vma
 		pteval_t pte;
 
 		VM_BUG_ON(pvmw.pmd);
-		fl_cost(FL_COST_SET_PTE);
+		fl_cost(FL_COST_MIGRATE_PTE);
 		if (rmap_arg->map_unused_to_zeropage &&
 		    try_to_map_unused_to_zeropage(&pvmw, folio, idx))
 			continue;

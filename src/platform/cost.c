@@ -38,6 +38,7 @@ const struct fl_cost_info fl__cost_info[FL_NR_COSTS] = {
 	[FL_COST_XA_NODE] = { "xa_node", "one XArray node visited" },
 	[FL_COST_SPLIT_PAGE] = { "split_page", "splitting a folio, per page" },
 	[FL_COST_SPLIT_FOLIO] = { "split_folio", "one folio a split makes", true },
+	[FL_COST_MIGRATE_PTE] = { "migrate_pte", "a PTE to a migration entry, or back", true },
 };
 
 uint64_t fl__cost_ps[FL_NR_COSTS];

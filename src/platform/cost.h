@@ -47,6 +47,7 @@ enum fl_cost_id {
 	FL_COST_XA_NODE,     /* one XArray node visited */
 	FL_COST_SPLIT_PAGE,  /* splitting a folio, per page: its struct page */
 	FL_COST_SPLIT_FOLIO, /* one folio a split makes: set up, unfrozen, on the LRU, unlocked */
+	FL_COST_MIGRATE_PTE, /* a PTE rewritten outside a fault: to a migration entry, or back */
 	FL_NR_COSTS
 };
 

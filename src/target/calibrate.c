@@ -660,9 +660,10 @@ static double check_time(const struct runspec *rs, const struct fl_result *r)
  * [F] the same on two threads of one process (IPIs); [S] a hole punched
  * through every PMD folio of a tmpfs file (the split).
  */
-enum { RUN_A, RUN_B, RUN_E, RUN_F, RUN_S, RUN_D, NR_FIT_RUNS };
+enum { RUN_A, RUN_B, RUN_E, RUN_F, RUN_S, RUN_D, RUN_D2, NR_FIT_RUNS };
 static const char *const run_ids[NR_FIT_RUNS] = {
-	[RUN_A] = "A", [RUN_B] = "B", [RUN_E] = "E", [RUN_F] = "F", [RUN_S] = "S", [RUN_D] = "D",
+	[RUN_A] = "A", [RUN_B] = "B", [RUN_E] = "E",   [RUN_F] = "F",
+	[RUN_S] = "S", [RUN_D] = "D", [RUN_D2] = "D2",
 };
 static const struct runspec fit_runs[NR_FIT_RUNS] = {
 	{ "lru-microbench", "", "threads=1 loops=100 size=8M" },
@@ -671,6 +672,7 @@ static const struct runspec fit_runs[NR_FIT_RUNS] = {
 	{ "lru-microbench", "", "threads=2 loops=20000 size=4K vma=private" },
 	{ "shmem-split", "", "method=punch file-size=64M rounds=3" },
 	{ "deferred-split", "2048kB", "threads=1 size=256M shrink=drop-caches" },
+	{ "deferred-split", "2048kB", "threads=1 size=256M shrink=drop-caches advise-pages=511" },
 };
 
 static const struct runspec CHECKS[] = {
@@ -870,7 +872,7 @@ static int measured_line(void *ctx, const char *key, size_t klen, const char *v,
 		    strlen(line + used) >= sizeof(h->rs.params)) {
 			snprintf(err, len,
 				 "line %d: %.*s: accepted run.ID WORKLOAD MTHP|- PARAMS, ID one of "
-				 "A B E F S D check1 .. check%d",
+				 "A B E F S D D2 check1 .. check%d",
 				 lineno, (int)klen, key, MAX_CHECKS);
 			return -EINVAL;
 		}
@@ -1356,64 +1358,114 @@ static int fit_residuals(struct calib *k, char *err, size_t len)
 	return 0;
 }
 
+/* the costs the split runs solve, in the order the runs S, D, D2 bring them in */
+static const enum fl_cost_id split_ids[3] = { FL_COST_SPLIT_PAGE, FL_COST_SPLIT_FOLIO,
+					      FL_COST_MIGRATE_PTE };
+
 /*
- * What a split costs beyond the known parts, per round of @h's run on sim
- * (*@pages and *@pieces: the pages and the folios it charged per round).
+ * One split run on sim: per round, how many of each split_ids cost it
+ * charged (@x) and what the host's time leaves for them (*@rest: the
+ * host's time less the sim's, plus what the sim charged for them).
  */
-static int split_residual(struct calib *k, const struct host_run *h, double host_us,
-			  const char *sim_metric, double *rest, double *pages, double *pieces,
-			  char *err, size_t len)
+static int split_equation(struct calib *k, const struct host_run *h, double host_us,
+			  const char *sim_metric, double x[3], double *rest, char *err, size_t len)
 {
 	double rounds = fmax(runspec_param(&h->rs, "rounds", 1), 1);
 	struct fl_result s;
-	int ret = sim_run(k, &h->rs, &s, err, len);
+	int j, ret = sim_run(k, &h->rs, &s, err, len);
 
 	if (ret)
 		return ret;
-	*pages = count(&s, FL_COST_SPLIT_PAGE) / rounds;
-	*pieces = count(&s, FL_COST_SPLIT_FOLIO) / rounds;
-	*rest = (host_us - metric(&s, sim_metric)) * 1000 + *pages * k->c[FL_COST_SPLIT_PAGE] +
-		*pieces * k->c[FL_COST_SPLIT_FOLIO];
+	*rest = (host_us - metric(&s, sim_metric)) * 1000;
+	for (j = 0; j < 3; j++) {
+		x[j] = count(&s, split_ids[j]) / rounds;
+		*rest += x[j] * k->c[split_ids[j]];
+	}
 	fl_result_free(&s);
 	return 0;
 }
 
 /*
- * split_page and split_folio: S (a hole punch through PMD folios: a few
- * pieces of many pages each) and D (the deferred split shrinker, under
- * drop_caches: PMD folios uniformly to order 0, a piece a page) give two
- * equations, rest = pages x split_page + pieces x split_folio; with S
- * alone all is split_page.
+ * Solve the first @n rows of @a for the first @n of split_ids (the others'
+ * parts, at their costs @c, go to the right side), in place: a[j][3] /
+ * a[j][j] is the j-th. Gauss-Jordan with partial pivoting. Return: 0, or
+ * -1 if the rows do not determine them.
+ */
+static int split_solve(double a[3][4], int n, const double *c)
+{
+	double m[3][4];
+	int i, j, r;
+
+	for (i = 0; i < n; i++) {
+		memcpy(m[i], a[i], sizeof(m[i]));
+		for (j = n; j < 3; j++)
+			m[i][3] -= m[i][j] * c[split_ids[j]];
+	}
+	for (j = 0; j < n; j++) {
+		int p = j;
+
+		for (i = j + 1; i < n; i++)
+			if (fabs(m[i][j]) > fabs(m[p][j]))
+				p = i;
+		if (fabs(m[p][j]) < 1e-9)
+			return -1;
+		for (r = 0; r < 4; r++) {
+			double t = m[j][r];
+
+			m[j][r] = m[p][r];
+			m[p][r] = t;
+		}
+		for (i = 0; i < n; i++) {
+			double f = m[i][j] / m[j][j];
+
+			for (r = j; r < 4 && i != j; r++)
+				m[i][r] -= f * m[j][r];
+		}
+	}
+	for (i = 0; i < n; i++)
+		memcpy(a[i], m[i], sizeof(m[i]));
+	return 0;
+}
+
+/*
+ * split_page, split_folio and migrate_pte: each run gives rest = pages x
+ * split_page + pieces x split_folio + PTEs x migrate_pte. S (a hole punch
+ * through unmapped PMD folios of tmpfs: a few pieces of many pages each),
+ * D (the deferred split shrinker under drop_caches: PMD folios with their
+ * first page advised away, uniformly to order 0, a piece a page, 511 PTEs
+ * a folio to a migration entry and back) and D2 (the same with 511 pages
+ * advised away: one PTE) solve the three; with fewer runs, the first
+ * costs of that list are solved and the rest kept.
  */
 static int fit_split(struct calib *k, char *err, size_t len)
 {
-	const struct host_run *hs = &k->m->run[RUN_S], *hd = &k->m->run[RUN_D];
-	double rs = 0, ps = 0, fs = 0, rd = 0, pd = 0, fd = 0, det;
-	int ret;
+	static const int runs[3] = { RUN_S, RUN_D, RUN_D2 };
+	double a[3][4];
+	int n = 0, i, j, ret;
 
-	if (hs->have) {
-		ret = split_residual(k, hs, hs->v[HM_SPLIT], "split_us", &rs, &ps, &fs, err, len);
+	for (i = 0; i < 3 && k->m->run[runs[i]].have; i++) {
+		const struct host_run *h = &k->m->run[runs[i]];
+
+		ret = split_equation(k, h, i ? h->v[HM_SHRINK] : h->v[HM_SPLIT],
+				     i ? "shrink_us" : "split_us", a[n], &a[n][3], err, len);
 		if (ret)
 			return ret;
+		n++;
 	}
-	if (hd->have) {
-		ret = split_residual(k, hd, hd->v[HM_SHRINK], "shrink_us", &rd, &pd, &fd, err, len);
-		if (ret)
-			return ret;
-	}
-	det = ps * fd - fs * pd;
-	if (hs->have && hd->have && det > 0) {
-		set_cost(k, FL_COST_SPLIT_PAGE, (rs * fd - fs * rd) / det,
-			 "host tmpfs hole punch and drop_caches' deferred split, less the known "
-			 "parts: per page");
-		set_cost(k, FL_COST_SPLIT_FOLIO, (ps * rd - pd * rs) / det, "the same, per piece");
-	} else if (hs->have && ps > 0) {
-		set_cost(k, FL_COST_SPLIT_PAGE, (rs - fs * k->c[FL_COST_SPLIT_FOLIO]) / ps,
-			 "host tmpfs hole punch through PMD folios, less the known parts");
-	} else if (hd->have && fd > 0) {
-		set_cost(k, FL_COST_SPLIT_FOLIO, (rd - pd * k->c[FL_COST_SPLIT_PAGE]) / fd,
-			 "host drop_caches' deferred split, less the known parts: per piece");
-	}
+	/* the first n unknowns, or fewer where the runs do not separate them */
+	for (; n > 0; n--)
+		if (!split_solve(a, n, k->c))
+			break;
+		else
+			fprintf(k->log, "  (the split runs do not separate %s: kept)\n",
+				fl__cost_info[split_ids[n - 1]].name);
+	for (j = 0; j < n; j++)
+		set_cost(k, split_ids[j], a[j][3] / a[j][j],
+			 j == 0	  ? "host splits (tmpfs hole punch; drop_caches' deferred split of "
+				    "PMD folios, 1 and 511 pages advised away), less the known "
+				    "parts: per page"
+			 : j == 1 ? "the same, per piece"
+				  : "the same, per PTE each way");
 	return 0;
 }
 
@@ -1613,7 +1665,7 @@ static void measure_perf(struct measured *m, const char *tmpdir, char *err, size
 
 static void log_run(FILE *log, const char *id, const struct host_run *h)
 {
-	fprintf(log, "  %-2s %s %s %s: ", id, h->rs.workload, h->rs.mthp[0] ? "16K" : "4K",
+	fprintf(log, "  %-2s %s %s %s: ", id, h->rs.workload, h->rs.mthp[0] ? h->rs.mthp : "4K",
 		h->rs.params);
 	if (h->v[HM_SPLIT] > 0)
 		fprintf(log, "split %.1f us (the median round)\n", h->v[HM_SPLIT]);

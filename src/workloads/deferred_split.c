@@ -3,7 +3,8 @@
  * deferred_split.c - the deferred split queue and its shrinker: --threads
  * threads of one process each map --size bytes (a VMA each) and write a
  * tag to every page, so each fault allocates a folio of the --mthp size;
- * then each thread MADV_DONTNEEDs the first 4 KiB of every folio, which
+ * then each thread MADV_DONTNEEDs the first 4 KiB of every folio
+ * (--advise-pages: that many pages from each folio's start), which
  * leaves the folio partially mapped: 6.18 queues it on the deferred split
  * queue (thp_deferred_split_page, split_deferred). Then one task runs the
  * thp-deferred_split shrinker, as debugfs's shrinker/ files do: read its
@@ -45,7 +46,8 @@
 struct ds_params {
 	long threads;
 	uint64_t size;
-	uint64_t folio; /* bytes */
+	uint64_t folio;	   /* bytes */
+	long advise_pages; /* pages of each folio advised away, from its start */
 	long batch;
 	bool shrink;	  /* --shrink on or drop-caches */
 	bool drop_caches; /* --shrink drop-caches */
@@ -72,6 +74,8 @@ struct ds_shared {
 static const struct fl_workload_param_info ds_param_info[] = {
 	{ "threads", "2", "threads of the one process, a mapping each (1..1024)" },
 	{ "size", "16M", "bytes each thread maps (a multiple of the folio size, up to 64G)" },
+	{ "advise-pages", "1",
+	  "pages MADV_DONTNEEDed at the start of each folio (1 .. the folio's pages - 1)" },
 	{ "batch", "128", "objects per shrinker scan, sc->nr_to_scan (1..1000000)" },
 	{ "shrink", "on",
 	  "on: run the shrinker until the queue is empty; drop-caches: write 2 to "
@@ -99,6 +103,9 @@ static int ds_parse(const struct fl_config *cfg, void *params, char *err, size_t
 	if (!ret)
 		ret = fl__param_size(cfg, wi, "size", p->folio, 64ull << 30, p->folio, &p->size,
 				     err, len);
+	if (!ret)
+		ret = fl__param_int(cfg, wi, "advise-pages", 1, (long)(p->folio / 4096) - 1,
+				    &p->advise_pages, err, len);
 	if (!ret)
 		ret = fl__param_int(cfg, wi, "batch", 1, 1000000, &p->batch, err, len);
 	if (!ret)
@@ -159,14 +166,15 @@ static void ds_fill(struct fl_thread *th, struct ds_shared *sh)
 	}
 }
 
-/* MADV_DONTNEED the first page of every folio. */
+/* MADV_DONTNEED the first --advise-pages pages of every folio. */
 static void ds_advise(struct fl_thread *th, struct ds_shared *sh)
 {
 	uint64_t off;
 	int ret = 0;
 
 	for (off = 0; off < sh->p->size && !ret; off += sh->p->folio)
-		ret = fl_madvise(th, sh->addr[th->index] + off, 4096, FL_MADV_DONTNEED);
+		ret = fl_madvise(th, sh->addr[th->index] + off,
+				 (uint64_t)sh->p->advise_pages * 4096, FL_MADV_DONTNEED);
 	if (ret)
 		fl__first_error(&sh->error, ret);
 }
@@ -249,7 +257,9 @@ static void ds_check(struct fl_thread *th, struct ds_shared *sh)
 		for (i = 0; i < n && !ret; i++) {
 			uint64_t pg = page + i;
 
-			wrong += got[i] != (pg % per_folio ? tag_of(th->index) + pg : 0);
+			wrong += got[i] != (pg % per_folio >= (uint64_t)p->advise_pages
+						    ? tag_of(th->index) + pg
+						    : 0);
 			checked++;
 		}
 	}

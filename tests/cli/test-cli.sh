@@ -573,18 +573,38 @@ bad "calibrate --fit twice" "--fit given twice" calibrate --fit a --fit b
 bad "calibrate --measured and --out the same" "name the same file" \
 	calibrate --fit "$T/fit-noa.m" --out "$T/out.json" --measured "$T/out.json"
 # known answer: host times that are the sim's own with cost file C give back
-# C's fitted costs (fault, set_pte, zap_pte, user_access), as the fit inverts
+# C's fitted costs (fault, set_pte, zap_pte, user_access, and the split's
+# split_page, split_folio, migrate_pte), as the fit inverts
 # the sim's arithmetic; twice the same file; measurements written back read
-# the same (this host's costs: every fitted cost > 0)
-KA=$CDIR/pvm-epyc2.costs
+# the same
+# (this host's costs, every fitted cost > 0, with split_folio and
+# migrate_pte set: the split runs S, D and D2 give back all three)
+sed -e 's/^cost\.split_folio .*/cost.split_folio 41.5/' \
+	-e 's/^cost\.migrate_pte .*/cost.migrate_pte 23.25/' "$CDIR/pvm-epyc2.costs" >"$T/ka.costs"
+KA=$T/ka.costs
 {
 	for c in syscall clear_page copy_page folio_alloc folio_free buddy lru_move lock \
-		cacheline tlb_flush ipi pte_table vma xa_node split_page split_folio; do
+		cacheline tlb_flush ipi pte_table vma xa_node; do
 		echo "given.$c $(sed -n "s/^cost\.$c //p" "$KA") from the cost file"
 	done
 	echo "run.A lru-microbench - threads=1 loops=20 size=2M"
 	echo "run.B lru-microbench 16kB threads=1 loops=20 size=2M"
+	echo "run.S shmem-split - method=punch file-size=16M rounds=3"
+	echo "run.D deferred-split 2048kB threads=1 size=8M shrink=drop-caches"
+	echo "run.D2 deferred-split 2048kB threads=1 size=8M shrink=drop-caches advise-pages=511"
 } >"$T/ka.m"
+"$FL" run shmem-split --costs "$KA" --method punch --file-size 16M --rounds 3 \
+	--json "$T/ka-S.json" >/dev/null 2>&1
+"$FL" run deferred-split --costs "$KA" --threads 1 --size 8M --mthp 2M --shrink drop-caches \
+	--json "$T/ka-D.json" >/dev/null 2>&1
+"$FL" run deferred-split --costs "$KA" --threads 1 --size 8M --mthp 2M --shrink drop-caches \
+	--advise-pages 511 --json "$T/ka-D2.json" >/dev/null 2>&1
+for s in S D D2; do
+	for k in split_us shrink_us; do
+		v=$(sed -n "s/.*\"$k\": \([0-9.]*\).*/\1/p" "$T/ka-$s.json" | head -1)
+		[ -n "$v" ] && echo "host.$s.$k $v"
+	done
+done >>"$T/ka.m"
 for s in A B; do
 	if [ $s = B ]; then set -- --mthp 16K; else set --; fi
 	"$FL" run lru-microbench --costs "$KA" --lru-cache order0 --threads 1 --loops 20 \
@@ -598,14 +618,15 @@ rc1=$?
 "$FL" calibrate --fit "$T/ka.m2" --out "$T/ka2.costs" >/dev/null 2>&1
 rc2=$?
 same=yes
-for c in fault set_pte zap_pte user_access; do
+for c in fault set_pte zap_pte user_access split_page split_folio migrate_pte; do
 	want=$(sed -n "s/^cost\.$c //p" "$KA")
 	got=$(sed -n "s/^cost\.$c //p" "$T/ka1.costs")
+	[ -n "$want" ] && [ -n "$got" ] || { same="$c: not in both files"; continue; }
 	awk -v w="$want" -v g="$got" 'BEGIN { d = w - g; exit !(d < 0.002 * w + 0.01 && -d < 0.002 * w + 0.01) }' || same="$c: $got, not $want"
 done
 if [ $rc1 = 0 ] && [ $rc2 = 0 ] && [ "$same" = yes ] &&
 	[ "$(grep -v '^# fitted:' "$T/ka1.costs")" = "$(grep -v '^# fitted:' "$T/ka2.costs")" ]; then
-	ok "calibrate --fit: the sim's own times give back its costs; the same file twice"
+	ok "calibrate --fit: the sim's own times give back its costs, the split's three too; the same file twice"
 else
 	nok "calibrate --fit: the sim's own times give back its costs ($rc1 $rc2 $same)"
 	sed 's/^/# /' "$T/ka.log"
@@ -613,8 +634,8 @@ fi
 # deferred-split --shrink drop-caches on sim: drop_slab() runs the deferred
 # split shrinker to the end; 2 PMD folios, each with its first page advised
 # away, split uniformly to order 0: split_page and split_folio once a page
-# (1024), the 511 still-mapped PTEs of each migrated away (zap_pte) and back
-# (set_pte), the same splits as the debugfs shrinker's --shrink on
+# (1024), the 511 still-mapped PTEs of each to a migration entry and back
+# (migrate_pte, 2 x 1022), the same splits as the debugfs shrinker's --shrink on
 "$FL" run deferred-split --threads 1 --size 4M --mthp 2M --shrink drop-caches \
 	--json "$T/ds.json" >/dev/null 2>&1
 rc1=$?
@@ -625,8 +646,7 @@ dsc() { grep -o "\"scan:$2\": [0-9]*" "$1" | sed 's/.*: //'; }
 if [ $rc1 = 0 ] && [ $rc2 = 0 ] && [ "$(dsc "$T/ds.json" thp_split_page)" = 2 ] &&
 	[ "$(dsc "$T/ds.json" fl_cost_split_page)" = 1024 ] &&
 	[ "$(dsc "$T/ds.json" fl_cost_split_folio)" = 1024 ] &&
-	[ "$(dsc "$T/ds.json" fl_cost_zap_pte)" = 1022 ] &&
-	[ "$(dsc "$T/ds.json" fl_cost_set_pte)" = 1022 ] &&
+	[ "$(dsc "$T/ds.json" fl_cost_migrate_pte)" = 2044 ] &&
 	[ "$(dsc "$T/ds-on.json" fl_cost_split_folio)" = 1024 ] &&
 	grep -q '"shrink_us": [1-9]' "$T/ds.json"; then
 	ok "deferred-split --shrink drop-caches: every folio split to order 0, a piece a page"
