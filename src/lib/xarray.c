@@ -231,7 +231,7 @@ static void *xas_descend(struct xa_state *xas, struct xa_node *node)
 	xas->xa_node = node;
 	xas->xa_offset = (unsigned char)offset;
 	xas->xa_visits++;
-	fl_cost(FL_COST_XA_NODE);
+	fl_cost_xa_node(node);
 	return entry;
 }
 
@@ -565,7 +565,7 @@ static void *xas_step_slow(struct xa_state *xas, int dir)
 		if (!node)
 			return set_bounds(xas);
 		xas->xa_visits++;
-		fl_cost(FL_COST_XA_NODE);
+		fl_cost_xa_node(node);
 	}
 	for (;;) {
 		entry = node->slots[offset];
@@ -574,7 +574,7 @@ static void *xas_step_slow(struct xa_state *xas, int dir)
 		node = xa_to_node(entry);
 		offset = (int)(xas->xa_index >> node->shift) & (int)XA_CHUNK_MASK;
 		xas->xa_visits++;
-		fl_cost(FL_COST_XA_NODE);
+		fl_cost_xa_node(node);
 	}
 	xas->xa_node = node;
 	xas->xa_offset = (unsigned char)offset;
@@ -653,7 +653,7 @@ void *xas_prev_canonical(struct xa_state *xas)
 		offset = node->offset;
 		node = node->parent;
 		xas->xa_visits++;
-		fl_cost(FL_COST_XA_NODE);
+		fl_cost_xa_node(node);
 	}
 	offset--;
 	for (;;) {
@@ -669,7 +669,7 @@ void *xas_prev_canonical(struct xa_state *xas)
 		node = xa_to_node(entry);
 		offset = XA_CHUNK_MASK;
 		xas->xa_visits++;
-		fl_cost(FL_COST_XA_NODE);
+		fl_cost_xa_node(node);
 	}
 	xas->xa_index = slot_index(xas->xa_index, node, offset);
 	xas->xa_node = node;
@@ -710,7 +710,7 @@ void *xas_find(struct xa_state *xas, unsigned long max)
 			if (!node)
 				return set_bounds(xas);
 			xas->xa_visits++;
-			fl_cost(FL_COST_XA_NODE);
+			fl_cost_xa_node(node);
 		}
 		xas->xa_index = slot_index(xas->xa_index, node, offset);
 		if (xas->xa_index > max)
@@ -723,7 +723,7 @@ void *xas_find(struct xa_state *xas, unsigned long max)
 			xas->xa_node = node;
 			xas->xa_offset = 0;
 			xas->xa_visits++;
-			fl_cost(FL_COST_XA_NODE);
+			fl_cost_xa_node(node);
 			entry = node->slots[0];
 		}
 		if (entry && !xa_is_sibling(entry))

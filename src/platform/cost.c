@@ -39,6 +39,7 @@ const struct fl_cost_info fl__cost_info[FL_NR_COSTS] = {
 	[FL_COST_SPLIT_PAGE] = { "split_page", "splitting a folio, per page" },
 	[FL_COST_SPLIT_FOLIO] = { "split_folio", "one folio a split makes", true },
 	[FL_COST_MIGRATE_PTE] = { "migrate_pte", "a PTE to a migration entry, or back", true },
+	[FL_COST_XA_NODE_HOT] = { "xa_node_hot", "an XArray node visited again, in cache", true },
 };
 
 uint64_t fl__cost_ps[FL_NR_COSTS];
@@ -76,6 +77,33 @@ void fl__cacheline_take(struct fl_cacheline *cl)
 {
 	if (fl__cacheline_claim(cl))
 		charge_transfer();
+}
+
+/*
+ * Each CPU's last FL_XA_HOT_NODES XArray nodes, replaced oldest first:
+ * a node among them is in the CPU's cache (a walk's path, the leaf it
+ * steps along), another one is fetched.
+ */
+static struct {
+	unsigned int gen, next;
+	const void *node[FL_XA_HOT_NODES];
+} xa_hot[FL_NR_CPUS_MAX];
+
+void fl__cost_xa_node(const void *node)
+{
+	int cpu = fl_sim_in_task() ? fl__cpu : 0, i;
+
+	if (xa_hot[cpu].gen != fl__sim_gen) {
+		memset(&xa_hot[cpu], 0, sizeof(xa_hot[cpu]));
+		xa_hot[cpu].gen = fl__sim_gen;
+	}
+	for (i = 0; i < FL_XA_HOT_NODES; i++)
+		if (xa_hot[cpu].node[i] == node) {
+			fl_cost(FL_COST_XA_NODE_HOT);
+			return;
+		}
+	xa_hot[cpu].node[xa_hot[cpu].next++ % FL_XA_HOT_NODES] = node;
+	fl_cost(FL_COST_XA_NODE);
 }
 
 void fl__line_table_reset(struct fl_line_table *t)

@@ -48,6 +48,7 @@ enum fl_cost_id {
 	FL_COST_SPLIT_PAGE,  /* splitting a folio, per page: its struct page */
 	FL_COST_SPLIT_FOLIO, /* one folio a split makes: set up, unfrozen, on the LRU, unlocked */
 	FL_COST_MIGRATE_PTE, /* a PTE rewritten outside a fault: to a migration entry, or back */
+	FL_COST_XA_NODE_HOT, /* an XArray node visited again, still in this CPU's cache */
 	FL_NR_COSTS
 };
 
@@ -178,6 +179,18 @@ extern struct fl_bw_curve fl__bw_curve;
 /* whether a curve is in force (fl__bw_curve.n >= 2): kept beside the costs, read on every clear */
 extern bool fl__bw_limited;
 void fl__cost_mem(enum fl_cost_id id, uint64_t pages);
+/*
+ * An XArray node visited: xa_node, or xa_node_hot if it is among the last
+ * FL_XA_HOT_NODES nodes this CPU visited (still in its cache).
+ */
+#define FL_XA_HOT_NODES 8
+void fl__cost_xa_node(const void *node);
+static __always_inline void fl_cost_xa_node(const void *node)
+{
+	if (unlikely(fl__sim_active))
+		fl__cost_xa_node(node);
+}
+
 /* fl_cost_mem() - @pages of @id (clear_page, copy_page): they draw on the bandwidth. */
 static __always_inline void fl_cost_mem(enum fl_cost_id id, uint64_t pages)
 {

@@ -55,6 +55,7 @@
 #include "../platform/cost.h"
 #include "../platform/platform.h"
 #include "../lib/json_read.h"
+#include "../lib/xarray.h"
 #include "../lib/util.h"
 #include "host.h"
 
@@ -324,6 +325,40 @@ static void probe_bandwidth(struct fl_bw_curve *bw, FILE *log)
 }
 
 /* Dependent loads through 64-slot nodes (an XArray walk's shape), per node. */
+/*
+ * Store walks from the root through a small XArray (its root and 64
+ * leaves stay in cache), as a split's forward publish walks: the time per
+ * node visited, with lib/xarray.c's own walk (the kernel's, ported).
+ */
+static double probe_xa_node_hot(void)
+{
+	enum { ENTRIES = 4096 };
+	struct xarray xa;
+	double r[ROUNDS];
+	unsigned long i, visits;
+	int k;
+
+	xa_init(&xa);
+	xa_lock(&xa);
+	for (i = 0; i < ENTRIES; i++)
+		__xa_store(&xa, i, xa_mk_value(i));
+	for (k = 0; k < ROUNDS; k++) {
+		double t0 = now_ns();
+
+		visits = 0;
+		for (i = 0; i < ENTRIES; i++) {
+			XA_STATE(xas, &xa, i);
+
+			xas_store(&xas, xa_mk_value(i + (unsigned long)k));
+			visits += xas.xa_visits;
+		}
+		r[k] = (now_ns() - t0) / (double)(visits ? visits : 1);
+	}
+	xa_unlock(&xa);
+	xa_destroy(&xa);
+	return fl_median(r, ROUNDS);
+}
+
 static double probe_xa_node(void)
 {
 	enum { NODES = 4096, SLOTS = 64 };
@@ -1780,6 +1815,8 @@ FL_API int fl_calibrate(FILE *out, const char *out_name, const char *command, FI
 			  log);
 	else
 		fprintf(log, "  cacheline: one host CPU, not measured: 0\n");
+	given_set(m, FL_COST_XA_NODE_HOT, probe_xa_node_hot(),
+		  "probe: store walks through a small XArray, per node", log);
 	given_set(m, FL_COST_XA_NODE, probe_xa_node(), "probe: dependent loads, 64-slot nodes",
 		  log);
 	given_set(m, FL_COST_VMA, probe_vma(m->given_ns[FL_COST_SYSCALL]),

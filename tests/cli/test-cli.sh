@@ -584,7 +584,7 @@ sed -e 's/^cost\.split_folio .*/cost.split_folio 41.5/' \
 KA=$T/ka.costs
 {
 	for c in syscall clear_page copy_page folio_alloc folio_free buddy lru_move lock \
-		cacheline tlb_flush ipi pte_table vma xa_node; do
+		cacheline tlb_flush ipi pte_table vma xa_node xa_node_hot; do
 		echo "given.$c $(sed -n "s/^cost\.$c //p" "$KA") from the cost file"
 	done
 	echo "run.A lru-microbench - threads=1 loops=20 size=2M"

@@ -480,8 +480,56 @@ static bool test_line_table(void)
 	return true;
 }
 
-TEST_MAIN(TEST(test_bandwidth_known_answer), TEST(test_line_table), TEST(test_lock_known_answer),
-	  TEST(test_seed_decides_only_ties), TEST(test_mutex_known_answer),
-	  TEST(test_mutex_waiter_gives_the_cpu_away), TEST(test_rwsem_known_answer),
-	  TEST(test_sleep_gives_the_cpu_away), TEST(test_deadlock_found),
-	  TEST(test_a_thousand_cpus))
+/*
+ * XArray nodes in a CPU's cache (cost.c, fl_cost_xa_node()): a node among
+ * the last FL_XA_HOT_NODES this CPU visited costs xa_node_hot, another
+ * xa_node and takes the oldest one's place; each CPU has its own.
+ */
+static char xa_nodes[FL_XA_HOT_NODES + 1][64];
+static uint64_t xa_cold, xa_hot_n;
+static void xa_visitor(void *arg)
+{
+	int i, cpu = (int)(intptr_t)arg;
+	uint64_t c0, h0;
+
+	fl__cpu = fl_sim_cpu();
+	fl_sim_charge((uint64_t)cpu * 1000000); /* one after the other */
+	c0 = fl__cost_count[FL_COST_XA_NODE];
+	h0 = fl__cost_count[FL_COST_XA_NODE_HOT];
+	for (i = 0; i < FL_XA_HOT_NODES; i++) /* first visits: all cold */
+		fl_cost_xa_node(xa_nodes[i]);
+	for (i = 0; i < FL_XA_HOT_NODES; i++) /* again: all hot */
+		fl_cost_xa_node(xa_nodes[i]);
+	fl_cost_xa_node(xa_nodes[FL_XA_HOT_NODES]); /* a ninth: cold, the first goes */
+	fl_cost_xa_node(xa_nodes[0]);		    /* so the first is cold again */
+	fl_cost_xa_node(xa_nodes[2]);		    /* the third stayed: hot */
+	xa_cold += fl__cost_count[FL_COST_XA_NODE] - c0;
+	xa_hot_n += fl__cost_count[FL_COST_XA_NODE_HOT] - h0;
+	fl_sim_charge(0);
+}
+
+static bool test_xa_hot_nodes(void)
+{
+	bool saved_active = fl__sim_active;
+	int i;
+
+	fl__sim_active = true;
+	fl_sim_exit();
+	ASSERT_EQ(fl_sim_init(2, 1, H), 0);
+	xa_cold = xa_hot_n = 0;
+	for (i = 0; i < 2; i++) /* the same nodes on two CPUs: each its own cache */
+		ASSERT_EQ(fl_sim_spawn(i, xa_visitor, (void *)(intptr_t)i), 0);
+	ASSERT_EQ(fl_sim_run(), 0);
+	fl_sim_exit();
+	ASSERT_EQ(xa_cold, 2u * (FL_XA_HOT_NODES + 2));
+	ASSERT_EQ(xa_hot_n, 2u * (FL_XA_HOT_NODES + 1));
+	fl__sim_active = saved_active;
+	fl__cpu = -1;
+	return true;
+}
+
+TEST_MAIN(TEST(test_bandwidth_known_answer), TEST(test_xa_hot_nodes), TEST(test_line_table),
+	  TEST(test_lock_known_answer), TEST(test_seed_decides_only_ties),
+	  TEST(test_mutex_known_answer), TEST(test_mutex_waiter_gives_the_cpu_away),
+	  TEST(test_rwsem_known_answer), TEST(test_sleep_gives_the_cpu_away),
+	  TEST(test_deadlock_found), TEST(test_a_thousand_cpus))
