@@ -421,13 +421,28 @@ void mm_put_huge_zero_folio(struct mm_struct *mm)
 		put_huge_zero_folio();
 }
 
-/* foliolab/huge_zero_folio=present: what an earlier process's read fault left */
+/*
+ * foliolab/huge_zero_folio=present: a process that read-faulted a THP
+ * range and lives through the run, as the host target's own does before
+ * its counters start (its mm's reference: the shrinker cannot free the
+ * folio while the run goes on). The reference goes with the run
+ * (fl__huge_zero_folio_unprime()).
+ */
+static bool huge_zero_primed;
+
 int fl__huge_zero_folio_prime(void)
 {
 	if (!get_huge_zero_folio())
 		return -ENOMEM;
-	put_huge_zero_folio();
+	huge_zero_primed = true;
 	return 0;
+}
+
+void fl__huge_zero_folio_unprime(void)
+{
+	if (huge_zero_primed)
+		put_huge_zero_folio();
+	huge_zero_primed = false;
 }
 
 unsigned long huge_zero_folio_shrink_count(void)
@@ -452,6 +467,7 @@ unsigned long huge_zero_folio_shrink_scan(void)
 
 void fl__huge_zero_folio_exit(void)
 {
+	fl__huge_zero_folio_unprime();
 	if (!huge_zero_folio_shrink_scan()) {
 		/* still referenced (a failed run): the memory map goes anyway */
 		huge_zero_folio = NULL;

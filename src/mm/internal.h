@@ -385,6 +385,7 @@ void mm_put_huge_zero_folio(struct mm_struct *mm);
 /* foliolab/huge_zero_folio=present: allocate it before the run (a machine that has one) */
 extern bool fl__huge_zero_at_start;
 int fl__huge_zero_folio_prime(void);
+void fl__huge_zero_folio_unprime(void);
 /* the "thp-zero" shrinker: pages it would free, and freeing them */
 unsigned long huge_zero_folio_shrink_count(void);
 unsigned long huge_zero_folio_shrink_scan(void);

@@ -378,7 +378,9 @@ long fl__mm_quiesce_and_check(char *msg, size_t len)
 			}
 		}
 	}
-	/* the huge zero folio stays, as in the kernel, until its shrinker runs */
+	/* the huge zero folio stays, as in the kernel, until its shrinker runs;
+	 * the reference of the process that read it before the run goes */
+	fl__huge_zero_folio_unprime();
 	zero = fl__huge_zero_folio_left(msg, len);
 	if (zero < 0)
 		return 1;
