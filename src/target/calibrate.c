@@ -969,6 +969,11 @@ static int measured_line(void *ctx, const char *key, size_t klen, const char *v,
 /* What the fit needs of @m: runs A and B, every run named, each a run foliolab can do. */
 static int measured_complete(const struct measured *m, char *err, size_t len)
 {
+	/* the figure each run must have */
+	static const int needs[NR_FIT_RUNS] = {
+		[RUN_A] = HM_ACCESS, [RUN_B] = HM_ACCESS, [RUN_E] = HM_ADVICE,	[RUN_F] = HM_ADVICE,
+		[RUN_S] = HM_SPLIT,  [RUN_D] = HM_SHRINK, [RUN_D2] = HM_SHRINK,
+	};
 	char why[400];
 	int i, j;
 
@@ -997,6 +1002,13 @@ static int measured_complete(const struct measured *m, char *err, size_t len)
 		runspec_config(&cfg, &h->rs, true, NULL);
 		if (fl_validate(&cfg, why, sizeof(why))) {
 			snprintf(err, len, "run.%s: %s", id, why);
+			return -EINVAL;
+		}
+		j = i >= NR_FIT_RUNS ? HM_TIME : needs[i];
+		if (!(h->v[j] > 0)) {
+			snprintf(err, len,
+				 "run.%s has no host.%s.%s (the figure the fit reads of it)", id,
+				 id, hm_names[j]);
 			return -EINVAL;
 		}
 	}

@@ -559,7 +559,8 @@ CDIR=$(dirname "$0")/../../costs
 mkdir "$T/fitdir"
 printf 'given.speed 1 x\n' >"$T/fit-bad.m"
 printf 'given.syscall 100 probe\nrun.B lru-microbench 16kB threads=1 loops=1 size=1M\n' >"$T/fit-noa.m"
-printf 'run.A lru-microbench - threads=1 loops=1 size=1M\nrun.B lru-microbench - frob=1\n' >"$T/fit-run.m"
+printf 'run.A lru-microbench - threads=1 loops=1 size=1M\nhost.A.access_ns 5\nrun.B lru-microbench - frob=1\n' >"$T/fit-run.m"
+printf 'run.A lru-microbench - threads=1 loops=1 size=1M\nhost.A.access_ns 5\nrun.B lru-microbench 16kB threads=1 loops=1 size=1M\n' >"$T/fit-fig.m"
 bad "calibrate --fit of nothing" "--fit $T/none: No such file or directory" calibrate --fit "$T/none"
 bad "calibrate --fit of a folder without measurements" "no calibrate.measured" calibrate --fit "$T/fitdir"
 bad "calibrate --fit with a bad line" "line 1: given.speed: accepted given.COST NS" \
@@ -568,6 +569,8 @@ bad "calibrate --fit without run A" "no run.A line (the fit needs runs A and B" 
 	calibrate --fit "$T/fit-noa.m" --out "$T/out.json"
 bad "calibrate --fit with a run foliolab cannot do" "run.B: unknown option --frob" \
 	calibrate --fit "$T/fit-run.m" --out "$T/out.json"
+bad "calibrate --fit with a run without its figure" "run.B has no host.B.access_ns" \
+	calibrate --fit "$T/fit-fig.m" --out "$T/out.json"
 bad "calibrate --fit and --collect" "give one" calibrate --fit "$T/fit-noa.m" --collect "$T/b"
 bad "calibrate --fit twice" "--fit given twice" calibrate --fit a --fit b
 bad "calibrate --measured and --out the same" "name the same file" \
