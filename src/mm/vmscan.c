@@ -210,15 +210,18 @@ static unsigned long shrink_slab_node(int nid)
 	return freed;
 }
 
-/* drop_slab(): every node, again while a round frees more than 10 objects */
+/*
+ * drop_slab(): every node, again while a round frees more than 2^round
+ * objects (6.18: the shift grows each round, so the rounds end)
+ */
 void drop_slab(void)
 {
 	unsigned long freed;
-	int nid;
+	int nid, shift = 0;
 
 	do {
 		freed = 0;
 		for_each_online_node (nid)
 			freed += shrink_slab_node(nid);
-	} while (freed > 10);
+	} while ((freed >> shift++) > 1);
 }
