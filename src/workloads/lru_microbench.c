@@ -28,12 +28,16 @@
  * Each thread times its three phases (the access pass with its faults,
  * the read-back, the madvise); the result has their sums over the threads
  * (access_ns, check_ns, advice_ns), which foliolab calibrate divides into
- * the kernel's costs.
+ * the kernel's costs. span_ns is the time from the first thread's first
+ * loop to the last thread's last (the run's wall time less it is start-up
+ * and teardown), start_skew_ns and end_skew_ns how far apart the threads
+ * began and ended their loops.
  *
  * Conventions in this file: a "loop" is one write (or read) pass, the
  * read-back, and one madvise.
  */
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include "workload.h"
 #include "../platform/platform.h"
@@ -53,7 +57,28 @@ struct mb_shared {
 	int error; /* first failure, atomic */
 	struct fl_tag_tally tags;
 	uint64_t phase_ns[3]; /* atomic: access pass, read-back, madvise; summed */
+	/* atomic: the threads' first loop starts and last loop ends, earliest and latest */
+	uint64_t first_start, last_start, first_end, last_end;
 };
+
+/* *@v = min(*@v, @x) or max, atomically */
+static void atomic_min(uint64_t *v, uint64_t x)
+{
+	uint64_t old = __atomic_load_n(v, __ATOMIC_RELAXED);
+
+	while (x < old &&
+	       !__atomic_compare_exchange_n(v, &old, x, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+		;
+}
+
+static void atomic_max(uint64_t *v, uint64_t x)
+{
+	uint64_t old = __atomic_load_n(v, __ATOMIC_RELAXED);
+
+	while (x > old &&
+	       !__atomic_compare_exchange_n(v, &old, x, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+		;
+}
 
 static const struct fl_workload_param_info mb_param_info[] = {
 	{ "threads", "20", "threads of the one process, each on its own CPU (1..1024)" },
@@ -110,7 +135,7 @@ static void mb_thread(struct fl_thread *th, void *arg)
 {
 	struct mb_shared *sh = arg;
 	const struct mb_params *p = sh->p;
-	uint64_t addr, phase[3] = { 0 }, t0, t1, t2, t3;
+	uint64_t addr, phase[3] = { 0 }, t0, t1, t2, t3 = 0, start = 0;
 	long i;
 	int ret, k;
 
@@ -124,6 +149,8 @@ static void mb_thread(struct fl_thread *th, void *arg)
 		uint64_t tag = ((uint64_t)(th->index + 1) << 52) | ((uint64_t)i << 26);
 
 		t0 = fl_clock_ns();
+		if (!i)
+			start = t0;
 		if (p->read) {
 			/* the loads fault in the zero page: every tag reads 0 */
 			ret = fl__check_tags(th, addr, p->size, 0, 0, &sh->tags);
@@ -147,6 +174,12 @@ static void mb_thread(struct fl_thread *th, void *arg)
 	}
 	for (k = 0; k < 3; k++)
 		__atomic_fetch_add(&sh->phase_ns[k], phase[k], __ATOMIC_RELAXED);
+	if (t3) {
+		atomic_min(&sh->first_start, start);
+		atomic_max(&sh->last_start, start);
+		atomic_min(&sh->first_end, t3);
+		atomic_max(&sh->last_end, t3);
+	}
 	if (ret)
 		fl__first_error(&sh->error, ret);
 	ret = fl_munmap(th, addr, p->size);
@@ -165,6 +198,7 @@ static int mb_run(struct fl_wl_ctx *ctx, const void *params)
 		return -ENOMEM;
 	sh->p = p;
 	sh->ctx = ctx;
+	sh->first_start = sh->first_end = UINT64_MAX;
 
 	ctx->progress_total = (uint64_t)p->threads * (uint64_t)p->loops;
 	ret = ctx->target->ops->proc_create(ctx->target, &proc);
@@ -182,6 +216,14 @@ static int mb_run(struct fl_wl_ctx *ctx, const void *params)
 	fl__add_metric(ctx->res, "access_ns", "ns", (double)sh->phase_ns[0]);
 	fl__add_metric(ctx->res, "check_ns", "ns", (double)sh->phase_ns[1]);
 	fl__add_metric(ctx->res, "advice_ns", "ns", (double)sh->phase_ns[2]);
+	if (sh->last_end) {
+		/* the loops' span: the run's time outside it is start-up and teardown */
+		fl__add_metric(ctx->res, "span_ns", "ns", (double)(sh->last_end - sh->first_start));
+		fl__add_metric(ctx->res, "start_skew_ns", "ns",
+			       (double)(sh->last_start - sh->first_start));
+		fl__add_metric(ctx->res, "end_skew_ns", "ns",
+			       (double)(sh->last_end - sh->first_end));
+	}
 	return ret;
 }
 

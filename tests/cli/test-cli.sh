@@ -656,6 +656,25 @@ if [ $rc1 = 0 ] && [ $rc2 = 0 ] && [ "$(dsc "$T/ds.json" thp_split_page)" = 2 ] 
 else
 	nok "deferred-split --shrink drop-caches ($rc1 $rc2)"
 fi
+# lru-microbench's loop span on sim: one thread's loops follow each other
+# with no time between (span = the three phases' sum, no skew); four
+# threads' span lies within the run's virtual time and covers at least a
+# thread's share of the phases
+"$FL" run lru-microbench --threads 1 --loops 5 --size 1M --json "$T/sp1.json" >/dev/null 2>&1
+"$FL" run lru-microbench --threads 4 --loops 5 --size 1M --json "$T/sp4.json" >/dev/null 2>&1
+spm() { sed -n "s/.*\"$2\": \([0-9.]*\).*/\1/p" "$1" | head -1; }
+if awk -v a="$(spm "$T/sp1.json" access_ns)" -v c="$(spm "$T/sp1.json" check_ns)" \
+	-v d="$(spm "$T/sp1.json" advice_ns)" -v s="$(spm "$T/sp1.json" span_ns)" \
+	-v k0="$(spm "$T/sp1.json" start_skew_ns)" -v k1="$(spm "$T/sp1.json" end_skew_ns)" \
+	-v a4="$(spm "$T/sp4.json" access_ns)" -v c4="$(spm "$T/sp4.json" check_ns)" \
+	-v d4="$(spm "$T/sp4.json" advice_ns)" -v s4="$(spm "$T/sp4.json" span_ns)" \
+	-v w4="$(spm "$T/sp4.json" wall_s)" \
+	'BEGIN { exit !(s > 0 && s == a + c + d && k0 == 0 && k1 == 0 &&
+		s4 <= w4 * 1e9 + 1 && s4 * 4 >= a4 + c4 + d4) }'; then
+	ok "lru-microbench span_ns: one thread's is its phases' sum; four threads' within the run"
+else
+	nok "lru-microbench span_ns"
+fi
 # the shipped cost files are the fit of the shipped measurements
 for m in "$CDIR"/*.measured; do
 	c=${m%.measured}.costs
