@@ -42,6 +42,16 @@ const struct fl_cost_info fl__cost_info[FL_NR_COSTS] = {
 	[FL_COST_XA_NODE_HOT] = { "xa_node_hot", "an XArray node visited again, in cache", true },
 };
 
+int fl__cost_id(const char *name, size_t n)
+{
+	int i;
+
+	for (i = 0; i < FL_NR_COSTS; i++)
+		if (strlen(fl__cost_info[i].name) == n && !strncmp(name, fl__cost_info[i].name, n))
+			return i;
+	return -1;
+}
+
 uint64_t fl__cost_ps[FL_NR_COSTS];
 bool fl__bw_limited;
 struct fl_bw_curve fl__bw_curve;
@@ -298,11 +308,8 @@ int fl__costs_parse(const char *text, uint64_t *ps, struct fl_cost_prov *prov,
 			char num[64], *end;
 			double ns;
 
-			for (i = 0; i < FL_NR_COSTS; i++)
-				if (strlen(fl__cost_info[i].name) == klen - 5 &&
-				    !strncmp(key + 5, fl__cost_info[i].name, klen - 5))
-					break;
-			if (i == FL_NR_COSTS) {
+			i = fl__cost_id(key + 5, klen - 5);
+			if (i < 0) {
 				snprintf(err, len, "line %d: unknown cost %.*s", lineno, (int)klen,
 					 key);
 				return -EINVAL;

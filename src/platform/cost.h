@@ -58,6 +58,8 @@ struct fl_cost_info {
 	bool optional; /* added after the first cost files: a file without it reads 0 */
 };
 extern const struct fl_cost_info fl__cost_info[FL_NR_COSTS];
+/* fl__cost_id() - the cost named by the @n bytes at @name, or -1 */
+int fl__cost_id(const char *name, size_t n);
 
 /* The costs in force, in picoseconds. */
 extern uint64_t fl__cost_ps[FL_NR_COSTS];

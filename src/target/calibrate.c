@@ -625,14 +625,30 @@ static double phase_time(const struct fl_result *r)
 }
 
 /*
+ * Which of the @n (at most 16) values @t is the median: an odd count's
+ * middle, an even count's lower middle (always one of the runs measured).
+ */
+static int median_index(const double *t, int n)
+{
+	double sorted[16];
+	int k = 0;
+
+	memcpy(sorted, t, sizeof(double) * (size_t)n);
+	fl_median(sorted, n);
+	while (t[k] != sorted[(n - 1) / 2])
+		k++;
+	return k;
+}
+
+/*
  * A fitted host run: the median of three by the time of its phases (the
  * host's fault speed moves from run to run).
  */
 static int host_median_run(const struct runspec *rs, struct fl_result *res, char *err, size_t len)
 {
 	struct fl_result r[3];
-	double t[3], sorted[3];
-	int i, ret, mid = 0;
+	double t[3];
+	int i, ret, mid;
 
 	for (i = 0; i < 3; i++) {
 		ret = do_run(rs, false, NULL, &r[i], err, len);
@@ -642,11 +658,9 @@ static int host_median_run(const struct runspec *rs, struct fl_result *res, char
 			return ret;
 		}
 		/* a run of phases by their time, the shrink run by its shrink */
-		t[i] = sorted[i] = phase_time(&r[i]) + metric(&r[i], "shrink_us");
+		t[i] = phase_time(&r[i]) + metric(&r[i], "shrink_us");
 	}
-	fl_median(sorted, 3);
-	while (t[mid] != sorted[1])
-		mid++;
+	mid = median_index(t, 3);
 	for (i = 0; i < 3; i++)
 		if (i != mid)
 			fl_result_free(&r[i]);
@@ -880,11 +894,8 @@ static int measured_line(void *ctx, const char *key, size_t klen, const char *v,
 	int i, role;
 
 	if (klen > 6 && !strncmp(key, "given.", 6)) {
-		for (i = 0; i < FL_NR_COSTS; i++)
-			if (strlen(fl__cost_info[i].name) == klen - 6 &&
-			    !strncmp(key + 6, fl__cost_info[i].name, klen - 6))
-				break;
-		if (i == FL_NR_COSTS || num_field(v, vlen, &x, &rest) || x < 0 || x > 1e9) {
+		i = fl__cost_id(key + 6, klen - 6);
+		if (i < 0 || num_field(v, vlen, &x, &rest) || x < 0 || x > 1e9) {
 			snprintf(err, len,
 				 "line %d: %.*s: accepted given.COST NS [how], a cost's name and "
 				 "0 to 1e9 ns",
@@ -936,16 +947,12 @@ static int measured_line(void *ctx, const char *key, size_t klen, const char *v,
 		return 0;
 	}
 	if (dot && !strncmp(key, "perf.", 5)) {
+		int id = fl__cost_id(dot + 1, (size_t)(key + klen - dot - 1));
 		size_t g;
 
 		h = run_slot(m, key + 5, (size_t)(dot - key - 5), &role);
-		for (g = 0; g < NR_GROUPS; g++) {
-			const char *name = fl__cost_info[perf_groups[g].id].name;
-
-			if (strlen(name) == (size_t)(key + klen - dot - 1) &&
-			    !strncmp(dot + 1, name, strlen(name)))
-				break;
-		}
+		for (g = 0; g < NR_GROUPS && (int)perf_groups[g].id != id; g++)
+			;
 		if (!h || role < 0 || role > RUN_B || g == NR_GROUPS ||
 		    num_field(v, vlen, &x, &rest) || rest < v + vlen || x < 0 || x > 1) {
 			snprintf(err, len,
@@ -1042,11 +1049,11 @@ static void log_cost_line(struct measured *m, const char *line)
 
 	if (sscanf(line, " %47s %lf ns %n", name, &ns, &used) != 2 || !used)
 		return;
-	for (i = 0; i < FL_NR_COSTS; i++)
-		if (!strcmp(name, fl__cost_info[i].name) && !fitted_from_ab(i)) {
-			snprintf(how, sizeof(how), "calibrate.log: %s", line + used);
-			given_set(m, i, ns, how, NULL);
-		}
+	i = fl__cost_id(name, strlen(name));
+	if (i >= 0 && !fitted_from_ab(i)) {
+		snprintf(how, sizeof(how), "calibrate.log: %s", line + used);
+		given_set(m, i, ns, how, NULL);
+	}
 }
 
 /* "  WORKLOAD PAGE PARAMS... HOST UNIT SIM UNIT RATIO": a check row of calibrate's log */
@@ -1138,17 +1145,7 @@ static int records_run(struct measured *m, int role, const char *pattern, char *
 		snprintf(err, len, "no readable lru-microbench record %s", pattern);
 		return -EINVAL;
 	}
-	{
-		double sorted[16];
-		int k = 0;
-
-		memcpy(sorted, t, sizeof(double) * (size_t)n);
-		/* an odd count's middle; of an even count, the lower middle (a measured run) */
-		fl_median(sorted, n);
-		while (t[k] != sorted[(n - 1) / 2])
-			k++;
-		m->run[role] = runs[k];
-	}
+	m->run[role] = runs[median_index(t, n)];
 	return 0;
 }
 
