@@ -14,6 +14,8 @@
 #include "../src/mm/internal.h"
 
 static bool mm_booted;
+/* a zram swap device of this many MiB for the next mm_up() (0: none) */
+static unsigned long mm_swap_mb;
 
 static inline bool mm_up(unsigned long mem_mb, int nodes, int cpus)
 {
@@ -21,6 +23,7 @@ static inline bool mm_up(unsigned long mem_mb, int nodes, int cpus)
 		.nr_pages = mem_mb << (20 - PAGE_SHIFT),
 		.nr_nodes = nodes,
 		.nr_cpus = cpus,
+		.swap_pages = mm_swap_mb << (20 - PAGE_SHIFT),
 	};
 	char err[256];
 

@@ -107,6 +107,7 @@ struct fl_config {
 	uint64_t mem_bytes;    /* 0: sized for the workload */
 	int nodes;	       /* 0: 1 */
 	int cpus;	       /* 0: one per workload thread */
+	uint64_t swap_bytes;   /* --swap zram:SIZE: swap on a zram disk of SIZE; 0: no swap */
 	struct fl_knobs knobs; /* applied in order before the run */
 	struct fl_param params[FL_MAX_PARAMS];
 	int nr_params;
@@ -136,6 +137,7 @@ struct fl_result {
 	uint64_t mem_bytes;
 	int nodes;
 	int cpus;
+	uint64_t swap_bytes; /* the zram swap device the run had; 0: none */
 	bool locked_atomics; /* the options the run was made with (struct fl_config) */
 	bool pin_cpus;
 	char platform[8]; /* "native" (host threads) or "sim" (virtual CPUs); "" on the host */

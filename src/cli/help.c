@@ -151,6 +151,8 @@ void help_run(FILE *f, bool compare)
 	fputs("\n"
 	      "machine:\n"
 	      "  --mem SIZE                 simulated memory (default: sized for the workload)\n"
+	      "  --swap zram:SIZE|none      swap on a zram disk of SIZE (both targets; the host's\n"
+	      "                             /dev/zram0 is set up and reset after; default none)\n"
 	      "  --nodes N                  NUMA nodes, 1..8 (default 1)\n"
 	      "  --cpus N                   model CPUs, 1..1024 (default: one per thread)\n"
 	      "  --target model|host        the model (default) or the host kernel: real\n"

@@ -426,6 +426,19 @@ int cli_parse(int argc, char **argv, struct cli_opts *o, char *err, size_t len)
 				return -EINVAL;
 			}
 			o->base.mem_bytes = size;
+		} else if (!strcmp(optbuf, "--swap")) {
+			if (!strcmp(val, "none")) {
+				o->base.swap_bytes = 0;
+			} else if (strncmp(val, "zram:", 5) || fl_parse_size(val + 5, &size) ||
+				   size < (4ull << 20) || size > (1ull << 40) || size % 4096) {
+				snprintf(err, len,
+					 "--swap %s: accepted zram:SIZE (4M..1T, whole pages, e.g. "
+					 "zram:1G) or none",
+					 val);
+				return -EINVAL;
+			} else {
+				o->base.swap_bytes = size;
+			}
 		} else if (!strcmp(optbuf, "--nodes")) {
 			if (parse_int(optbuf, val, 1, 8, &num, err, len))
 				return -EINVAL;

@@ -30,6 +30,8 @@ enum {
 	FL_RANK_PAGE_TABLE_LOCK = 30,
 	FL_RANK_PMD_PTL = 38,
 	FL_RANK_PTE_PTL = 40,
+	FL_RANK_SWAP_INFO = 42,	   /* swap_info_struct->lock: the cluster lists */
+	FL_RANK_SWAP_CLUSTER = 43, /* swap_cluster_info->lock: its slots and swap table */
 	FL_RANK_I_PAGES = 45,
 	FL_RANK_SHMEM_INODE = 46, /* shmem_inode_info->lock: the inode's charge */
 	FL_RANK_LOCAL_LOCK = 50,
@@ -94,6 +96,7 @@ void lruvec_add_folio(struct lruvec *lruvec, struct folio *folio);
 void lruvec_add_folio_tail(struct lruvec *lruvec, struct folio *folio);
 void lruvec_del_folio(struct lruvec *lruvec, struct folio *folio);
 bool folio_isolate_lru(struct folio *folio);
+unsigned long reclaim_pages(struct list_head *folio_list);
 /**
  * fl__lruvec_validate() - walk every list and compare with the counters.
  * Return: true when each list's pages equal its nr_pages and every folio
@@ -636,6 +639,7 @@ struct fl_mm_config {
 	unsigned long nr_pages;
 	int nr_nodes;
 	int nr_cpus;
+	unsigned long swap_pages; /* a zram swap device of this many pages; 0: no swap */
 };
 int fl__mm_boot(const struct fl_mm_config *cfg, char *err, size_t len);
 void fl__mm_shutdown(void);

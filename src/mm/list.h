@@ -81,6 +81,19 @@ static inline void list_move_tail(struct list_head *entry, struct list_head *hea
 	list_add_tail(entry, head);
 }
 
+/* list_splice() - put @list's entries at the front of @head (@list is left as it was). */
+static inline void list_splice(const struct list_head *list, struct list_head *head)
+{
+	struct list_head *first = list->next, *last = list->prev, *at = head->next;
+
+	if (first == list)
+		return;
+	first->prev = head;
+	head->next = first;
+	last->next = at;
+	at->prev = last;
+}
+
 #define list_entry(ptr, type, member) container_of(ptr, type, member)
 #define list_first_entry(head, type, member) list_entry((head)->next, type, member)
 #define list_last_entry(head, type, member) list_entry((head)->prev, type, member)

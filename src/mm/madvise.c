@@ -10,10 +10,14 @@
  * bits and queues active folios for deactivation. (NO)HUGEPAGE split the
  * VMAs at the range ends and set or clear the flag.
  *
- * Not modelled yet: splitting a large folio that a FREE or COLD range
- * covers only in part (the kernel tries split_folio(); here the folio is
- * skipped, as when that split fails), PAGEOUT (needs reclaim) and
- * COLLAPSE (needs khugepaged): both return -EOPNOTSUPP.
+ * PAGEOUT isolates the exclusive anon folios it covers that are on the
+ * LRU (not in a per-CPU batch) and reclaims them at the end of each PMD
+ * range (reclaim_pages(): swap-out, or dropping lazy-free ones).
+ *
+ * Not modelled yet: splitting a large folio that a FREE, COLD or PAGEOUT
+ * range covers only in part (the kernel tries split_folio(); here the
+ * folio is skipped, as when that split fails), PAGEOUT of file and shmem
+ * folios (skipped), and COLLAPSE (needs khugepaged): -EOPNOTSUPP.
  *
  * Conventions in this file: [start, end) is page aligned; ranges with
  * holes are applied to the mapped parts and return -ENOMEM, as Linux does.
@@ -46,11 +50,26 @@ static void clear_young_dirty_ptes(struct mmu_gather *tlb, pteval_t *slot, unsig
 	tlb_remove_tlb_entries(tlb, addr, nr);
 }
 
-/* FREE or COLD on the huge PMD at @pmdslot, which the range covers whole. */
+/*
+ * PAGEOUT: take @folio off the LRU onto @folio_list for reclaim_pages(),
+ * forgetting its references (madvise_cold_or_pageout_pte_range()).
+ */
+static void pageout_isolate(struct folio *folio, struct list_head *folio_list)
+{
+	folio_clear_referenced(folio);
+	folio_clear_young(folio);
+	if (folio_test_active(folio))
+		folio_set_workingset(folio);
+	if (folio_isolate_lru(folio))
+		list_add(&folio->lru, folio_list);
+}
+
+/* FREE, COLD or PAGEOUT on the huge PMD at @pmdslot, which the range covers whole. */
 static void madvise_huge_pmd(struct mmu_gather *tlb, struct pgtable *pmdt, pteval_t *pmdslot,
-			     unsigned long addr, bool lazyfree)
+			     unsigned long addr, int behavior, struct list_head *folio_list)
 {
 	FL_LOCK_SITE(site);
+	bool lazyfree = behavior == MADV_FREE;
 	pteval_t bits = _PAGE_ACCESSED | (lazyfree ? _PAGE_DIRTY : 0), v;
 	struct folio *folio;
 
@@ -60,6 +79,11 @@ static void madvise_huge_pmd(struct mmu_gather *tlb, struct pgtable *pmdt, pteva
 	if (!pmd_trans_huge(v) || is_huge_zero_pmd(v))
 		goto unlock;
 	folio = pfn_folio(pte_pfn(v));
+	if (behavior == MADV_PAGEOUT) {
+		if (folio_test_anon(folio) && folio_mapcount(folio) == 1)
+			pageout_isolate(folio, folio_list);
+		goto unlock;
+	}
 	if (v & bits) {
 		/* not present to hardware while the bits go */
 		v = pmdp_invalidate(pmdslot);
@@ -77,14 +101,22 @@ unlock:
 	spin_unlock(&pmdt->ptl);
 }
 
-/* Walk the PTEs of @vma in [addr, end) for FREE or COLD under each ptl. */
+/*
+ * Walk the PTEs of @vma in [addr, end) for FREE, COLD or PAGEOUT under
+ * each ptl; PAGEOUT reclaims what it isolated after each PMD range.
+ */
 static void madvise_lru_range(struct mmu_gather *tlb, struct vm_area_struct *vma,
-			      unsigned long addr, unsigned long end, bool lazyfree)
+			      unsigned long addr, unsigned long end, int behavior)
 {
 	FL_LOCK_SITE(site);
 	struct mm_struct *mm = vma->vm_mm;
+	bool lazyfree = behavior == MADV_FREE, pageout = behavior == MADV_PAGEOUT;
+	struct list_head folio_list;
 
+	INIT_LIST_HEAD(&folio_list);
 	while (addr < end) {
+		if (pageout)
+			reclaim_pages(&folio_list);
 		unsigned long next = ALIGN_DOWN(addr, PMD_SIZE) + PMD_SIZE;
 		pteval_t *pmdslot, pmdv, v;
 		struct pgtable *pmdt, *ptet;
@@ -102,7 +134,7 @@ static void madvise_lru_range(struct mmu_gather *tlb, struct vm_area_struct *vma
 		if (pmd_trans_huge(pmdv)) {
 			/* only a range covering the whole THP acts on it */
 			if (IS_ALIGNED(addr, PMD_SIZE) && next - addr == PMD_SIZE)
-				madvise_huge_pmd(tlb, pmdt, pmdslot, addr, lazyfree);
+				madvise_huge_pmd(tlb, pmdt, pmdslot, addr, behavior, &folio_list);
 			addr = next;
 			continue;
 		}
@@ -142,6 +174,13 @@ static void madvise_lru_range(struct mmu_gather *tlb, struct vm_area_struct *vma
 				addr += PAGE_SIZE;
 				continue;
 			}
+			if (pageout) {
+				/* anon only, and not while a per-CPU batch holds it */
+				if (folio_test_anon(folio) && folio_test_lru(folio))
+					pageout_isolate(folio, &folio_list);
+				addr += nr * PAGE_SIZE;
+				continue;
+			}
 			clear_young_dirty_ptes(tlb, slot, addr, nr, lazyfree);
 			if (lazyfree) {
 				folio_clear_dirty(folio);
@@ -155,6 +194,8 @@ static void madvise_lru_range(struct mmu_gather *tlb, struct vm_area_struct *vma
 		}
 		spin_unlock(&ptet->ptl);
 	}
+	if (pageout)
+		reclaim_pages(&folio_list);
 }
 
 static int madvise_vma_flags(struct mm_struct *mm, unsigned long start, unsigned long end,
@@ -211,6 +252,7 @@ int do_madvise(struct mm_struct *mm, unsigned long start, size_t len, int behavi
 	case MADV_DONTNEED:
 	case MADV_FREE:
 	case MADV_COLD:
+	case MADV_PAGEOUT:
 		break;
 	case MADV_HUGEPAGE:
 	case MADV_NOHUGEPAGE:
@@ -220,7 +262,6 @@ int do_madvise(struct mm_struct *mm, unsigned long start, size_t len, int behavi
 		ret = madvise_vma_flags(mm, start, end, behavior);
 		up_write(&mm->mmap_lock);
 		return ret;
-	case MADV_PAGEOUT:
 	case MADV_COLLAPSE:
 		return -EOPNOTSUPP;
 	default:
@@ -249,7 +290,7 @@ int do_madvise(struct mm_struct *mm, unsigned long start, size_t len, int behavi
 		if (behavior == MADV_DONTNEED)
 			unmap_page_range(&tlb, vma, s, e, &details);
 		else
-			madvise_lru_range(&tlb, vma, s, e, behavior == MADV_FREE);
+			madvise_lru_range(&tlb, vma, s, e, behavior);
 		covered += e - s;
 	}
 	tlb_finish_mmu(&tlb);

@@ -28,6 +28,7 @@
 #include "internal.h"
 #include "pgtable.h"
 #include "swapops.h"
+#include "swap.h"
 #include "fs.h"
 
 static inline pteval_t vma_pte_prot(const struct vm_area_struct *vma)
@@ -411,16 +412,236 @@ static void migration_entry_wait(struct vm_fault *vmf, pteval_t orig)
 	migration_entry_wait_on_locked(folio, &ptet->ptl);
 }
 
-/* do_swap_page() - a non-present, non-none PTE: a migration entry (swap comes later). */
+/* ---- swap-in ---- */
+
+/*
+ * can_swapin_thp(): the @nr PTEs from @pte are swap entries of
+ * consecutive slots from the first's, with the same bits (swap_pte_batch()),
+ * all zero pages or none (the zeromap), and no folio stands for any slot.
+ */
+static bool can_swapin_thp(pteval_t *pte, int nr)
+{
+	pteval_t first = READ_ONCE(pte[0]);
+	swp_entry_t entry;
+	bool zero;
+	int i;
+
+	if (!is_swap_pte(first))
+		return false;
+	entry = pte_to_swp_entry(first);
+	if (!is_swap_entry(entry))
+		return false;
+	for (i = 1; i < nr; i++)
+		if (READ_ONCE(pte[i]) != first + ((pteval_t)i << SWP_PTE_SHIFT))
+			return false;
+	entry = swp_entry_slot(entry);
+	if (!swap_zeromap_uniform(entry, nr, &zero))
+		return false;
+	return !swap_range_has_cache(entry, nr);
+}
+
+/*
+ * alloc_swap_folio() - the folio a skip-swapcache swap-in reads into: the
+ * largest mTHP order below PMD the VMA allows whose aligned block of PTEs
+ * can come in together (thp_swap_suitable_orders(): the virtual page and
+ * the slot agree modulo the size; can_swapin_thp()); an allocation that
+ * fails counts swpin_fallback and tries the next order; order 0 last,
+ * with no counter. Not zeroed: the read fills it.
+ */
+static struct folio *alloc_swap_folio(struct vm_fault *vmf, swp_entry_t entry)
+{
+	FL_LOCK_SITE(site);
+	unsigned long orders = vmf->orders & ((1ul << PMD_ORDER) - 1), order, o, addr;
+	struct pgtable *ptet;
+	struct folio *folio;
+
+	orders = thp_vma_suitable_orders(vmf->vma, vmf->address, orders);
+	for (o = orders; o; o &= o - 1) {
+		order = (unsigned long)__builtin_ctzl(o);
+		if (((vmf->address >> PAGE_SHIFT) ^ swp_offset(entry)) & ((1ul << order) - 1))
+			orders &= ~(1ul << order);
+	}
+	if (!orders)
+		goto fallback;
+	ptet = pte_offset_map_lock(vmf->pmdt, vmf->pmd_idx, &site);
+	if (!ptet)
+		goto fallback;
+	order = highest_order(orders);
+	while (orders) {
+		addr = ALIGN_DOWN(vmf->address, PAGE_SIZE << order);
+		if (can_swapin_thp(&ptet->e[pte_index(addr)], 1 << order))
+			break;
+		order = next_order(&orders, order);
+	}
+	spin_unlock(&ptet->ptl);
+	while (orders) {
+		folio = folio_alloc(GFP_TRANSHUGE, (unsigned int)order);
+		if (folio)
+			return folio;
+		count_mthp_stat((int)order, MTHP_STAT_SWPIN_FALLBACK);
+		order = next_order(&orders, order);
+	}
+fallback:
+	return folio_alloc(GFP_HIGHUSER_MOVABLE, 0);
+}
+
+/*
+ * swapin_order0() - swapin_readahead() without the readahead: an order-0
+ * folio joins the swap cache for @entry's slot and is read (the path for
+ * a slot more than one PTE names; without fork the model has none yet).
+ * Return: the folio with a reference, NULL if the slot went or is busy.
+ */
+static struct folio *swapin_order0(swp_entry_t entry)
+{
+	struct folio *folio = folio_alloc(GFP_HIGHUSER_MOVABLE, 0);
+
+	if (!folio)
+		return NULL;
+	folio_set_locked(folio);
+	if (swapcache_prepare(entry, 1)) {
+		folio_clear_locked(folio);
+		folio_put(folio);
+		return NULL;
+	}
+	folio_set_swapbacked(folio);
+	swap_cache_add_folio(folio, entry);
+	folio_add_lru(folio);
+	swap_read_folio(folio, entry);
+	folio_unlock(folio);
+	return folio;
+}
+
+/**
+ * do_swap_page() - the PTE is a swap or migration entry. A migration
+ * entry waits for the split to finish. A swap entry maps the folio that
+ * stands for its slot (the swap cache), or reads a new one: on a
+ * synchronous device (zram) with the slot named once, around the swap
+ * cache and as large as alloc_swap_folio() allows; otherwise order 0
+ * through the swap cache. pgmajfault counts every read. The swap PTEs
+ * become present ones (writable when exclusive, dirty on a write) and
+ * their slots' counts go.
+ */
 static int do_swap_page(struct vm_fault *vmf, pteval_t orig)
 {
-	swp_entry_t entry = pte_to_swp_entry(orig);
+	FL_LOCK_SITE(site);
+	struct swap_info_struct *si = fl__swap_info;
+	struct vm_area_struct *vma = vmf->vma;
+	swp_entry_t entry = pte_to_swp_entry(orig), slot, start;
+	struct folio *folio, *swapcache = NULL;
+	bool need_clear_cache = false, exclusive;
+	unsigned long addr, nr_pages = 1, i, pfn, idx;
+	struct pgtable *ptet;
+	pteval_t pte, *ptep;
+	int ret = 0;
 
 	if (is_migration_entry(entry)) {
 		migration_entry_wait(vmf, orig);
 		return 0;
 	}
-	return VM_FAULT_SIGBUS;
+	if (!si || swp_type(entry) != 0 || swp_offset(entry) >= si->max)
+		return VM_FAULT_SIGBUS;
+	slot = swp_entry_slot(entry);
+	if (vmf_anon_prepare(vmf))
+		return VM_FAULT_RETRY;
+	folio = swap_cache_get_folio(slot);
+	if (folio) {
+		swapcache = folio;
+	} else if ((si->flags & SWP_SYNCHRONOUS_IO) && __swap_count(slot) == 1) {
+		/* skip the swap cache: the folio comes straight from zram */
+		folio = alloc_swap_folio(vmf, slot);
+		if (!folio)
+			return VM_FAULT_OOM;
+		nr_pages = folio_nr_pages(folio);
+		start = swp_entry(0, ALIGN_DOWN(swp_offset(slot), nr_pages));
+		folio_set_locked(folio);
+		if (swapcache_prepare(start, (int)nr_pages)) {
+			/* busy (a racing swap-in) or gone (a racing zap): refault */
+			folio_clear_locked(folio);
+			folio_put(folio);
+			fl_yield();
+			return 0;
+		}
+		need_clear_cache = true;
+		folio_set_swapbacked(folio);
+		folio_add_lru(folio);
+		swap_read_folio(folio, start);
+		count_vm_event(PGMAJFAULT);
+	} else {
+		swapcache = folio = swapin_order0(slot);
+		if (!folio)
+			return 0; /* the slot changed under us: refault */
+		count_vm_event(PGMAJFAULT);
+	}
+	if (swapcache) {
+		folio_lock(folio);
+		/* it may have left the cache, or been reused, while we waited */
+		if (!folio_test_swapcache(folio) ||
+		    swp_offset(folio_swap_entry(folio, 0)) > swp_offset(slot) ||
+		    swp_offset(folio_swap_entry(folio, 0)) + folio_nr_pages(folio) <=
+			    swp_offset(slot))
+			goto out_page;
+	}
+	ptet = pte_offset_map_lock(vmf->pmdt, vmf->pmd_idx, &site);
+	if (!ptet)
+		goto out_page;
+	addr = vmf->address;
+	ptep = &ptet->e[pte_index(addr)];
+	if (READ_ONCE(*ptep) != orig)
+		goto out_nomap;
+	idx = 0;
+	if (!swapcache && nr_pages > 1) {
+		/* every PTE of the block must still name its slot */
+		addr = ALIGN_DOWN(vmf->address, nr_pages * PAGE_SIZE);
+		idx = (vmf->address - addr) >> PAGE_SHIFT;
+		ptep = &ptet->e[pte_index(addr)];
+		for (i = 0; i < nr_pages; i++)
+			if (READ_ONCE(ptep[i]) != orig + ((pteval_t)(i - idx) << SWP_PTE_SHIFT))
+				goto out_nomap;
+	} else if (swapcache) {
+		/* a cached folio: only the faulting page (a whole large one is not modelled) */
+		idx = swp_offset(slot) - swp_offset(folio_swap_entry(folio, 0));
+	}
+	/* a fresh folio is ours alone; a cached one as its PTE says */
+	exclusive = !swapcache || is_swap_entry_exclusive(entry);
+	swap_free_nr(swapcache ? slot : start, (int)nr_pages);
+	/* should_try_to_free_swap(): a write to a folio nobody else holds */
+	if (swapcache && (vmf->flags & FAULT_FLAG_WRITE) &&
+	    folio_ref_count(folio) == 1 + (int)folio_nr_pages(folio))
+		folio_free_swap(folio);
+	add_mm_counter(vma->vm_mm, MM_ANONPAGES, (long)nr_pages);
+	add_mm_counter(vma->vm_mm, MM_SWAPENTS, -(long)nr_pages);
+	pte = _PAGE_PRESENT | _PAGE_ACCESSED;
+	if (exclusive && (vma->vm_flags & VM_WRITE)) {
+		pte |= _PAGE_RW;
+		if (vmf->flags & FAULT_FLAG_WRITE)
+			pte |= _PAGE_DIRTY;
+	}
+	if (nr_pages > 1)
+		folio_ref_add(folio, (int)nr_pages - 1); /* one reference per PTE */
+	pfn = folio_pfn(folio) + (swapcache ? idx : 0);
+	if (!folio_test_anon(folio))
+		folio_add_new_anon_rmap(folio, vma, addr, exclusive ? RMAP_EXCLUSIVE : 0, false);
+	else
+		folio_add_anon_rmap_ptes(folio, pfn_to_page(pfn), (int)nr_pages, vma,
+					 exclusive ? RMAP_EXCLUSIVE : 0);
+	fl_cost_n(FL_COST_SET_PTE, nr_pages);
+	for (i = 0; i < nr_pages; i++)
+		entry_store(&ptep[i], pfn_pte(pfn + i, pte));
+	if (!(vmf->flags & FAULT_FLAG_WRITE) || (pte & _PAGE_RW))
+		vmf_access(vmf, swapcache ? pfn : pfn + idx);
+	spin_unlock(&ptet->ptl);
+	folio_unlock(folio);
+	if (need_clear_cache)
+		swapcache_clear(start, (int)nr_pages);
+	return ret;
+out_nomap:
+	spin_unlock(&ptet->ptl);
+out_page:
+	folio_unlock(folio);
+	folio_put(folio);
+	if (need_clear_cache)
+		swapcache_clear(start, (int)nr_pages);
+	return ret;
 }
 
 /* ---- faults in file mappings (tmpfs) ---- */
@@ -1222,7 +1443,8 @@ retry:
 		if (!(v & _PAGE_PRESENT)) {
 			/*
 			 * A migration entry: the page is the splitter's for now,
-			 * only the entry and its rss go (swap entries come later)
+			 * only the entry and its rss go. A swap entry: its slot's
+			 * count goes (and the slot, if nothing else holds it).
 			 */
 			swp_entry_t entry = pte_to_swp_entry(v);
 
@@ -1233,6 +1455,14 @@ retry:
 					continue;
 				}
 				rss[mm_counter(folio)]--;
+			} else if (is_swap_entry(entry)) {
+				/* private (CoW) memory: kept unless even_cows, as anon folios */
+				if (details && !details->reclaim_pt && !details->even_cows) {
+					addr += PAGE_SIZE;
+					continue;
+				}
+				rss[MM_SWAPENTS]--;
+				free_swap_and_cache_nr(swp_entry_slot(entry), 1);
 			}
 			fl_cost(FL_COST_ZAP_PTE);
 			ptep_get_and_clear(slot);

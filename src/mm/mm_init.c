@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "internal.h"
+#include "swap.h"
 #include "fs.h"
 
 #define THP_PREFIX "transparent_hugepage/"
@@ -71,6 +72,21 @@ int fl__mm_boot(const struct fl_mm_config *cfg, char *err, size_t len)
 		goto nomem_vmstat;
 	if (fl__swap_init())
 		goto nomem_pages;
+	if (cfg->swap_pages) {
+		int ret = fl__swapon(cfg->swap_pages);
+
+		if (ret) {
+			fl__swap_exit();
+			fl__page_alloc_exit();
+			fl__vmstat_exit();
+			if (ret == -EINVAL)
+				snprintf(err, len, "--swap: a zram disk of at least %d KiB is needed",
+					 2 * SWAPFILE_CLUSTER * (int)(PAGE_SIZE / 1024));
+			else
+				snprintf(err, len, "cannot reserve the model's swap device");
+			return ret;
+		}
+	}
 	return 0;
 nomem_pages:
 	fl__page_alloc_exit();
@@ -87,6 +103,7 @@ void fl__mm_shutdown(void)
 	fl__shmem_exit();
 	fl__rmap_exit();
 	fl__mmap_exit();
+	fl__swapoff();
 	fl__swap_exit();
 	fl__page_alloc_exit();
 	fl__vmstat_exit();
@@ -362,6 +379,8 @@ long fl__mm_quiesce_and_check(char *msg, size_t len)
 	int nid, lru;
 
 	if (fl__shmem_mounts_check(msg, len))
+		return 1;
+	if (fl__swap_check(msg, len))
 		return 1;
 	lru_add_drain_all();
 	for_each_online_node (nid) {

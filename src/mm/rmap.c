@@ -37,6 +37,7 @@
  * walks of an anon folio need the folio locked.
  */
 #include "internal.h"
+#include "swap.h"
 #include "fs.h"
 #include "pgtable.h"
 #include "swapops.h"
@@ -840,51 +841,130 @@ void try_to_migrate(struct folio *folio, unsigned long flags)
 		rmap_walk(folio, &rwc);
 }
 
-/* ---- try_to_unmap(): a file folio's mappings go (it faults back in) ---- */
+/*
+ * ---- try_to_unmap(): every mapping goes. A file folio faults back in; an
+ * anon swap-cache folio leaves swap entries; a lazy-free one is discarded
+ * unless it was written to since MADV_FREE ----
+ */
+
+struct ttu_arg {
+	unsigned long flags;
+	bool ret; /* false: a mapping had to stay (the walk stopped) */
+};
+
+/*
+ * A lazy-free large folio's PTEs in this table, from @pvmw's, cleared as
+ * one batch (folio_unmap_pte_batch(), 6.15): how many, and the bits they
+ * had together in *@bits.
+ */
+static int lazyfree_pte_batch(struct page_vma_mapped_walk *pvmw, struct folio *folio,
+			      unsigned long pfn, pteval_t *bits)
+{
+	unsigned long end = folio_pfn(folio) + folio_nr_pages(folio);
+	unsigned long table_end = ALIGN_DOWN(pvmw->address, PMD_SIZE) + PMD_SIZE;
+	int nr = 1, max = (int)(end - pfn), i;
+
+	if ((unsigned long)max > (table_end - pvmw->address) >> PAGE_SHIFT)
+		max = (int)((table_end - pvmw->address) >> PAGE_SHIFT);
+	if ((unsigned long)max > (pvmw->vma->vm_end - pvmw->address) >> PAGE_SHIFT)
+		max = (int)((pvmw->vma->vm_end - pvmw->address) >> PAGE_SHIFT);
+	while (nr < max) {
+		pteval_t v = READ_ONCE(pvmw->pte[nr]);
+
+		if (!(v & _PAGE_PRESENT) || pte_pfn(v) != pfn + (unsigned long)nr)
+			break;
+		nr++;
+	}
+	*bits = 0;
+	for (i = 0; i < nr; i++)
+		*bits |= ptep_get_and_clear(&pvmw->pte[i]);
+	return nr;
+}
 
 static bool try_to_unmap_one(struct folio *folio, struct vm_area_struct *vma, unsigned long address,
 			     void *arg)
 {
-	unsigned long flags = (unsigned long)arg;
+	struct ttu_arg *ta = arg;
+	struct mm_struct *mm = vma->vm_mm;
 	struct page_vma_mapped_walk pvmw;
 	bool cleared = false;
 
-	if (flags & TTU_SPLIT_HUGE_PMD)
+	if (ta->flags & TTU_SPLIT_HUGE_PMD)
 		cleared = split_huge_pmd_address(vma, address, false, folio);
 	pvmw_init(&pvmw, folio, vma, address, 0);
 	while (page_vma_mapped_walk(&pvmw)) {
-		struct page *subpage;
+		unsigned long pfn = pte_pfn(READ_ONCE(*pvmw.pte));
+		struct page *subpage = folio_page(folio, pfn - folio_pfn(folio));
 		pteval_t pteval;
+		int nr = 1, i;
 
 		VM_BUG_ON(pvmw.pmd);
-		subpage = folio_page(folio, pte_pfn(READ_ONCE(*pvmw.pte)) - folio_pfn(folio));
-		pteval = ptep_get_and_clear(pvmw.pte);
-		cleared = true;
-		if (pteval & _PAGE_DIRTY)
-			folio_set_dirty(folio);
-		add_mm_counter(vma->vm_mm, mm_counter_file(folio), -1);
-		folio_remove_rmap_ptes(folio, subpage, 1, vma);
-		fl_cost(FL_COST_MIGRATE_PTE);
-		folio_put(folio);
+		if (folio_test_anon(folio) && !folio_test_swapbacked(folio)) {
+			/* lazy-free: written again since MADV_FREE, or held, it stays */
+			nr = lazyfree_pte_batch(&pvmw, folio, pfn, &pteval);
+			cleared = true;
+			if (pteval & _PAGE_DIRTY)
+				folio_set_dirty(folio);
+			if (folio_test_dirty(folio) ||
+			    folio_ref_count(folio) != 1 + folio_mapcount(folio)) {
+				for (i = 0; i < nr; i++)
+					entry_store(&pvmw.pte[i],
+						    pfn_pte(pfn + (unsigned long)i,
+							    pteval & ~(pteval_t)PTE_PFN_MASK));
+				if (folio_test_dirty(folio))
+					folio_set_swapbacked(folio);
+				ta->ret = false;
+				page_vma_mapped_walk_done(&pvmw);
+				break;
+			}
+			add_mm_counter(mm, MM_ANONPAGES, -nr);
+		} else if (folio_test_anon(folio)) {
+			/* a swap-cache folio: the PTE names its slot (swap_duplicate()) */
+			swp_entry_t entry = folio_swap_entry(folio, (unsigned long)(pfn - folio_pfn(folio)));
+			bool exclusive = PageAnonExclusive(subpage);
+
+			VM_BUG_ON(!folio_test_swapcache(folio));
+			pteval = ptep_get_and_clear(pvmw.pte);
+			cleared = true;
+			if (pteval & _PAGE_DIRTY)
+				folio_set_dirty(folio);
+			swap_duplicate(entry);
+			if (exclusive)
+				fl_clear_bit(PG_anon_exclusive, &subpage->flags);
+			entry_store(pvmw.pte, swp_entry_to_pte(exclusive ? make_swap_entry_exclusive(entry)
+									 : entry));
+			add_mm_counter(mm, MM_ANONPAGES, -1);
+			add_mm_counter(mm, MM_SWAPENTS, 1);
+		} else {
+			pteval = ptep_get_and_clear(pvmw.pte);
+			cleared = true;
+			if (pteval & _PAGE_DIRTY)
+				folio_set_dirty(folio);
+			add_mm_counter(mm, mm_counter_file(folio), -1);
+		}
+		folio_remove_rmap_ptes(folio, subpage, nr, vma);
+		fl_cost_n(FL_COST_MIGRATE_PTE, (uint64_t)nr);
+		folio_put_refs(folio, nr);
 	}
 	if (cleared) {
 		count_fl_stat(FL_TLB_FLUSH, 1);
 		flush_tlb_mm(vma->vm_mm);
 	}
-	return true;
+	return ta->ret;
 }
 
 /**
- * try_to_unmap() - take every mapping of the locked file @folio away.
+ * try_to_unmap() - take every mapping of the locked @folio away (see
+ * above); the caller tells success by folio_mapped().
  * @flags: TTU_SPLIT_HUGE_PMD, TTU_RMAP_LOCKED.
  */
 void try_to_unmap(struct folio *folio, unsigned long flags)
 {
+	struct ttu_arg ta = { .flags = flags, .ret = true };
 	struct rmap_walk_control rwc = { .rmap_one = try_to_unmap_one,
-					 .arg = (void *)flags,
+					 .arg = &ta,
 					 .done = folio_not_mapped };
 
-	VM_BUG_ON(folio_test_anon(folio));
 	if (flags & TTU_RMAP_LOCKED)
 		rmap_walk_locked(folio, &rwc);
 	else

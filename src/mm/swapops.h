@@ -6,7 +6,9 @@
  * (include/linux/swapops.h, swap.h and the x86 pgtable_64.h in the kernel).
  *
  * A swap entry is a type and an offset. Types below MAX_SWAPFILES name a
- * swap device (swap comes later); the three migration types sit at the top,
+ * swap device (the model has one, type 0), and a swap PTE also keeps
+ * whether the page was exclusive to its mm (x86's _PAGE_SWP_EXCLUSIVE, here
+ * a bit of the entry); the three migration types sit at the top,
  * and their offset is the pfn of the page the entry stands for. A
  * migration entry also keeps whether the PTE it replaced was young and
  * dirty, so the remap gives the bits back.
@@ -131,6 +133,26 @@ static inline bool is_migration_entry_young(swp_entry_t e)
 static inline bool is_migration_entry_dirty(swp_entry_t e)
 {
 	return e.val & SWP_MIG_DIRTY;
+}
+
+/* A swap entry's exclusive bit shares the position of a migration entry's young bit. */
+#define SWP_EXCLUSIVE SWP_MIG_YOUNG
+
+static inline swp_entry_t make_swap_entry_exclusive(swp_entry_t e)
+{
+	e.val |= SWP_EXCLUSIVE;
+	return e;
+}
+
+static inline bool is_swap_entry_exclusive(swp_entry_t e)
+{
+	return e.val & SWP_EXCLUSIVE;
+}
+
+/* The entry a swap PTE names, without the PTE's own bits (the slot). */
+static inline swp_entry_t swp_entry_slot(swp_entry_t e)
+{
+	return swp_entry(swp_type(e), swp_offset(e));
 }
 
 /* The offset is a pfn for migration entries. */

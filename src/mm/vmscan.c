@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * vmscan.c - lruvecs and their LRU lists (the list part of mm/vmscan.c and
- * include/linux/mm_inline.h in the kernel). Reclaim comes later.
+ * include/linux/mm_inline.h in the kernel), and shrink_folio_list(), the
+ * part of reclaim that frees a list of isolated folios, as
+ * reclaim_pages() runs it for MADV_PAGEOUT. The LRU scan (shrink_node()
+ * and below), kswapd and the watermarks come later.
  *
  * One lruvec per node until memcg is modelled. Each lruvec has the five
  * classic lists (no MGLRU) under lru_lock and a page count per list.
@@ -13,6 +16,8 @@
  */
 #include <stdio.h>
 #include "internal.h"
+#include "fs.h"
+#include "swap.h"
 
 static const struct fl_lock_class lru_lock_class = { .name = "lruvec->lru_lock",
 						     .rank = FL_RANK_LRU,
@@ -224,4 +229,243 @@ void drop_slab(void)
 		for_each_online_node (nid)
 			freed += shrink_slab_node(nid);
 	} while ((freed >> shift++) > 1);
+}
+
+/* ---- shrink_folio_list(): reclaiming isolated folios ---- */
+
+struct scan_control {
+	unsigned long nr_scanned;
+	bool ignore_references; /* MADV_PAGEOUT: the folio goes whatever its accessed bits say */
+};
+
+struct reclaim_stat {
+	unsigned long nr_activate;
+	unsigned long nr_unmap_fail;
+	unsigned long nr_lazyfree_fail;
+};
+
+typedef enum { PAGE_KEEP, PAGE_ACTIVATE, PAGE_SUCCESS, PAGE_CLEAN } pageout_t;
+
+static inline struct folio *lru_to_folio(struct list_head *head)
+{
+	return list_entry(head->prev, struct folio, lru);
+}
+
+static int split_folio_to_list(struct folio *folio, struct list_head *list)
+{
+	return split_huge_page_to_list_to_order((struct page *)folio, list, 0);
+}
+
+/*
+ * pageout() for an anon swap-cache folio (the only kind the model pages
+ * out): refcount 1 (ours) + nr (the swap cache), else it is in use.
+ */
+static pageout_t pageout(struct folio *folio)
+{
+	if (folio_ref_count(folio) != 1 + (int)folio_nr_pages(folio))
+		return PAGE_KEEP;
+	if (!folio_test_swapcache(folio))
+		return PAGE_ACTIVATE;
+	if (!folio_test_dirty(folio))
+		return PAGE_CLEAN; /* folio_clear_dirty_for_io() found it clean */
+	folio_set_reclaim(folio);
+	swap_writeout(folio); /* clears dirty, writes synchronously, unlocks */
+	mod_node_page_state(folio_pgdat(folio), NR_VMSCAN_WRITE, (long)folio_nr_pages(folio));
+	return PAGE_SUCCESS;
+}
+
+/*
+ * __remove_mapping() for a swap-cache folio: only ours and the cache's
+ * references may be left; it leaves the cache with its refcount frozen at 0.
+ * Return: true if it can be freed.
+ */
+static bool __remove_mapping(struct folio *folio)
+{
+	int refcount = 1 + (int)folio_nr_pages(folio);
+	swp_entry_t entry;
+
+	if (!folio_test_swapcache(folio))
+		return false;
+	if (!folio_ref_freeze(folio, refcount))
+		return false;
+	if (folio_test_dirty(folio)) {
+		folio_ref_unfreeze(folio, refcount);
+		return false;
+	}
+	entry = folio_swap_entry(folio, 0);
+	__swap_cache_del_folio(folio);
+	put_swap_folio(folio, entry);
+	return true;
+}
+
+static void free_reclaimed(struct folio_batch *fb, struct folio *folio)
+{
+	folio_unqueue_deferred_split(folio);
+	if (folio_batch_add(fb, folio) == 0) {
+		free_unref_folios(fb);
+		folio_batch_reinit(fb);
+	}
+}
+
+/**
+ * shrink_folio_list() - try to free each isolated, referenced folio of
+ * @folio_list, in the kernel's order: lazy-free folios are dropped if
+ * still clean (pglazyfreed), anon ones get swap (a large folio that gets
+ * none is split and its pieces tried one by one: swpout_fallback), are
+ * unmapped to swap entries and written out; what cannot go is
+ * activated or kept. Survivors stay on @folio_list, still isolated.
+ * Return: the pages freed.
+ */
+static unsigned long shrink_folio_list(struct list_head *folio_list, struct scan_control *sc,
+				       struct reclaim_stat *stat)
+{
+	struct list_head ret_folios;
+	struct folio_batch free_folios;
+	unsigned long nr_reclaimed = 0, pgactivate = 0;
+
+	INIT_LIST_HEAD(&ret_folios);
+	folio_batch_init(&free_folios);
+	while (!list_empty(folio_list)) {
+		struct folio *folio = lru_to_folio(folio_list);
+		unsigned long nr_pages;
+
+		list_del(&folio->lru);
+		if (!folio_trylock(folio))
+			goto keep;
+		nr_pages = folio_nr_pages(folio);
+		sc->nr_scanned += nr_pages;
+		if (folio_test_mlocked(folio) || folio_test_unevictable(folio))
+			goto activate_locked;
+		/* only anon folios are isolated for reclaim in the model */
+		if (!folio_test_anon(folio))
+			goto activate_locked;
+		if (folio_test_swapbacked(folio) && !folio_test_swapcache(folio)) {
+			if (folio_test_large(folio)) {
+				if (!can_split_folio(folio, 1, NULL))
+					goto activate_locked;
+				/* a partially mapped folio: its unmapped pages go without I/O */
+				if (folio_test_partially_mapped(folio) &&
+				    split_folio_to_list(folio, folio_list))
+					goto activate_locked;
+			}
+			if (folio_alloc_swap(folio)) {
+				int order = (int)folio_order(folio);
+
+				if (!folio_test_large(folio))
+					goto activate_locked_split;
+				/* fall back to swapping its pages one by one */
+				if (split_folio_to_list(folio, folio_list))
+					goto activate_locked;
+				if (nr_pages >= HPAGE_PMD_NR)
+					count_vm_event(THP_SWPOUT_FALLBACK);
+				count_mthp_stat(order, MTHP_STAT_SWPOUT_FALLBACK);
+				if (folio_alloc_swap(folio))
+					goto activate_locked_split;
+			}
+			/* add_to_swap(): the data now lives only here, whatever the PTEs say */
+			folio_mark_dirty(folio);
+		}
+		/* a split above: the other pieces are accounted on their own pass */
+		if (nr_pages > 1 && !folio_test_large(folio)) {
+			sc->nr_scanned -= nr_pages - 1;
+			nr_pages = 1;
+		}
+		if (folio_mapped(folio)) {
+			unsigned long flags = 0;
+			bool was_swapbacked = folio_test_swapbacked(folio);
+
+			if (folio_order(folio) == PMD_ORDER)
+				flags |= TTU_SPLIT_HUGE_PMD;
+			try_to_unmap(folio, flags);
+			if (folio_mapped(folio)) {
+				stat->nr_unmap_fail += nr_pages;
+				if (!was_swapbacked && folio_test_swapbacked(folio))
+					stat->nr_lazyfree_fail += nr_pages;
+				goto activate_locked;
+			}
+		}
+		if (folio_test_dirty(folio) && folio_test_swapbacked(folio)) {
+			switch (pageout(folio)) {
+			case PAGE_KEEP:
+				goto keep_locked;
+			case PAGE_ACTIVATE:
+				goto activate_locked;
+			case PAGE_SUCCESS:
+				if (folio_test_writeback(folio) || folio_test_dirty(folio))
+					goto keep;
+				if (!folio_trylock(folio))
+					goto keep;
+				if (folio_test_dirty(folio) || folio_test_writeback(folio))
+					goto keep_locked;
+				break;
+			case PAGE_CLEAN:
+				break;
+			}
+		}
+		if (!folio_test_swapbacked(folio)) {
+			/* lazy-free: dropped unless somebody holds it or wrote it */
+			if (!folio_ref_freeze(folio, 1))
+				goto keep_locked;
+			if (folio_test_dirty(folio)) {
+				folio_ref_unfreeze(folio, 1);
+				goto keep_locked;
+			}
+			count_vm_events(PGLAZYFREED, nr_pages);
+		} else if (!__remove_mapping(folio)) {
+			goto keep_locked;
+		}
+		folio_unlock(folio);
+		nr_reclaimed += nr_pages;
+		free_reclaimed(&free_folios, folio);
+		continue;
+activate_locked_split:
+		if (nr_pages > 1) {
+			sc->nr_scanned -= nr_pages - 1;
+			nr_pages = 1;
+		}
+activate_locked:
+		if (!folio_test_mlocked(folio)) {
+			folio_set_active(folio);
+			stat->nr_activate += nr_pages;
+			pgactivate += nr_pages;
+		}
+keep_locked:
+		folio_unlock(folio);
+keep:
+		list_add(&folio->lru, &ret_folios);
+	}
+	if (free_folios.nr)
+		free_unref_folios(&free_folios);
+	list_splice(&ret_folios, folio_list);
+	if (pgactivate)
+		count_vm_events(PGACTIVATE, pgactivate);
+	return nr_reclaimed;
+}
+
+/**
+ * reclaim_pages() - reclaim the isolated folios of @folio_list whatever
+ * their references (MADV_PAGEOUT), then put the survivors back on the LRU
+ * through this CPU's batch. No pgscan or pgsteal: no LRU was scanned.
+ * Return: the pages freed.
+ */
+unsigned long reclaim_pages(struct list_head *folio_list)
+{
+	struct scan_control sc = { .ignore_references = true };
+	struct reclaim_stat stat = { 0 };
+	struct list_head *pos;
+	unsigned long nr;
+
+	if (list_empty(folio_list))
+		return 0;
+	list_for_each (pos, folio_list)
+		folio_clear_active(list_entry(pos, struct folio, lru));
+	nr = shrink_folio_list(folio_list, &sc, &stat);
+	while (!list_empty(folio_list)) {
+		struct folio *folio = lru_to_folio(folio_list);
+
+		list_del(&folio->lru);
+		folio_add_lru(folio); /* folio_putback_lru() */
+		folio_put(folio);
+	}
+	return nr;
 }

@@ -26,6 +26,10 @@ static const char *const vm_event_names[NR_VM_EVENT_ITEMS] = {
 	[PGLAZYFREED] = "pglazyfreed",
 	[PGREUSE] = "pgreuse",
 	[PGROTATED] = "pgrotated",
+	[PSWPIN] = "pswpin",
+	[PSWPOUT] = "pswpout",
+	[SWPIN_ZERO] = "swpin_zero",
+	[SWPOUT_ZERO] = "swpout_zero",
 	[UNEVICTABLE_PGCULLED] = "unevictable_pgs_culled",
 	[UNEVICTABLE_PGRESCUED] = "unevictable_pgs_rescued",
 	[THP_FAULT_ALLOC] = "thp_fault_alloc",
@@ -42,6 +46,8 @@ static const char *const vm_event_names[NR_VM_EVENT_ITEMS] = {
 	[THP_FILE_FALLBACK_CHARGE] = "thp_file_fallback_charge",
 	[THP_FILE_MAPPED] = "thp_file_mapped",
 	[THP_UNDERUSED_SPLIT_PAGE] = "thp_underused_split_page",
+	[THP_SWPOUT] = "thp_swpout",
+	[THP_SWPOUT_FALLBACK] = "thp_swpout_fallback",
 };
 
 static const char *const mthp_stat_names[__MTHP_STAT_COUNT] = {
@@ -205,6 +211,8 @@ int fl__vmstat_snapshot(struct fl_counters *c)
 	ret |= fl_counters_set(c, "nr_mapped", node_stat_sum(NR_FILE_MAPPED));
 	ret |= fl_counters_set(c, "nr_shmem_pmdmapped",
 			       node_stat_sum(NR_SHMEM_PMDMAPPED) / HPAGE_PMD_NR);
+	ret |= fl_counters_set(c, "nr_swapcached", node_stat_sum(NR_SWAPCACHE));
+	ret |= fl_counters_set(c, "nr_vmscan_write", node_stat_sum(NR_VMSCAN_WRITE));
 	for (i = 0; i < NR_VM_EVENT_ITEMS; i++)
 		ret |= fl_counters_set(c, vm_event_names[i], sum_event(i));
 	for (order = 1; order <= PMD_ORDER; order++) {

@@ -26,6 +26,10 @@ enum vm_event_item {
 	PGLAZYFREED,
 	PGREUSE,
 	PGROTATED,
+	PSWPIN,
+	PSWPOUT,
+	SWPIN_ZERO,
+	SWPOUT_ZERO,
 	UNEVICTABLE_PGCULLED,
 	UNEVICTABLE_PGRESCUED,
 	THP_FAULT_ALLOC,
@@ -42,6 +46,8 @@ enum vm_event_item {
 	THP_FILE_FALLBACK_CHARGE,
 	THP_FILE_MAPPED,
 	THP_UNDERUSED_SPLIT_PAGE,
+	THP_SWPOUT,
+	THP_SWPOUT_FALLBACK,
 	NR_VM_EVENT_ITEMS
 };
 
@@ -54,6 +60,8 @@ enum node_stat_item {
 	NR_SHMEM_THPS,	    /* pages of PMD-sized shmem folios; printed in PMD units */
 	NR_FILE_MAPPED,	    /* "nr_mapped": mapped page-cache pages */
 	NR_SHMEM_PMDMAPPED, /* pages of PMD-mapped shmem folios; printed in PMD units */
+	NR_SWAPCACHE,	    /* "nr_swapcached": pages in the swap cache */
+	NR_VMSCAN_WRITE,    /* pages reclaim wrote out */
 	NR_VM_NODE_STAT_ITEMS
 };
 

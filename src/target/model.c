@@ -59,6 +59,7 @@ static int model_open(const struct fl_target_config *cfg, struct fl_target **out
 		.nr_pages = (unsigned long)(cfg->mem_bytes / PAGE_SIZE),
 		.nr_nodes = cfg->nodes ? cfg->nodes : 1,
 		.nr_cpus = cfg->cpus ? cfg->cpus : 1,
+		.swap_pages = (unsigned long)(cfg->swap_bytes / PAGE_SIZE),
 	};
 	struct model_target *mt;
 	int ret;

@@ -59,6 +59,7 @@ struct fl_target_config {
 	uint64_t mem_bytes;
 	int nodes;
 	int cpus;
+	uint64_t swap_bytes; /* swap on a zram disk of this size; 0: none */
 	bool locks;	     /* host: record lock contention (perf lock) */
 	bool no_knobs;	     /* host: change no knob, run with what the host has */
 	bool locked_atomics; /* model: the LOCK prefix with one thread too */

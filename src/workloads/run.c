@@ -333,6 +333,7 @@ static int make_plan(const struct fl_config *cfg, struct plan *pl, char *err, si
 	}
 	pl->tcfg.nodes = nodes;
 	pl->tcfg.cpus = cfg->cpus ? cfg->cpus : pl->threads;
+	pl->tcfg.swap_bytes = cfg->swap_bytes;
 	return 0;
 }
 
@@ -636,6 +637,7 @@ FL_API int fl_run(const struct fl_config *cfg, struct fl_result *res, char *err,
 	t->ops->knobs(t, &res->knobs);
 	mark_set_knobs(&res->knobs, &cfg->knobs);
 	res->mem_bytes = pl.tcfg.mem_bytes;
+	res->swap_bytes = pl.tcfg.swap_bytes;
 	res->nodes = pl.tcfg.nodes;
 	res->cpus = pl.tcfg.cpus;
 	res->locked_atomics = cfg->locked_atomics;

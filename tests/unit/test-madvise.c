@@ -4,7 +4,7 @@
  * PTEs, PG_swapbacked cleared, on the inactive file list, pglazyfree per
  * page) through the lru_lazyfree batch; MADV_COLD deactivates active
  * folios through lru_deactivate; MADV_(NO)HUGEPAGE split VMAs at the range
- * ends; holes give -ENOMEM, PAGEOUT and COLLAPSE are not modelled yet.
+ * ends; holes give -ENOMEM, COLLAPSE is not modelled yet (PAGEOUT: test-swap).
  *
  * Conventions in this file: one node; every folio is drained to the LRU
  * before the advice so the feeders' PG_lru precondition holds.
@@ -103,7 +103,7 @@ static bool test_hugepage_splits_vmas_and_errors(void)
 	ASSERT_TRUE(fl__mm_vma(mm, 1)->vm_flags & VM_NOHUGEPAGE);
 	ASSERT_EQ(do_madvise(mm, a + 1, PAGE_SIZE, MADV_DONTNEED), -EINVAL);
 	ASSERT_EQ(do_madvise(mm, a, 8 * SZ_2M, MADV_DONTNEED), -ENOMEM); /* runs past the end */
-	ASSERT_EQ(do_madvise(mm, a, PAGE_SIZE, MADV_PAGEOUT), -EOPNOTSUPP);
+	ASSERT_EQ(do_madvise(mm, a, PAGE_SIZE, MADV_COLLAPSE), -EOPNOTSUPP);
 	ASSERT_EQ(do_madvise(mm, a, PAGE_SIZE, 99), -EINVAL);
 	return mm_down_with_mm();
 }

@@ -1,0 +1,127 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * swap.h - the swap device, its clusters, the swap cache and the zram disk
+ * behind them (mm/swap.h, include/linux/swap.h, mm/swap_table.h and
+ * drivers/block/zram/zram_drv.h in the kernel).
+ *
+ * Conventions in this file: one device, type 0; a slot is an offset.
+ */
+#ifndef FL_MM_SWAP_H
+#define FL_MM_SWAP_H
+
+#include "folio.h"
+#include "list.h"
+#include "swapops.h"
+
+#define SWAPFILE_CLUSTER 512 /* CONFIG_THP_SWAP */
+#define SWAP_NR_ORDERS (PMD_ORDER + 1)
+
+/* a swap_map byte: the count of swap PTEs, and the cache bit */
+#define SWAP_HAS_CACHE 0x40
+#define SWAP_COUNT_MASK 0x3f
+#define SWAP_MAP_MAX 0x3e /* counts above need continuation pages: not modelled (no fork yet) */
+#define SWAP_MAP_BAD 0x3f
+
+/* swap_info_struct flags */
+#define SWP_USED (1ul << 0)
+#define SWP_WRITEOK (1ul << 1)
+#define SWP_SOLIDSTATE (1ul << 4)
+#define SWP_SYNCHRONOUS_IO (1ul << 13)
+#define SWP_STABLE_WRITES (1ul << 14)
+
+enum {
+	CLUSTER_FLAG_NONE,
+	CLUSTER_FLAG_FREE,
+	CLUSTER_FLAG_NONFULL,
+	CLUSTER_FLAG_FRAG,
+	CLUSTER_FLAG_FULL,
+};
+
+/* what a slot holds (the zeromap bit, or zram's data) */
+#define SLOT_ZERO 0x1	/* swap's zeromap: an all-zero page, never written */
+#define SLOT_STORED 0x2 /* zram holds the page */
+#define SLOT_SAME 0x4	/* ... as a same-filled page (ZRAM_SAME): no memory */
+
+struct swap_cluster_info {
+	struct fl_spinlock lock;
+	unsigned short count; /* slots with a count or the cache bit */
+	unsigned char flags;
+	unsigned char order;
+	struct list_head list; /* si->lock */
+};
+
+/* zram's mm_stat, in pages and bytes */
+struct zram_stats {
+	unsigned long pages_stored;
+	unsigned long compr_data_size; /* bytes */
+	unsigned long same_pages;
+	unsigned long max_used_pages;
+	unsigned long notify_free;
+};
+
+struct swap_info_struct {
+	unsigned long flags;
+	unsigned long max;   /* slots, the header's included */
+	unsigned long pages; /* usable slots */
+	unsigned long inuse_pages;
+	unsigned long nr_clusters;
+	unsigned char *swap_map;
+	unsigned char *slot_flags;
+	uint64_t *slot_tag;
+	struct folio **table; /* the swap cache: the folio standing for each slot */
+	struct swap_cluster_info *cluster_info;
+	struct fl_spinlock lock;
+	struct list_head free_clusters, full_clusters;
+	struct list_head nonfull_clusters[SWAP_NR_ORDERS];
+	struct list_head frag_clusters[SWAP_NR_ORDERS];
+	unsigned long (*percpu_next)[SWAP_NR_ORDERS]; /* [cpu][order]: next offset, 0 none */
+	struct zram_stats zram;
+};
+
+extern struct swap_info_struct *fl__swap_info;
+
+/* swapfile.c */
+int fl__swapon(unsigned long nr_pages);
+void fl__swapoff(void);
+int fl__swap_check(char *msg, size_t len);
+struct swap_cluster_info *swap_cluster_lock(struct swap_info_struct *si, unsigned long offset);
+void swap_cluster_unlock(struct swap_cluster_info *ci);
+int folio_alloc_swap(struct folio *folio);
+void swap_duplicate(swp_entry_t entry);
+void swap_free_nr(swp_entry_t entry, int nr);
+void put_swap_folio(struct folio *folio, swp_entry_t entry);
+int swapcache_prepare(swp_entry_t entry, int nr);
+void swapcache_clear(swp_entry_t entry, int nr);
+int __swap_count(swp_entry_t entry);
+bool swap_range_has_cache(swp_entry_t entry, int nr);
+bool swap_zeromap_uniform(swp_entry_t entry, int nr, bool *zero);
+void free_swap_and_cache_nr(swp_entry_t entry, int nr);
+unsigned int zram_comp_len(uint64_t tag);
+void zram_write_page(struct swap_info_struct *si, unsigned long offset, uint64_t tag);
+
+static inline bool is_swap_entry(swp_entry_t e)
+{
+	return swp_type(e) < MAX_SWAPFILES;
+}
+
+/* The entry of the page at @idx of the swap-cache folio @folio. */
+static inline swp_entry_t folio_swap_entry(const struct folio *folio, unsigned long idx)
+{
+	swp_entry_t e = { folio->private + idx };
+
+	return e;
+}
+
+/* swap_state.c: the swap cache */
+void swap_cache_add_folio(struct folio *folio, swp_entry_t entry);
+void __swap_cache_del_folio(struct folio *folio);
+void swap_cache_del_folio(struct folio *folio);
+struct folio *swap_cache_get_folio(swp_entry_t entry);
+bool folio_free_swap(struct folio *folio);
+void try_to_reclaim_swap(swp_entry_t entry);
+
+/* page_io.c */
+int swap_writeout(struct folio *folio);
+void swap_read_folio(struct folio *folio, swp_entry_t entry);
+
+#endif /* FL_MM_SWAP_H */

@@ -1,0 +1,597 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * swapfile.c - one swap device and its slots (mm/swapfile.c in the
+ * kernel), with the zram disk behind it (drivers/block/zram/zram_drv.c).
+ *
+ * The device is what `mkswap /dev/zram0; swapon /dev/zram0` gives on
+ * 6.18: slot 0 holds the swap header (a bad slot, so cluster 0 starts on
+ * nonfull[0]), the rest in clusters of SWAPFILE_CLUSTER = 512 slots, and
+ * the flags zram's disk implies: SWP_SYNCHRONOUS_IO (do_swap_page's
+ * skip-swapcache path, mTHP swap-in), SWP_SOLIDSTATE, SWP_STABLE_WRITES.
+ *
+ * A slot's swap_map byte counts the swap PTEs that name it plus
+ * SWAP_HAS_CACHE while a folio stands for it (swap cache, or a swap-in in
+ * flight). Allocation is per order: the first allocation in a free
+ * cluster fixes the cluster's order; order 0 alone may steal from other
+ * orders; a PMD-order folio needs a wholly free cluster. After an
+ * allocation the cluster goes to frag[order] (or full), after a free to
+ * nonfull[order] (or free), as relocate_cluster() and
+ * partial_free_cluster() file them; each CPU remembers where its last
+ * allocation of an order ended and goes on from there (the per-CPU
+ * cluster of swap_alloc_fast()).
+ *
+ * Locks: si->lock (the lists) is taken before a cluster's lock, never
+ * inside it; the kernel takes the device lock inside a cluster lock and
+ * trylocks the other way, and allocates without the device lock on its
+ * per-CPU fast path. Here every allocation takes si->lock
+ * (docs/fidelity.md).
+ *
+ * zram: a written page keeps its content tag. A page of tag 0 is all
+ * zero: swap_writeout() takes it before zram does (the zeromap,
+ * swpout_zero). Its compressed size is derived from the tag
+ * (zram_comp_len()). A freed slot tells zram (swap_slot_free_notify).
+ *
+ * Conventions in this file: "offset" is a slot number; a cluster's lock
+ * covers its slots' swap_map bytes, its count and its swap table.
+ */
+#include <stdio.h>
+#include <string.h>
+#include "internal.h"
+#include "swap.h"
+
+static const struct fl_lock_class swap_info_lock_class = { .name = "swap_info_struct->lock",
+							   .rank = FL_RANK_SWAP_INFO,
+							   .kind = FL_LOCK_SPIN };
+static const struct fl_lock_class swap_cluster_lock_class = { .name = "swap_cluster_info->lock",
+							      .rank = FL_RANK_SWAP_CLUSTER,
+							      .kind = FL_LOCK_SPIN };
+
+struct swap_info_struct *fl__swap_info;
+
+static struct swap_cluster_info *offset_cluster(struct swap_info_struct *si, unsigned long off)
+{
+	return &si->cluster_info[off / SWAPFILE_CLUSTER];
+}
+
+static unsigned long cluster_offset(struct swap_info_struct *si, struct swap_cluster_info *ci)
+{
+	return (unsigned long)(ci - si->cluster_info) * SWAPFILE_CLUSTER;
+}
+
+struct swap_cluster_info *swap_cluster_lock(struct swap_info_struct *si, unsigned long offset)
+{
+	FL_LOCK_SITE(site);
+	struct swap_cluster_info *ci = offset_cluster(si, offset);
+
+	fl_spin_lock_at(&ci->lock, &site);
+	return ci;
+}
+
+void swap_cluster_unlock(struct swap_cluster_info *ci)
+{
+	spin_unlock(&ci->lock);
+}
+
+/* ---- lists (si->lock held) ---- */
+
+static void cluster_move(struct swap_info_struct *si, struct swap_cluster_info *ci,
+			 struct list_head *list, unsigned char flags)
+{
+	if (ci->flags != CLUSTER_FLAG_NONE)
+		list_del(&ci->list);
+	list_add_tail(&ci->list, list);
+	ci->flags = flags;
+	(void)si;
+}
+
+/* after an allocation: empty to free, partial to frag[order], else full */
+static void relocate_cluster(struct swap_info_struct *si, struct swap_cluster_info *ci)
+{
+	if (!ci->count) {
+		if (ci->flags != CLUSTER_FLAG_FREE)
+			cluster_move(si, ci, &si->free_clusters, CLUSTER_FLAG_FREE);
+	} else if (ci->count != SWAPFILE_CLUSTER) {
+		if (ci->flags != CLUSTER_FLAG_FRAG)
+			cluster_move(si, ci, &si->frag_clusters[ci->order], CLUSTER_FLAG_FRAG);
+	} else if (ci->flags != CLUSTER_FLAG_FULL) {
+		cluster_move(si, ci, &si->full_clusters, CLUSTER_FLAG_FULL);
+	}
+}
+
+/* after a free: empty to free, partial to nonfull[order] */
+static void partial_free_cluster(struct swap_info_struct *si, struct swap_cluster_info *ci)
+{
+	if (!ci->count) {
+		if (ci->flags != CLUSTER_FLAG_FREE)
+			cluster_move(si, ci, &si->free_clusters, CLUSTER_FLAG_FREE);
+	} else if (ci->flags != CLUSTER_FLAG_NONFULL) {
+		cluster_move(si, ci, &si->nonfull_clusters[ci->order], CLUSTER_FLAG_NONFULL);
+	}
+}
+
+/* ---- allocation ---- */
+
+static bool cluster_is_usable(const struct swap_cluster_info *ci, int order)
+{
+	return !ci->count || ci->order == order || !order;
+}
+
+/*
+ * alloc_swap_scan_cluster() - @nr = 2^@order free slots, aligned to @nr,
+ * from @offset to the cluster's end; marks them SWAP_HAS_CACHE, refiles
+ * the cluster and remembers this CPU's next offset.
+ * Return: the first slot, or 0.
+ * Context: si->lock held.
+ */
+static unsigned long alloc_swap_scan_cluster(struct swap_info_struct *si,
+					     struct swap_cluster_info *ci, unsigned long offset,
+					     int order)
+{
+	FL_LOCK_SITE(site);
+	unsigned long nr = 1ul << order, start = cluster_offset(si, ci);
+	unsigned long end = start + SWAPFILE_CLUSTER, found = 0, i, next;
+
+	if (end > si->max)
+		end = si->max;
+	fl_spin_lock_at(&ci->lock, &site);
+	if (!cluster_is_usable(ci, order) || ci->count + nr > SWAPFILE_CLUSTER)
+		goto out;
+	for (offset = ALIGN_UP(offset, nr); offset + nr <= end; offset += nr) {
+		for (i = 0; i < nr; i++)
+			if (si->swap_map[offset + i])
+				break;
+		if (i == nr) {
+			found = offset;
+			break;
+		}
+	}
+	if (!found)
+		goto out;
+	if (!ci->count)
+		ci->order = (unsigned char)order;
+	for (i = 0; i < nr; i++)
+		si->swap_map[found + i] = SWAP_HAS_CACHE;
+	ci->count += (unsigned short)nr;
+	si->inuse_pages += nr;
+out:
+	relocate_cluster(si, ci);
+	spin_unlock(&ci->lock);
+	next = found ? found + nr : 0;
+	si->percpu_next[smp_processor_id()][order] = next < end ? next : 0;
+	return found;
+}
+
+/* The first cluster of @list that gives @order, trying each in turn. */
+static unsigned long alloc_swap_scan_list(struct swap_info_struct *si, struct list_head *list,
+					  int order, bool one)
+{
+	struct list_head *pos, *n;
+
+	for (pos = list->next, n = pos->next; pos != list; pos = n, n = pos->next) {
+		struct swap_cluster_info *ci = list_entry(pos, struct swap_cluster_info, list);
+		unsigned long found = alloc_swap_scan_cluster(si, ci, cluster_offset(si, ci), order);
+
+		if (found || one)
+			return found;
+	}
+	return 0;
+}
+
+/*
+ * cluster_alloc_swap_entry(): this CPU's cluster for @order, then
+ * nonfull[order], a free cluster, one frag[order] cluster, and for order
+ * 0 the frag and nonfull clusters of the other orders.
+ * Context: si->lock held.
+ */
+static unsigned long cluster_alloc_swap_entry(struct swap_info_struct *si, int order)
+{
+	unsigned long next = si->percpu_next[smp_processor_id()][order], found = 0;
+	int o;
+
+	if (next && next < si->max) {
+		found = alloc_swap_scan_cluster(si, offset_cluster(si, next), next, order);
+		if (found)
+			return found;
+	}
+	if (order < PMD_ORDER) {
+		found = alloc_swap_scan_list(si, &si->nonfull_clusters[order], order, false);
+		if (found)
+			return found;
+	}
+	found = alloc_swap_scan_list(si, &si->free_clusters, order, true);
+	if (found)
+		return found;
+	if (order < PMD_ORDER) {
+		found = alloc_swap_scan_list(si, &si->frag_clusters[order], order, true);
+		if (found)
+			return found;
+	}
+	if (order)
+		return 0;
+	for (o = 1; o < SWAP_NR_ORDERS && !found; o++) {
+		found = alloc_swap_scan_list(si, &si->frag_clusters[o], 0, false);
+		if (!found)
+			found = alloc_swap_scan_list(si, &si->nonfull_clusters[o], 0, false);
+	}
+	return found;
+}
+
+/**
+ * folio_alloc_swap() - slots for the locked anon @folio, which then joins
+ * the swap cache.
+ * Return: 0, or -ENOMEM (no swap device, or no room for its order).
+ */
+int folio_alloc_swap(struct folio *folio)
+{
+	FL_LOCK_SITE(site);
+	struct swap_info_struct *si = fl__swap_info;
+	int order = (int)folio_order(folio);
+	unsigned long offset;
+
+	if (!si || order >= SWAP_NR_ORDERS)
+		return -ENOMEM;
+	fl_spin_lock_at(&si->lock, &site);
+	offset = cluster_alloc_swap_entry(si, order);
+	spin_unlock(&si->lock);
+	if (!offset)
+		return -ENOMEM;
+	swap_cache_add_folio(folio, swp_entry(0, offset));
+	return 0;
+}
+
+/* ---- freeing ---- */
+
+/*
+ * zram_free_page() through swap_slot_free_notify(), and the zeromap bit:
+ * the slot's data goes.
+ */
+static void swap_range_free(struct swap_info_struct *si, unsigned long offset)
+{
+	unsigned char f = si->slot_flags[offset];
+
+	if (f & SLOT_ZERO) {
+		si->slot_flags[offset] = 0;
+		return;
+	}
+	if (f & SLOT_STORED) {
+		struct zram_stats *z = &si->zram;
+
+		z->notify_free++;
+		z->pages_stored--;
+		if (f & SLOT_SAME)
+			z->same_pages--;
+		else
+			z->compr_data_size -= zram_comp_len(si->slot_tag[offset]);
+		si->slot_flags[offset] = 0;
+		si->slot_tag[offset] = 0;
+	}
+}
+
+/*
+ * Drop @usage (a count of 1, or SWAP_HAS_CACHE) from @nr slots at
+ * @offset; slots left with nothing are freed.
+ * Return: whether the cluster must be refiled.
+ * Context: the cluster's lock held.
+ */
+static bool swap_entries_put(struct swap_info_struct *si, struct swap_cluster_info *ci,
+			     unsigned long offset, unsigned int nr, unsigned char usage)
+{
+	unsigned short before = ci->count;
+	unsigned int i;
+
+	for (i = 0; i < nr; i++) {
+		unsigned char *map = &si->swap_map[offset + i];
+
+		if (usage == SWAP_HAS_CACHE) {
+			VM_BUG_ON(!(*map & SWAP_HAS_CACHE));
+			*map &= (unsigned char)~SWAP_HAS_CACHE;
+		} else {
+			VM_BUG_ON(!(*map & SWAP_COUNT_MASK));
+			(*map)--;
+		}
+		if (!*map) {
+			swap_range_free(si, offset + i);
+			ci->count--;
+			si->inuse_pages--;
+		}
+	}
+	return ci->count != before &&
+	       (!ci->count || (ci->flags != CLUSTER_FLAG_NONFULL && ci->flags != CLUSTER_FLAG_NONE));
+}
+
+/* Refile the cluster of @offset after a free (partial_free_cluster()). */
+static void swap_cluster_refile(struct swap_info_struct *si, unsigned long offset)
+{
+	FL_LOCK_SITE(site_si);
+	FL_LOCK_SITE(site_ci);
+	struct swap_cluster_info *ci = offset_cluster(si, offset);
+
+	fl_spin_lock_at(&si->lock, &site_si);
+	fl_spin_lock_at(&ci->lock, &site_ci);
+	if (ci->flags != CLUSTER_FLAG_NONE)
+		partial_free_cluster(si, ci);
+	spin_unlock(&ci->lock);
+	spin_unlock(&si->lock);
+}
+
+static void swap_put_entries(swp_entry_t entry, unsigned int nr, unsigned char usage)
+{
+	struct swap_info_struct *si = fl__swap_info;
+	unsigned long offset = swp_offset(entry);
+	struct swap_cluster_info *ci = swap_cluster_lock(si, offset);
+	bool refile = swap_entries_put(si, ci, offset, nr, usage);
+
+	swap_cluster_unlock(ci);
+	if (refile)
+		swap_cluster_refile(si, offset);
+}
+
+/* swap_free_nr() - a mapping's count on @nr slots goes (a swap-in mapped them). */
+void swap_free_nr(swp_entry_t entry, int nr)
+{
+	swap_put_entries(entry, (unsigned int)nr, 1);
+}
+
+/* put_swap_folio() - the swap cache's SWAP_HAS_CACHE on the folio's slots goes. */
+void put_swap_folio(struct folio *folio, swp_entry_t entry)
+{
+	swap_put_entries(entry, (unsigned int)folio_nr_pages(folio), SWAP_HAS_CACHE);
+}
+
+/* swapcache_clear() - a skip-swapcache swap-in is done with its slots' HAS_CACHE. */
+void swapcache_clear(swp_entry_t entry, int nr)
+{
+	swap_put_entries(entry, (unsigned int)nr, SWAP_HAS_CACHE);
+}
+
+/**
+ * swap_duplicate() - one more swap PTE names @entry's slot.
+ * Context: the PTE table's lock held; the slot has its cache or a count.
+ */
+void swap_duplicate(swp_entry_t entry)
+{
+	struct swap_info_struct *si = fl__swap_info;
+	struct swap_cluster_info *ci = swap_cluster_lock(si, swp_offset(entry));
+	unsigned char *map = &si->swap_map[swp_offset(entry)];
+
+	VM_BUG_ON(!*map || (*map & SWAP_COUNT_MASK) >= SWAP_MAP_MAX);
+	(*map)++;
+	swap_cluster_unlock(ci);
+}
+
+/**
+ * swapcache_prepare() - claim @nr slots from @entry for a swap-in that
+ * skips the swap cache: SWAP_HAS_CACHE on each.
+ * Return: 0; -EEXIST if a folio stands for one already; -ENOENT if one
+ * is free (a racing zap took it).
+ */
+int swapcache_prepare(swp_entry_t entry, int nr)
+{
+	struct swap_info_struct *si = fl__swap_info;
+	unsigned long offset = swp_offset(entry);
+	struct swap_cluster_info *ci = swap_cluster_lock(si, offset);
+	int i, ret = 0;
+
+	for (i = 0; i < nr && !ret; i++) {
+		unsigned char m = si->swap_map[offset + (unsigned long)i];
+
+		if (m & SWAP_HAS_CACHE)
+			ret = -EEXIST;
+		else if (!(m & SWAP_COUNT_MASK))
+			ret = -ENOENT;
+	}
+	for (i = 0; i < nr && !ret; i++)
+		si->swap_map[offset + (unsigned long)i] |= SWAP_HAS_CACHE;
+	swap_cluster_unlock(ci);
+	return ret;
+}
+
+/* __swap_count() - the swap PTEs that name @entry's slot (racy, as the kernel's). */
+int __swap_count(swp_entry_t entry)
+{
+	struct swap_info_struct *si = fl__swap_info;
+
+	return READ_ONCE(si->swap_map[swp_offset(entry)]) & SWAP_COUNT_MASK;
+}
+
+/* Does any of @nr slots from @entry have SWAP_HAS_CACHE? (can_swapin_thp()) */
+bool swap_range_has_cache(swp_entry_t entry, int nr)
+{
+	struct swap_info_struct *si = fl__swap_info;
+	int i;
+
+	for (i = 0; i < nr; i++)
+		if (READ_ONCE(si->swap_map[swp_offset(entry) + (unsigned long)i]) & SWAP_HAS_CACHE)
+			return true;
+	return false;
+}
+
+/* Are the @nr slots from @entry all zero pages, or none of them? (swap_zeromap_batch()) */
+bool swap_zeromap_uniform(swp_entry_t entry, int nr, bool *zero)
+{
+	struct swap_info_struct *si = fl__swap_info;
+	unsigned long off = swp_offset(entry);
+	bool first = READ_ONCE(si->slot_flags[off]) & SLOT_ZERO;
+	int i;
+
+	for (i = 1; i < nr; i++)
+		if (((READ_ONCE(si->slot_flags[off + (unsigned long)i]) & SLOT_ZERO) != 0) != first)
+			return false;
+	*zero = first;
+	return true;
+}
+
+/**
+ * free_swap_and_cache_nr() - @nr swap PTEs from @entry were zapped: their
+ * counts go, and a slot left with only its swap cache gives the cached
+ * folio up when nothing maps it and its lock is free (the kernel's
+ * __try_to_reclaim_swap() with TTRS_UNMAPPED | TTRS_FULL).
+ * Context: the PTE table's lock held.
+ */
+void free_swap_and_cache_nr(swp_entry_t entry, int nr)
+{
+	struct swap_info_struct *si = fl__swap_info;
+	unsigned long offset = swp_offset(entry);
+	struct swap_cluster_info *ci = swap_cluster_lock(si, offset);
+	bool refile = swap_entries_put(si, ci, offset, (unsigned int)nr, 1), cached = false;
+	int i;
+
+	for (i = 0; i < nr; i++)
+		if (si->swap_map[offset + (unsigned long)i] == SWAP_HAS_CACHE)
+			cached = true;
+	swap_cluster_unlock(ci);
+	if (refile)
+		swap_cluster_refile(si, offset);
+	if (cached)
+		for (i = 0; i < nr; i++)
+			try_to_reclaim_swap(swp_entry(0, offset + (unsigned long)i));
+}
+
+/* ---- zram ---- */
+
+/*
+ * zram_comp_len() - the bytes lzo-rle makes of a page that holds @tag in
+ * its first 8 bytes and zeros after (the host target's pages). Measured
+ * on this host's 6.18 zram (docs/fidelity.md, 2026-12-05): 41 bytes with
+ * the tag's highest non-zero byte among the first two, 42 with it at byte
+ * 5, 44 with all eight non-zero; bytes 2..4 and 6 are interpolated.
+ */
+unsigned int zram_comp_len(uint64_t tag)
+{
+	static const unsigned char len[9] = { 0, 41, 41, 41, 42, 42, 42, 43, 44 };
+	int bytes = 0;
+
+	while (bytes < 8 && (tag >> (8 * bytes)))
+		bytes++;
+	return len[bytes];
+}
+
+/*
+ * zram_write_page(): store @tag in slot @offset; an all-zero page (tag 0)
+ * is same-filled, kept as its fill word (ZRAM_SAME), no memory.
+ */
+void zram_write_page(struct swap_info_struct *si, unsigned long offset, uint64_t tag)
+{
+	struct zram_stats *z = &si->zram;
+
+	VM_BUG_ON(si->slot_flags[offset]);
+	si->slot_tag[offset] = tag;
+	si->slot_flags[offset] = SLOT_STORED | (tag ? 0 : SLOT_SAME);
+	z->pages_stored++;
+	if (tag)
+		z->compr_data_size += zram_comp_len(tag);
+	else
+		z->same_pages++;
+	if (z->pages_stored > z->max_used_pages)
+		z->max_used_pages = z->pages_stored;
+}
+
+/* ---- swapon / swapoff ---- */
+
+/**
+ * fl__swapon() - a zram disk of @nr_pages pages, formatted and enabled as
+ * the model's one swap device.
+ * Return: 0, -EINVAL (fewer than two clusters' worth), -ENOMEM.
+ */
+int fl__swapon(unsigned long nr_pages)
+{
+	struct swap_info_struct *si;
+	unsigned long nr_clusters = DIV_ROUND_UP(nr_pages, SWAPFILE_CLUSTER), c;
+	int i, cpus = nr_cpu_ids_get();
+
+	if (nr_pages < 2 * SWAPFILE_CLUSTER)
+		return -EINVAL;
+	si = fl_calloc(1, sizeof(*si));
+	if (!si)
+		return -ENOMEM;
+	si->max = nr_pages;
+	si->pages = nr_pages - 1; /* the header page */
+	si->flags = SWP_USED | SWP_WRITEOK | SWP_SYNCHRONOUS_IO | SWP_SOLIDSTATE |
+		    SWP_STABLE_WRITES;
+	si->swap_map = fl_calloc(nr_pages, 1);
+	si->slot_flags = fl_calloc(nr_pages, 1);
+	si->slot_tag = fl_calloc(nr_pages, sizeof(*si->slot_tag));
+	si->cluster_info = fl_calloc(nr_clusters, sizeof(*si->cluster_info));
+	si->table = fl_calloc(nr_pages, sizeof(*si->table));
+	si->percpu_next = fl_calloc((size_t)cpus, sizeof(*si->percpu_next));
+	if (!si->swap_map || !si->slot_flags || !si->slot_tag || !si->cluster_info ||
+	    !si->table || !si->percpu_next) {
+		si->nr_clusters = 0;
+		fl__swap_info = si;
+		fl__swapoff();
+		return -ENOMEM;
+	}
+	si->nr_clusters = nr_clusters;
+	fl_spin_lock_init(&si->lock, &swap_info_lock_class);
+	INIT_LIST_HEAD(&si->free_clusters);
+	INIT_LIST_HEAD(&si->full_clusters);
+	for (i = 0; i < SWAP_NR_ORDERS; i++) {
+		INIT_LIST_HEAD(&si->nonfull_clusters[i]);
+		INIT_LIST_HEAD(&si->frag_clusters[i]);
+	}
+	/* the header slot is bad (SWAP_MAP_BAD): its cluster starts nonfull, order 0 */
+	si->swap_map[0] = SWAP_MAP_BAD;
+	for (c = 0; c < nr_clusters; c++) {
+		struct swap_cluster_info *ci = &si->cluster_info[c];
+
+		fl_spin_lock_init(&ci->lock, &swap_cluster_lock_class);
+		ci->flags = CLUSTER_FLAG_NONE;
+		if (c == 0) {
+			ci->count = 1;
+			cluster_move(si, ci, &si->nonfull_clusters[0], CLUSTER_FLAG_NONFULL);
+		} else if ((c + 1) * SWAPFILE_CLUSTER > nr_pages) {
+			/* a cluster past the disk's end is never handed out */
+			continue;
+		} else {
+			cluster_move(si, ci, &si->free_clusters, CLUSTER_FLAG_FREE);
+		}
+	}
+	fl__swap_info = si;
+	return 0;
+}
+
+void fl__swapoff(void)
+{
+	struct swap_info_struct *si = fl__swap_info;
+
+	if (!si)
+		return;
+	fl__swap_info = NULL;
+	fl_free(si->swap_map);
+	fl_free(si->slot_flags);
+	fl_free(si->slot_tag);
+	fl_free(si->cluster_info);
+	fl_free(si->table);
+	fl_free(si->percpu_next);
+	fl_free(si);
+}
+
+/**
+ * fl__swap_check() - after every process exited: no slot in use but the
+ * header, no stored page, and the clusters' counts add up.
+ * Return: 0, or -EUCLEAN with what is wrong in @msg.
+ */
+int fl__swap_check(char *msg, size_t len)
+{
+	struct swap_info_struct *si = fl__swap_info;
+	unsigned long off, c, counted = 0;
+
+	if (!si)
+		return 0;
+	for (c = 0; c < si->nr_clusters; c++)
+		counted += si->cluster_info[c].count;
+	for (off = 1; off < si->max; off++)
+		if (si->swap_map[off]) {
+			snprintf(msg, len, "swap slot %lu still in use (map 0x%x) after exit", off,
+				 si->swap_map[off]);
+			return -EUCLEAN;
+		}
+	if (si->inuse_pages || counted != 1 || si->zram.pages_stored) {
+		snprintf(msg, len,
+			 "swap: %lu slots in use, clusters count %lu (1: the header), zram holds "
+			 "%lu pages after exit",
+			 si->inuse_pages, counted, si->zram.pages_stored);
+		return -EUCLEAN;
+	}
+	return 0;
+}

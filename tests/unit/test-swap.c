@@ -1,0 +1,301 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * test-swap.c - MADV_PAGEOUT through reclaim_pages() onto the zram swap
+ * device, and back through do_swap_page(). Each expectation follows from
+ * the 6.18 rule it names, for memory of known contents:
+ *
+ *   - an exclusive anon folio on the LRU gets slots of its order, leaves
+ *     one swap PTE per page and is freed; pswpout counts its pages, the
+ *     per-size swpout its folios (order > 0), thp_swpout PMD folios;
+ *   - with no swap device a large folio is split (swpout_fallback) and
+ *     every piece activated (pgactivate per page), nothing unmapped;
+ *   - a lazy-free folio still clean is dropped (pglazyfreed), a written
+ *     one becomes swap-backed again and is activated;
+ *   - an all-zero page goes to the zeromap (swpout_zero, swpin_zero);
+ *   - a fault on a swap PTE reads the slot back with its tag (pgmajfault,
+ *     pswpin; swpin per size for an mTHP swap-in), frees the slot, and
+ *     maps the page writable but clean;
+ *   - zapping swap PTEs frees their slots.
+ *
+ * Conventions in this file: one node, one CPU, a 64 MiB zram device
+ * unless a case says otherwise; tags are (case << 16) + page.
+ */
+#include "mm_harness.h"
+#include "../src/mm/swap.h"
+
+#define SZ_2M (2ul << 20)
+
+static bool fill(unsigned long a, unsigned long pages, uint64_t tag)
+{
+	unsigned long i;
+
+	for (i = 0; i < pages; i++)
+		if (touch(mm, a + i * PAGE_SIZE, tag ? tag + i : 0))
+			return false;
+	return true;
+}
+
+/* pages of [a, a + pages) whose tag is not tag + i (tag 0: all zero) */
+static unsigned long wrong_tags(unsigned long a, unsigned long pages, uint64_t tag)
+{
+	unsigned long i, wrong = 0;
+
+	for (i = 0; i < pages; i++)
+		wrong += peek(mm, a + i * PAGE_SIZE) != (tag ? tag + i : 0);
+	return wrong;
+}
+
+static unsigned long swap_ptes(unsigned long a, unsigned long pages)
+{
+	unsigned long i, n = 0;
+
+	for (i = 0; i < pages; i++) {
+		pteval_t *pte = fl__pte_lookup(mm, a + i * PAGE_SIZE, NULL);
+
+		if (pte && is_swap_pte(*pte) && is_swap_entry(pte_to_swp_entry(*pte)))
+			n++;
+	}
+	return n;
+}
+
+static bool up(unsigned long swap_mb)
+{
+	mm_swap_mb = swap_mb;
+	return mm_up_with_mm(256);
+}
+
+static bool test_pageout_order0(void)
+{
+	struct swap_info_struct *si;
+	uint64_t tag = 1ull << 16;
+	unsigned long a;
+	pteval_t *pte;
+
+	ASSERT_TRUE(up(64));
+	si = fl__swap_info;
+	ASSERT_TRUE(si != NULL);
+	a = map(SZ_2M);
+	ASSERT_TRUE(fill(a, 64, tag));
+	lru_add_drain();
+	ASSERT_EQ(do_madvise(mm, a, 64 * PAGE_SIZE, MADV_PAGEOUT), 0);
+	ASSERT_EQ(counter("pswpout"), 64);
+	ASSERT_EQ(counter("pgactivate"), 0);
+	ASSERT_EQ(counter("nr_swapcached"), 0); /* zram is synchronous: gone in the same pass */
+	ASSERT_EQ(swap_ptes(a, 64), 64);
+	ASSERT_EQ(fl__mm_counter(mm, MM_SWAPENTS), 64);
+	ASSERT_EQ(fl__mm_counter(mm, MM_ANONPAGES), 0);
+	ASSERT_EQ(NODE_DATA(0)->__lruvec.nr_pages[LRU_INACTIVE_ANON], 0);
+	ASSERT_EQ(si->inuse_pages, 64);
+	ASSERT_EQ(si->zram.pages_stored, 64);
+	ASSERT_EQ(si->zram.compr_data_size, 64 * zram_comp_len(tag));
+	/* the slots are named exclusive: the read makes them writable, not dirty */
+	ASSERT_EQ(wrong_tags(a, 64, tag), 0);
+	ASSERT_EQ(counter("pgmajfault"), 64);
+	ASSERT_EQ(counter("pswpin"), 64);
+	pte = fl__pte_lookup(mm, a, NULL);
+	ASSERT_TRUE((*pte & _PAGE_PRESENT) && (*pte & _PAGE_RW) && !(*pte & _PAGE_DIRTY));
+	ASSERT_EQ(si->inuse_pages, 0);
+	ASSERT_EQ(si->zram.pages_stored, 0);
+	ASSERT_EQ(si->zram.notify_free, 64);
+	ASSERT_EQ(fl__mm_counter(mm, MM_SWAPENTS), 0);
+	ASSERT_EQ(fl__mm_counter(mm, MM_ANONPAGES), 64);
+	/* out again; a fault that writes maps the page dirty */
+	lru_add_drain();
+	ASSERT_EQ(do_madvise(mm, a, 64 * PAGE_SIZE, MADV_PAGEOUT), 0);
+	ASSERT_EQ(counter("pswpout"), 128);
+	ASSERT_EQ(touch(mm, a, 5), 0);
+	ASSERT_TRUE(*pte & _PAGE_DIRTY);
+	return mm_down_with_mm();
+}
+
+static bool test_pageout_mthp(void)
+{
+	uint64_t tag = 2ull << 16;
+	unsigned long a;
+
+	ASSERT_TRUE(up(64));
+	ASSERT_TRUE(knob("transparent_hugepage/hugepages-16kB/enabled", "always"));
+	a = map(SZ_2M);
+	ASSERT_TRUE(fill(a, 64, tag));
+	lru_add_drain();
+	ASSERT_EQ(do_madvise(mm, a, 64 * PAGE_SIZE, MADV_PAGEOUT), 0);
+	ASSERT_EQ(mthp(16, "swpout"), 16);
+	ASSERT_EQ(mthp(16, "swpout_fallback"), 0);
+	ASSERT_EQ(counter("pswpout"), 64);
+	ASSERT_EQ(counter("thp_swpout"), 0);
+	ASSERT_EQ(mthp(16, "nr_anon"), 0);
+	/* one fault per 16K block brings the whole folio back */
+	ASSERT_EQ(wrong_tags(a, 64, tag), 0);
+	ASSERT_EQ(mthp(16, "swpin"), 16);
+	ASSERT_EQ(counter("pgmajfault"), 16);
+	ASSERT_EQ(counter("pswpin"), 64);
+	ASSERT_EQ(mapped_order(mm, a + 5 * PAGE_SIZE), 2);
+	ASSERT_EQ(mthp(16, "nr_anon"), 16);
+	ASSERT_EQ(fl__swap_info->inuse_pages, 0);
+	return mm_down_with_mm();
+}
+
+/* 16K swapped out; only 4K allowed at swap-in: order-0 folios, no fallback counter */
+static bool test_swapin_order0_when_mthp_off(void)
+{
+	uint64_t tag = 3ull << 16;
+	unsigned long a;
+
+	ASSERT_TRUE(up(64));
+	ASSERT_TRUE(knob("transparent_hugepage/hugepages-16kB/enabled", "always"));
+	a = map(SZ_2M);
+	ASSERT_TRUE(fill(a, 16, tag));
+	lru_add_drain();
+	ASSERT_EQ(do_madvise(mm, a, 16 * PAGE_SIZE, MADV_PAGEOUT), 0);
+	ASSERT_EQ(mthp(16, "swpout"), 4);
+	ASSERT_TRUE(knob("transparent_hugepage/hugepages-16kB/enabled", "never"));
+	ASSERT_EQ(wrong_tags(a, 16, tag), 0);
+	ASSERT_EQ(counter("pgmajfault"), 16);
+	ASSERT_EQ(mthp(16, "swpin"), 0);
+	ASSERT_EQ(mthp(16, "swpin_fallback"), 0);
+	ASSERT_EQ(mapped_order(mm, a), 0);
+	return mm_down_with_mm();
+}
+
+static bool test_pageout_without_swap(void)
+{
+	struct lruvec *lv;
+	uint64_t tag = 4ull << 16;
+	unsigned long a;
+
+	ASSERT_TRUE(up(0));
+	lv = &NODE_DATA(0)->__lruvec;
+	ASSERT_TRUE(knob("transparent_hugepage/hugepages-64kB/enabled", "always"));
+	a = map(SZ_2M);
+	ASSERT_TRUE(fill(a, 64, tag));
+	lru_add_drain();
+	ASSERT_EQ(do_madvise(mm, a, 64 * PAGE_SIZE, MADV_PAGEOUT), 0);
+	/* each 64K folio: no slots, so split, and each 4K piece fails again */
+	ASSERT_EQ(mthp(64, "swpout_fallback"), 4);
+	ASSERT_EQ(mthp(64, "split"), 4);
+	ASSERT_EQ(counter("pgactivate"), 64);
+	ASSERT_EQ(counter("pswpout"), 0);
+	ASSERT_EQ(swap_ptes(a, 64), 0);
+	lru_add_drain();
+	ASSERT_EQ(lv->nr_pages[LRU_ACTIVE_ANON], 64);
+	ASSERT_EQ(wrong_tags(a, 64, tag), 0);
+	ASSERT_EQ(counter("pgmajfault"), 0);
+	return mm_down_with_mm();
+}
+
+static bool test_lazyfree_dropped_or_kept(void)
+{
+	uint64_t tag = 5ull << 16;
+	struct lruvec *lv;
+	unsigned long a, i;
+
+	ASSERT_TRUE(up(64));
+	lv = &NODE_DATA(0)->__lruvec;
+	ASSERT_TRUE(knob("transparent_hugepage/hugepages-16kB/enabled", "always"));
+	a = map(SZ_2M);
+	ASSERT_TRUE(fill(a, 64, tag));
+	lru_add_drain();
+	ASSERT_EQ(do_madvise(mm, a, 64 * PAGE_SIZE, MADV_FREE), 0);
+	lru_add_drain();
+	/* write the first half again: those folios are not lazy-free any more */
+	for (i = 0; i < 32; i++)
+		ASSERT_EQ(touch(mm, a + i * PAGE_SIZE, tag + i), 0);
+	ASSERT_EQ(do_madvise(mm, a, 64 * PAGE_SIZE, MADV_PAGEOUT), 0);
+	ASSERT_EQ(counter("pglazyfreed"), 32);
+	ASSERT_EQ(counter("pgactivate"), 32);
+	ASSERT_EQ(counter("pswpout"), 0);
+	ASSERT_EQ(fl__mm_counter(mm, MM_ANONPAGES), 32);
+	lru_add_drain();
+	/* the written ones are anon again, active; the dropped half reads fresh memory */
+	ASSERT_EQ(lv->nr_pages[LRU_ACTIVE_ANON], 32);
+	ASSERT_EQ(lv->nr_pages[LRU_INACTIVE_FILE], 0);
+	ASSERT_EQ(wrong_tags(a, 32, tag), 0);
+	ASSERT_EQ(wrong_tags(a + 32 * PAGE_SIZE, 32, 0), 0);
+	return mm_down_with_mm();
+}
+
+static bool test_zero_pages_use_the_zeromap(void)
+{
+	unsigned long a;
+
+	ASSERT_TRUE(up(64));
+	a = map(SZ_2M);
+	ASSERT_TRUE(fill(a, 8, 0));
+	lru_add_drain();
+	ASSERT_EQ(do_madvise(mm, a, 8 * PAGE_SIZE, MADV_PAGEOUT), 0);
+	ASSERT_EQ(counter("swpout_zero"), 8);
+	ASSERT_EQ(counter("pswpout"), 0);
+	ASSERT_EQ(fl__swap_info->zram.pages_stored, 0);
+	ASSERT_EQ(wrong_tags(a, 8, 0), 0);
+	ASSERT_EQ(counter("swpin_zero"), 8);
+	ASSERT_EQ(counter("pswpin"), 0);
+	ASSERT_EQ(counter("pgmajfault"), 8);
+	return mm_down_with_mm();
+}
+
+static bool test_pmd_thp_swaps_whole(void)
+{
+	uint64_t tag = 6ull << 16;
+	unsigned long a;
+
+	ASSERT_TRUE(up(64));
+	ASSERT_TRUE(knob("transparent_hugepage/enabled", "always"));
+	a = map(2 * SZ_2M);
+	a = ALIGN_UP(a, SZ_2M);
+	ASSERT_TRUE(fill(a, 512, tag));
+	ASSERT_EQ(counter("thp_fault_alloc"), 1);
+	ASSERT_EQ(do_madvise(mm, a, SZ_2M, MADV_PAGEOUT), 0);
+	ASSERT_EQ(counter("thp_swpout"), 1);
+	ASSERT_EQ(mthp(2048, "swpout"), 1);
+	ASSERT_EQ(counter("pswpout"), 512);
+	ASSERT_EQ(counter("thp_split_pmd"), 1); /* try_to_unmap(TTU_SPLIT_HUGE_PMD) */
+	ASSERT_EQ(swap_ptes(a, 512), 512);
+	/* swap-in below PMD order only: with no mTHP size on, page by page */
+	ASSERT_EQ(wrong_tags(a, 512, tag), 0);
+	ASSERT_EQ(counter("pgmajfault"), 512);
+	ASSERT_EQ(fl__swap_info->inuse_pages, 0);
+	return mm_down_with_mm();
+}
+
+static bool test_zap_frees_slots(void)
+{
+	uint64_t tag = 7ull << 16;
+	unsigned long a;
+
+	ASSERT_TRUE(up(64));
+	a = map(SZ_2M);
+	ASSERT_TRUE(fill(a, 32, tag));
+	lru_add_drain();
+	ASSERT_EQ(do_madvise(mm, a, 32 * PAGE_SIZE, MADV_PAGEOUT), 0);
+	ASSERT_EQ(fl__swap_info->inuse_pages, 32);
+	ASSERT_EQ(do_madvise(mm, a, 16 * PAGE_SIZE, MADV_DONTNEED), 0);
+	ASSERT_EQ(fl__swap_info->inuse_pages, 16);
+	ASSERT_EQ(fl__mm_counter(mm, MM_SWAPENTS), 16);
+	ASSERT_EQ(fl__swap_info->zram.notify_free, 16);
+	/* the rest goes with the process (teardown checks every slot is free) */
+	return mm_down_with_mm();
+}
+
+/* Slots run out: order 0 takes what is left, then pageout activates. */
+static bool test_swap_full(void)
+{
+	uint64_t tag = 8ull << 16;
+	unsigned long a, slots;
+
+	ASSERT_TRUE(up(4)); /* 1024 slots, the header's among them */
+	slots = fl__swap_info->pages;
+	ASSERT_EQ(slots, 1023);
+	a = map(4 * SZ_2M);
+	ASSERT_TRUE(fill(a, 1100, tag));
+	lru_add_drain();
+	ASSERT_EQ(do_madvise(mm, a, 1100 * PAGE_SIZE, MADV_PAGEOUT), 0);
+	ASSERT_EQ(counter("pswpout"), (int64_t)slots);
+	ASSERT_EQ(counter("pgactivate"), (int64_t)(1100 - slots));
+	ASSERT_EQ(wrong_tags(a, 1100, tag), 0);
+	return mm_down_with_mm();
+}
+
+TEST_MAIN(TEST(test_pageout_order0), TEST(test_pageout_mthp),
+	  TEST(test_swapin_order0_when_mthp_off), TEST(test_pageout_without_swap),
+	  TEST(test_lazyfree_dropped_or_kept), TEST(test_zero_pages_use_the_zeromap),
+	  TEST(test_pmd_thp_swaps_whole), TEST(test_zap_frees_slots), TEST(test_swap_full))
