@@ -407,7 +407,16 @@ static void check_legend(FILE *f, const struct cmp *c, const struct fl_result *r
 			fprintf(f, "  [%s] system-wide because %s\n", r[a->host].label,
 				r[a->host].scope_note);
 		for (k = 0; k < a->nr; k++)
-			if (a->v[k].model_unseen)
+			if (a->v[k].model_unseen < 0)
+				fprintf(f,
+					"  [%s] %s: held against the model's %lld plus its %lld "
+					"swap-ins of that size (swpin): the host counts the run's "
+					"movable allocations of the order, and cannot tell a "
+					"swap-in's folio from a fault's\n",
+					r[a->host].label, a->v[k].name,
+					(long long)(a->v[k].model + a->v[k].model_unseen),
+					(long long)-a->v[k].model_unseen);
+			else if (a->v[k].model_unseen)
 				fprintf(f,
 					"  [%s] %s: held against the model's %lld less the %lld "
 					"pages it frees after an RCU grace period or with "

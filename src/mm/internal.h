@@ -32,6 +32,7 @@ enum {
 	FL_RANK_PTE_PTL = 40,
 	FL_RANK_SWAP_INFO = 42,	   /* swap_info_struct->lock: the cluster lists */
 	FL_RANK_SWAP_CLUSTER = 43, /* swap_cluster_info->lock: its slots and swap table */
+	FL_RANK_ZS_POOL = 44,	   /* zsmalloc's size_class->lock */
 	FL_RANK_I_PAGES = 45,
 	FL_RANK_SHMEM_INODE = 46, /* shmem_inode_info->lock: the inode's charge */
 	FL_RANK_LOCAL_LOCK = 50,
@@ -97,6 +98,9 @@ void lruvec_add_folio_tail(struct lruvec *lruvec, struct folio *folio);
 void lruvec_del_folio(struct lruvec *lruvec, struct folio *folio);
 bool folio_isolate_lru(struct folio *folio);
 unsigned long reclaim_pages(struct list_head *folio_list);
+/* workingset.c */
+unsigned long workingset_eviction(struct folio *folio);
+void workingset_refault(struct folio *folio, unsigned long shadow);
 /**
  * fl__lruvec_validate() - walk every list and compare with the counters.
  * Return: true when each list's pages equal its nr_pages and every folio

@@ -504,6 +504,7 @@ static struct folio *swapin_order0(swp_entry_t entry)
 		return NULL;
 	}
 	folio_set_swapbacked(folio);
+	workingset_refault(folio, swap_cache_get_shadow(entry));
 	swap_cache_add_folio(folio, entry);
 	folio_add_lru(folio);
 	swap_read_folio(folio, entry);
@@ -563,6 +564,7 @@ static int do_swap_page(struct vm_fault *vmf, pteval_t orig)
 		}
 		need_clear_cache = true;
 		folio_set_swapbacked(folio);
+		workingset_refault(folio, swap_cache_get_shadow(start));
 		folio_add_lru(folio);
 		swap_read_folio(folio, start);
 		count_vm_event(PGMAJFAULT);

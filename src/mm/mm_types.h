@@ -202,6 +202,7 @@ struct lruvec {
 	struct fl_cacheline lists_line;	      /* sim: the list heads' line */
 	struct fl_cacheline size_line;	      /* sim: the LRU sizes' line (lru_zone_size) */
 	struct pglist_data *pgdat;
+	long nonresident_age; /* atomic: evictions and activations (workingset.c) */
 } __cacheline_aligned;
 
 struct free_area {

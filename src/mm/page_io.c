@@ -6,8 +6,10 @@
  *
  * The counters are the kernel's: swpout_zero and swpin_zero for the
  * zeromap, otherwise pswpout/pswpin per page, the per-size swpout/swpin
- * per folio, thp_swpout per PMD-sized folio. pgpgout/pgpgin (block
- * layer) are not counted.
+ * per folio, thp_swpout per PMD-sized folio; pgpgout/pgpgin in KiB (the
+ * block layer's), nr_written when the write completes. A write zram
+ * cannot store (its pool could not grow) fails whole: the folio stays
+ * dirty and in the swap cache.
  *
  * Conventions in this file: @folio is locked.
  */
@@ -63,14 +65,23 @@ int swap_writeout(struct folio *folio)
 	}
 	folio_set_writeback(folio);
 	count_swpout_vm_event(folio);
+	count_vm_events(PGPGOUT, nr * (PAGE_SIZE / 1024)); /* submit_bio() */
 	for (i = 0; i < nr; i++) {
 		si->slot_flags[off + i] = 0;
-		zram_write_page(si, off + i, page_tag(pfn + i));
 		fl_cost(FL_COST_COPY_PAGE); /* zram reads the page (compression: no cost yet) */
+		if (zram_write_page(si, off + i, page_tag(pfn + i)))
+			break;
+	}
+	if (i < nr) {
+		/* the bio failed: what was stored goes, the folio stays dirty */
+		while (i--)
+			zram_free_page(si, off + i);
+		folio_mark_dirty(folio);
 	}
 	/* a synchronous write completes here: folio_end_writeback() */
 	folio_clear_reclaim(folio);
 	folio_clear_writeback(folio);
+	mod_node_page_state(folio_pgdat(folio), NR_WRITTEN, (long)nr);
 	folio_unlock(folio);
 	return 0;
 }
@@ -100,5 +111,6 @@ void swap_read_folio(struct folio *folio, swp_entry_t entry)
 	}
 	count_mthp_stat((int)folio_order(folio), MTHP_STAT_SWPIN);
 	count_vm_events(PSWPIN, nr);
+	count_vm_events(PGPGIN, nr * (PAGE_SIZE / 1024));
 	folio_set_uptodate(folio);
 }

@@ -48,6 +48,31 @@ struct swap_cluster_info {
 	unsigned char flags;
 	unsigned char order;
 	struct list_head list; /* si->lock */
+	struct page *table_page; /* the memory of its swap table (allocated while in use) */
+};
+
+/*
+ * zsmalloc, zram's pool (mm/zsmalloc.c): an object of a compressed page
+ * plus its handle lives in a size class (32 bytes up, 16 apart), in a
+ * zspage of 1..ZS_MAX_PAGES_PER_ZSPAGE order-0 pages.
+ */
+#define ZS_MIN_ALLOC_SIZE 32
+#define ZS_SIZE_CLASS_DELTA 16
+#define ZS_HANDLE_SIZE 8
+#define ZS_MAX_PAGES_PER_ZSPAGE 8 /* CONFIG_ZSMALLOC_CHAIN_SIZE's default */
+#define ZS_HANDLES_PER_PAGE (PAGE_SIZE / ZS_HANDLE_SIZE)
+#define ZS_NR_CLASSES ((PAGE_SIZE - ZS_MIN_ALLOC_SIZE) / ZS_SIZE_CLASS_DELTA + 1)
+
+struct zspage {
+	struct list_head list; /* its class's zspages with a free object */
+	struct page *pages[ZS_MAX_PAGES_PER_ZSPAGE];
+	unsigned short inuse;
+	unsigned char class_idx;
+};
+
+struct zs_class {
+	unsigned int size, pages_per_zspage, objs_per_zspage;
+	struct list_head partial; /* zspages with room */
 };
 
 /* zram's mm_stat, in pages and bytes */
@@ -55,8 +80,10 @@ struct zram_stats {
 	unsigned long pages_stored;
 	unsigned long compr_data_size; /* bytes */
 	unsigned long same_pages;
-	unsigned long max_used_pages;
+	unsigned long max_used_pages; /* zspages' pages, at most */
+	unsigned long pool_pages;     /* zspages' pages now (mem_used_total) */
 	unsigned long notify_free;
+	unsigned long failed_writes;
 };
 
 struct swap_info_struct {
@@ -68,7 +95,8 @@ struct swap_info_struct {
 	unsigned char *swap_map;
 	unsigned char *slot_flags;
 	uint64_t *slot_tag;
-	struct folio **table; /* the swap cache: the folio standing for each slot */
+	struct folio **table;	 /* the swap cache: the folio standing for each slot */
+	unsigned long *shadow;	 /* ... or the shadow its evicted folio left (workingset.c) */
 	struct swap_cluster_info *cluster_info;
 	struct fl_spinlock lock;
 	struct list_head free_clusters, full_clusters;
@@ -76,6 +104,12 @@ struct swap_info_struct {
 	struct list_head frag_clusters[SWAP_NR_ORDERS];
 	unsigned long (*percpu_next)[SWAP_NR_ORDERS]; /* [cpu][order]: next offset, 0 none */
 	struct zram_stats zram;
+	struct zspage **slot_zspage; /* the zspage holding each stored slot's object */
+	struct zs_class zs_class[ZS_NR_CLASSES];
+	/* zsmalloc's handles (8 bytes each, a slab cache): a page per 512 */
+	unsigned long zs_handles;
+	struct page **zs_handle_pages;
+	struct fl_spinlock zs_lock; /* the pool (the kernel: a lock per class) */
 };
 
 extern struct swap_info_struct *fl__swap_info;
@@ -84,6 +118,7 @@ extern struct swap_info_struct *fl__swap_info;
 int fl__swapon(unsigned long nr_pages);
 void fl__swapoff(void);
 int fl__swap_check(char *msg, size_t len);
+long fl__swap_resident_pages(void);
 struct swap_cluster_info *swap_cluster_lock(struct swap_info_struct *si, unsigned long offset);
 void swap_cluster_unlock(struct swap_cluster_info *ci);
 int folio_alloc_swap(struct folio *folio);
@@ -97,7 +132,8 @@ bool swap_range_has_cache(swp_entry_t entry, int nr);
 bool swap_zeromap_uniform(swp_entry_t entry, int nr, bool *zero);
 void free_swap_and_cache_nr(swp_entry_t entry, int nr);
 unsigned int zram_comp_len(uint64_t tag);
-void zram_write_page(struct swap_info_struct *si, unsigned long offset, uint64_t tag);
+int zram_write_page(struct swap_info_struct *si, unsigned long offset, uint64_t tag);
+void zram_free_page(struct swap_info_struct *si, unsigned long offset);
 
 static inline bool is_swap_entry(swp_entry_t e)
 {
@@ -114,7 +150,8 @@ static inline swp_entry_t folio_swap_entry(const struct folio *folio, unsigned l
 
 /* swap_state.c: the swap cache */
 void swap_cache_add_folio(struct folio *folio, swp_entry_t entry);
-void __swap_cache_del_folio(struct folio *folio);
+void __swap_cache_del_folio(struct folio *folio, unsigned long shadow);
+unsigned long swap_cache_get_shadow(swp_entry_t entry);
 void swap_cache_del_folio(struct folio *folio);
 struct folio *swap_cache_get_folio(swp_entry_t entry);
 bool folio_free_swap(struct folio *folio);

@@ -7,8 +7,8 @@
  * for it, a large folio filling its nr slots with the same pointer, under
  * the slot's cluster lock. A folio in it holds nr references from it,
  * PG_swapcache and its first entry in ->swap (the model's ->private), and
- * counts in nr_file_pages and nr_swapcached. Shadows (workingset) are not
- * kept.
+ * counts in nr_file_pages and nr_swapcached. A folio reclaim evicts
+ * leaves its shadow in its slots (workingset.c) until they are freed.
  *
  * Entries come from __tlb_remove_folio_pages(): a page pointer, and for a
  * run of pages of one large folio, a second entry holding the run length,
@@ -42,10 +42,10 @@ void swap_cache_add_folio(struct folio *folio, swp_entry_t entry)
 }
 
 /*
- * __swap_cache_del_folio() - the slots forget @folio; their HAS_CACHE and
- * the cache's references stay for the caller.
+ * __swap_cache_del_folio() - the slots forget @folio and keep @shadow (0:
+ * none); their HAS_CACHE and the cache's references stay for the caller.
  */
-void __swap_cache_del_folio(struct folio *folio)
+void __swap_cache_del_folio(struct folio *folio, unsigned long shadow)
 {
 	struct swap_info_struct *si = fl__swap_info;
 	unsigned long nr = folio_nr_pages(folio), off = swp_offset(folio_swap_entry(folio, 0)), i;
@@ -54,6 +54,7 @@ void __swap_cache_del_folio(struct folio *folio)
 	for (i = 0; i < nr; i++) {
 		VM_BUG_ON(si->table[off + i] != folio);
 		WRITE_ONCE(si->table[off + i], NULL);
+		si->shadow[off + i] = shadow;
 	}
 	folio_clear_swapcache(folio);
 	folio->private = 0;
@@ -67,7 +68,7 @@ void swap_cache_del_folio(struct folio *folio)
 {
 	swp_entry_t entry = folio_swap_entry(folio, 0);
 
-	__swap_cache_del_folio(folio);
+	__swap_cache_del_folio(folio, 0);
 	put_swap_folio(folio, entry);
 	folio_ref_sub_and_test(folio, (int)folio_nr_pages(folio));
 }
@@ -83,6 +84,12 @@ struct folio *swap_cache_get_folio(swp_entry_t entry)
 		folio = NULL;
 	swap_cluster_unlock(ci);
 	return folio;
+}
+
+/* swap_cache_get_shadow() - what an evicted folio left in @entry's slot, or 0 */
+unsigned long swap_cache_get_shadow(swp_entry_t entry)
+{
+	return READ_ONCE(fl__swap_info->shadow[swp_offset(entry)]);
 }
 
 /* folio_swapped(): does a swap PTE still name one of @folio's slots? */

@@ -29,7 +29,9 @@
  * zram: a written page keeps its content tag. A page of tag 0 is all
  * zero: swap_writeout() takes it before zram does (the zeromap,
  * swpout_zero). Its compressed size is derived from the tag
- * (zram_comp_len()). A freed slot tells zram (swap_slot_free_notify).
+ * (zram_comp_len()), and the compressed object takes room in a zsmalloc
+ * pool whose pages come from the machine's memory (nr_zspages). A freed
+ * slot tells zram (swap_slot_free_notify).
  *
  * Conventions in this file: "offset" is a slot number; a cluster's lock
  * covers its slots' swap_map bytes, its count and its swap table.
@@ -42,6 +44,9 @@
 static const struct fl_lock_class swap_info_lock_class = { .name = "swap_info_struct->lock",
 							   .rank = FL_RANK_SWAP_INFO,
 							   .kind = FL_LOCK_SPIN };
+static const struct fl_lock_class zs_lock_class = { .name = "size_class->lock",
+						    .rank = FL_RANK_ZS_POOL,
+						    .kind = FL_LOCK_SPIN };
 static const struct fl_lock_class swap_cluster_lock_class = { .name = "swap_cluster_info->lock",
 							      .rank = FL_RANK_SWAP_CLUSTER,
 							      .kind = FL_LOCK_SPIN };
@@ -74,6 +79,21 @@ void swap_cluster_unlock(struct swap_cluster_info *ci)
 
 /* ---- lists (si->lock held) ---- */
 
+/*
+ * A cluster's swap table (512 entries of 8 bytes, from a slab cache in the
+ * kernel) takes a page of memory while the cluster is in use: allocated
+ * when a free cluster is first used, freed when it is free again, under
+ * its lock (the host counts that free for no task: fl_pgfree_atomic).
+ */
+static void swap_cluster_free_table(struct swap_cluster_info *ci)
+{
+	if (!ci->table_page)
+		return;
+	__free_pages(ci->table_page, 0);
+	ci->table_page = NULL;
+	count_fl_stat(FL_PGFREE_ATOMIC, 1);
+}
+
 static void cluster_move(struct swap_info_struct *si, struct swap_cluster_info *ci,
 			 struct list_head *list, unsigned char flags)
 {
@@ -88,6 +108,7 @@ static void cluster_move(struct swap_info_struct *si, struct swap_cluster_info *
 static void relocate_cluster(struct swap_info_struct *si, struct swap_cluster_info *ci)
 {
 	if (!ci->count) {
+		swap_cluster_free_table(ci);
 		if (ci->flags != CLUSTER_FLAG_FREE)
 			cluster_move(si, ci, &si->free_clusters, CLUSTER_FLAG_FREE);
 	} else if (ci->count != SWAPFILE_CLUSTER) {
@@ -102,6 +123,7 @@ static void relocate_cluster(struct swap_info_struct *si, struct swap_cluster_in
 static void partial_free_cluster(struct swap_info_struct *si, struct swap_cluster_info *ci)
 {
 	if (!ci->count) {
+		swap_cluster_free_table(ci);
 		if (ci->flags != CLUSTER_FLAG_FREE)
 			cluster_move(si, ci, &si->free_clusters, CLUSTER_FLAG_FREE);
 	} else if (ci->flags != CLUSTER_FLAG_NONFULL) {
@@ -136,6 +158,12 @@ static unsigned long alloc_swap_scan_cluster(struct swap_info_struct *si,
 	fl_spin_lock_at(&ci->lock, &site);
 	if (!cluster_is_usable(ci, order) || ci->count + nr > SWAPFILE_CLUSTER)
 		goto out;
+	if (!ci->table_page) {
+		/* swap_cluster_alloc_table() */
+		ci->table_page = alloc_pages(GFP_KERNEL, 0);
+		if (!ci->table_page)
+			goto out;
+	}
 	for (offset = ALIGN_UP(offset, nr); offset + nr <= end; offset += nr) {
 		for (i = 0; i < nr; i++)
 			if (si->swap_map[offset + i])
@@ -242,29 +270,19 @@ int folio_alloc_swap(struct folio *folio)
 /* ---- freeing ---- */
 
 /*
- * zram_free_page() through swap_slot_free_notify(), and the zeromap bit:
- * the slot's data goes.
+ * The slot's data goes: the zeromap bit, or zram's copy
+ * (swap_slot_free_notify()).
  */
 static void swap_range_free(struct swap_info_struct *si, unsigned long offset)
 {
 	unsigned char f = si->slot_flags[offset];
 
-	if (f & SLOT_ZERO) {
+	si->shadow[offset] = 0;
+	si->zram.notify_free++; /* zram_slot_free_notify(): every slot freed */
+	if (f & SLOT_ZERO)
 		si->slot_flags[offset] = 0;
-		return;
-	}
-	if (f & SLOT_STORED) {
-		struct zram_stats *z = &si->zram;
-
-		z->notify_free++;
-		z->pages_stored--;
-		if (f & SLOT_SAME)
-			z->same_pages--;
-		else
-			z->compr_data_size -= zram_comp_len(si->slot_tag[offset]);
-		si->slot_flags[offset] = 0;
-		si->slot_tag[offset] = 0;
-	}
+	else if (f & SLOT_STORED)
+		zram_free_page(si, offset);
 }
 
 /*
@@ -447,6 +465,159 @@ void free_swap_and_cache_nr(swp_entry_t entry, int nr)
 			try_to_reclaim_swap(swp_entry(0, offset + (unsigned long)i));
 }
 
+/* ---- zsmalloc ---- */
+
+/* get_pages_per_zspage(): the chain length that wastes least of its pages */
+static unsigned int pages_per_zspage(unsigned int size)
+{
+	unsigned int i, best = 1, best_pc = 0;
+
+	for (i = 1; i <= ZS_MAX_PAGES_PER_ZSPAGE; i++) {
+		unsigned int bytes = i * (unsigned int)PAGE_SIZE;
+		unsigned int pc = (bytes - bytes % size) * 100 / bytes;
+
+		if (pc > best_pc) {
+			best_pc = pc;
+			best = i;
+		}
+	}
+	return best;
+}
+
+static void zs_pool_init(struct swap_info_struct *si)
+{
+	unsigned int i;
+
+	fl_spin_lock_init(&si->zs_lock, &zs_lock_class);
+	for (i = 0; i < ZS_NR_CLASSES; i++) {
+		struct zs_class *c = &si->zs_class[i];
+
+		c->size = ZS_MIN_ALLOC_SIZE + i * ZS_SIZE_CLASS_DELTA;
+		c->pages_per_zspage = pages_per_zspage(c->size);
+		c->objs_per_zspage = c->pages_per_zspage * (unsigned int)PAGE_SIZE / c->size;
+		INIT_LIST_HEAD(&c->partial);
+	}
+}
+
+static void zspage_free_pages(struct swap_info_struct *si, struct zspage *zs, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		__free_pages(zs->pages[i], 0);
+	si->zram.pool_pages -= n;
+	mod_node_page_state(NODE_DATA(0), NR_ZSPAGES, -(long)n);
+}
+
+static void zs_free_handle(struct swap_info_struct *si)
+{
+	FL_LOCK_SITE(site);
+	struct page *hp = NULL;
+
+	fl_spin_lock_at(&si->zs_lock, &site);
+	if (--si->zs_handles % ZS_HANDLES_PER_PAGE == 0)
+		hp = si->zs_handle_pages[si->zs_handles / ZS_HANDLES_PER_PAGE];
+	spin_unlock(&si->zs_lock);
+	if (hp) {
+		__free_pages(hp, 0);
+		count_fl_stat(FL_PGFREE_ATOMIC, 1);
+	}
+}
+
+/*
+ * zs_malloc(): an object of @len bytes (and its handle) in the fullest
+ * zspage of its class with room, or in a new zspage of movable pages.
+ * Return: the zspage, or NULL when no page could be had.
+ */
+static struct zspage *zs_malloc(struct swap_info_struct *si, unsigned int len)
+{
+	FL_LOCK_SITE(site);
+	unsigned int size = len + ZS_HANDLE_SIZE, idx, i;
+	struct zs_class *c;
+	struct zspage *zs = NULL, *best = NULL;
+	struct list_head *pos;
+
+	if (size < ZS_MIN_ALLOC_SIZE)
+		size = ZS_MIN_ALLOC_SIZE;
+	idx = (size - ZS_MIN_ALLOC_SIZE + ZS_SIZE_CLASS_DELTA - 1) / ZS_SIZE_CLASS_DELTA;
+	c = &si->zs_class[idx];
+	fl_spin_lock_at(&si->zs_lock, &site);
+	list_for_each (pos, &c->partial) {
+		zs = list_entry(pos, struct zspage, list);
+		if (!best || zs->inuse > best->inuse)
+			best = zs;
+	}
+	if (si->zs_handles % ZS_HANDLES_PER_PAGE == 0) {
+		/* cache_alloc_handle(): the handle cache grows by a page */
+		struct page *hp = alloc_pages(GFP_KERNEL, 0);
+
+		if (!hp) {
+			spin_unlock(&si->zs_lock);
+			return NULL;
+		}
+		si->zs_handle_pages[si->zs_handles / ZS_HANDLES_PER_PAGE] = hp;
+	}
+	si->zs_handles++;
+	if (best) {
+		if (++best->inuse == c->objs_per_zspage)
+			list_del(&best->list);
+		spin_unlock(&si->zs_lock);
+		return best;
+	}
+	spin_unlock(&si->zs_lock);
+	/* alloc_zspage(): its pages come from the machine's memory */
+	zs = fl_calloc(1, sizeof(*zs));
+	if (!zs)
+		return NULL;
+	for (i = 0; i < c->pages_per_zspage; i++) {
+		zs->pages[i] = alloc_pages(GFP_HIGHUSER_MOVABLE, 0);
+		if (!zs->pages[i]) {
+			while (i--)
+				__free_pages(zs->pages[i], 0);
+			fl_free(zs);
+			zs_free_handle(si);
+			return NULL;
+		}
+	}
+	zs->class_idx = (unsigned char)idx;
+	zs->inuse = 1;
+	fl_spin_lock_at(&si->zs_lock, &site);
+	si->zram.pool_pages += c->pages_per_zspage;
+	if (si->zram.pool_pages > si->zram.max_used_pages)
+		si->zram.max_used_pages = si->zram.pool_pages;
+	if (zs->inuse < c->objs_per_zspage)
+		list_add(&zs->list, &c->partial);
+	spin_unlock(&si->zs_lock);
+	mod_node_page_state(NODE_DATA(0), NR_ZSPAGES, (long)c->pages_per_zspage);
+	return zs;
+}
+
+/*
+ * zs_free(): the object leaves its zspage; an empty zspage gives its pages
+ * back. The kernel frees them under the slot's cluster lock, preemption
+ * off (fl_pgfree_atomic: the host counts such frees for nobody's task).
+ */
+static void zs_free(struct swap_info_struct *si, struct zspage *zs)
+{
+	FL_LOCK_SITE(site);
+	struct zs_class *c = &si->zs_class[zs->class_idx];
+	bool empty;
+
+	fl_spin_lock_at(&si->zs_lock, &site);
+	if (zs->inuse == c->objs_per_zspage)
+		list_add(&zs->list, &c->partial);
+	empty = --zs->inuse == 0;
+	if (empty)
+		list_del(&zs->list);
+	spin_unlock(&si->zs_lock);
+	zs_free_handle(si);
+	if (!empty)
+		return;
+	zspage_free_pages(si, zs, c->pages_per_zspage);
+	count_fl_stat(FL_PGFREE_ATOMIC, (long)c->pages_per_zspage);
+	fl_free(zs);
+}
+
 /* ---- zram ---- */
 
 /*
@@ -468,22 +639,50 @@ unsigned int zram_comp_len(uint64_t tag)
 
 /*
  * zram_write_page(): store @tag in slot @offset; an all-zero page (tag 0)
- * is same-filled, kept as its fill word (ZRAM_SAME), no memory.
+ * is same-filled, kept as its fill word (ZRAM_SAME), no memory; any other
+ * goes to the pool compressed.
+ * Return: 0, or -ENOMEM when the pool could not grow (failed_writes).
  */
-void zram_write_page(struct swap_info_struct *si, unsigned long offset, uint64_t tag)
+int zram_write_page(struct swap_info_struct *si, unsigned long offset, uint64_t tag)
 {
 	struct zram_stats *z = &si->zram;
 
 	VM_BUG_ON(si->slot_flags[offset]);
+	if (tag) {
+		struct zspage *zs = zs_malloc(si, zram_comp_len(tag));
+
+		if (!zs) {
+			z->failed_writes++;
+			return -ENOMEM;
+		}
+		si->slot_zspage[offset] = zs;
+		z->compr_data_size += zram_comp_len(tag);
+	} else {
+		z->same_pages++;
+	}
 	si->slot_tag[offset] = tag;
 	si->slot_flags[offset] = SLOT_STORED | (tag ? 0 : SLOT_SAME);
 	z->pages_stored++;
-	if (tag)
-		z->compr_data_size += zram_comp_len(tag);
-	else
-		z->same_pages++;
-	if (z->pages_stored > z->max_used_pages)
-		z->max_used_pages = z->pages_stored;
+	return 0;
+}
+
+/* zram_free_page(): the slot's copy goes (swap_slot_free_notify(), or a failed write). */
+void zram_free_page(struct swap_info_struct *si, unsigned long offset)
+{
+	struct zram_stats *z = &si->zram;
+	unsigned char f = si->slot_flags[offset];
+
+	VM_BUG_ON(!(f & SLOT_STORED));
+	z->pages_stored--;
+	if (f & SLOT_SAME) {
+		z->same_pages--;
+	} else {
+		z->compr_data_size -= zram_comp_len(si->slot_tag[offset]);
+		zs_free(si, si->slot_zspage[offset]);
+		si->slot_zspage[offset] = NULL;
+	}
+	si->slot_flags[offset] = 0;
+	si->slot_tag[offset] = 0;
 }
 
 /* ---- swapon / swapoff ---- */
@@ -513,9 +712,14 @@ int fl__swapon(unsigned long nr_pages)
 	si->slot_tag = fl_calloc(nr_pages, sizeof(*si->slot_tag));
 	si->cluster_info = fl_calloc(nr_clusters, sizeof(*si->cluster_info));
 	si->table = fl_calloc(nr_pages, sizeof(*si->table));
+	si->shadow = fl_calloc(nr_pages, sizeof(*si->shadow));
 	si->percpu_next = fl_calloc((size_t)cpus, sizeof(*si->percpu_next));
+	si->slot_zspage = fl_calloc(nr_pages, sizeof(*si->slot_zspage));
+	si->zs_handle_pages = fl_calloc(nr_pages / ZS_HANDLES_PER_PAGE + 1,
+					sizeof(*si->zs_handle_pages));
 	if (!si->swap_map || !si->slot_flags || !si->slot_tag || !si->cluster_info ||
-	    !si->table || !si->percpu_next) {
+	    !si->table || !si->shadow || !si->percpu_next || !si->slot_zspage ||
+	    !si->zs_handle_pages) {
 		si->nr_clusters = 0;
 		fl__swap_info = si;
 		fl__swapoff();
@@ -523,6 +727,7 @@ int fl__swapon(unsigned long nr_pages)
 	}
 	si->nr_clusters = nr_clusters;
 	fl_spin_lock_init(&si->lock, &swap_info_lock_class);
+	zs_pool_init(si);
 	INIT_LIST_HEAD(&si->free_clusters);
 	INIT_LIST_HEAD(&si->full_clusters);
 	for (i = 0; i < SWAP_NR_ORDERS; i++) {
@@ -538,6 +743,12 @@ int fl__swapon(unsigned long nr_pages)
 		ci->flags = CLUSTER_FLAG_NONE;
 		if (c == 0) {
 			ci->count = 1;
+			ci->table_page = alloc_pages(GFP_KERNEL, 0);
+			if (!ci->table_page) {
+				fl__swap_info = si;
+				fl__swapoff();
+				return -ENOMEM;
+			}
 			cluster_move(si, ci, &si->nonfull_clusters[0], CLUSTER_FLAG_NONFULL);
 		} else if ((c + 1) * SWAPFILE_CLUSTER > nr_pages) {
 			/* a cluster past the disk's end is never handed out */
@@ -553,17 +764,32 @@ int fl__swapon(unsigned long nr_pages)
 void fl__swapoff(void)
 {
 	struct swap_info_struct *si = fl__swap_info;
+	unsigned long c;
 
 	if (!si)
 		return;
 	fl__swap_info = NULL;
+	if (si->cluster_info)
+		for (c = 0; c < si->nr_clusters; c++)
+			swap_cluster_free_table(&si->cluster_info[c]);
 	fl_free(si->swap_map);
 	fl_free(si->slot_flags);
 	fl_free(si->slot_tag);
 	fl_free(si->cluster_info);
 	fl_free(si->table);
+	fl_free(si->shadow);
 	fl_free(si->percpu_next);
+	fl_free(si->slot_zspage);
+	fl_free(si->zs_handle_pages);
 	fl_free(si);
+}
+
+/* The pages swap keeps while it is on: the header cluster's swap table. */
+long fl__swap_resident_pages(void)
+{
+	struct swap_info_struct *si = fl__swap_info;
+
+	return si && si->cluster_info[0].table_page ? 1 : 0;
 }
 
 /**
@@ -586,11 +812,11 @@ int fl__swap_check(char *msg, size_t len)
 				 si->swap_map[off]);
 			return -EUCLEAN;
 		}
-	if (si->inuse_pages || counted != 1 || si->zram.pages_stored) {
+	if (si->inuse_pages || counted != 1 || si->zram.pages_stored || si->zram.pool_pages) {
 		snprintf(msg, len,
 			 "swap: %lu slots in use, clusters count %lu (1: the header), zram holds "
-			 "%lu pages after exit",
-			 si->inuse_pages, counted, si->zram.pages_stored);
+			 "%lu pages in %lu pool pages after exit",
+			 si->inuse_pages, counted, si->zram.pages_stored, si->zram.pool_pages);
 		return -EUCLEAN;
 	}
 	return 0;

@@ -293,7 +293,7 @@ static bool __remove_mapping(struct folio *folio)
 		return false;
 	}
 	entry = folio_swap_entry(folio, 0);
-	__swap_cache_del_folio(folio);
+	__swap_cache_del_folio(folio, workingset_eviction(folio));
 	put_swap_folio(folio, entry);
 	return true;
 }

@@ -26,6 +26,8 @@ enum vm_event_item {
 	PGLAZYFREED,
 	PGREUSE,
 	PGROTATED,
+	PGPGIN,	 /* KiB read from block devices (the block layer counts sectors) */
+	PGPGOUT, /* KiB written */
 	PSWPIN,
 	PSWPOUT,
 	SWPIN_ZERO,
@@ -62,6 +64,11 @@ enum node_stat_item {
 	NR_SHMEM_PMDMAPPED, /* pages of PMD-mapped shmem folios; printed in PMD units */
 	NR_SWAPCACHE,	    /* "nr_swapcached": pages in the swap cache */
 	NR_VMSCAN_WRITE,    /* pages reclaim wrote out */
+	NR_WRITTEN,	    /* pages whose writeback completed */
+	WORKINGSET_REFAULT_ANON,  /* "workingset_refault_anon" (node stats in the kernel) */
+	WORKINGSET_ACTIVATE_ANON, /* "workingset_activate_anon" */
+	WORKINGSET_RESTORE_ANON,  /* "workingset_restore_anon" */
+	NR_ZSPAGES,	    /* zsmalloc's pages (a zone stat in the kernel) */
 	NR_VM_NODE_STAT_ITEMS
 };
 

@@ -214,10 +214,24 @@ static int64_t model_unseen(const struct fl_result *m, const char *name, int hos
 {
 	const char *colon = strchr(name, ':');
 	const char *base = colon ? colon + 1 : name;
+	const char *item = strstr(base, "kB/stats/");
 	int pre = colon ? (int)(colon - name) + 1 : 0;
 	char rcu[FL_NAME_MAX], atomic[FL_NAME_MAX];
 
-	if (host_scope != FL_SCOPE_WORKLOAD || strcmp(base, "pgfree"))
+	if (host_scope != FL_SCOPE_WORKLOAD)
+		return 0;
+	/*
+	 * The host's anon_fault_alloc of a size counts the run's movable
+	 * allocations of that order (kmem:mm_page_alloc): a large folio that
+	 * a swap-in reads into is one too. Negative: the model's swap-ins
+	 * of the size are added to its faults.
+	 */
+	if (!strncmp(base, "hugepages-", 10) && item && !strcmp(item + 9, "anon_fault_alloc")) {
+		snprintf(rcu, sizeof(rcu), "%.*s%.*sswpin", pre, name, (int)(item + 9 - base),
+			 base);
+		return -fl_counters_get(&m->counters, rcu);
+	}
+	if (strcmp(base, "pgfree"))
 		return 0;
 	snprintf(rcu, sizeof(rcu), "%.*sfl_pgfree_rcu", pre, name);
 	snprintf(atomic, sizeof(atomic), "%.*sfl_pgfree_atomic", pre, name);

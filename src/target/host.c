@@ -65,8 +65,15 @@ static int host_open(const struct fl_target_config *cfg, struct fl_target **out,
 	pthread_mutex_init(&ht->arena_lock, NULL);
 	/* a killed run's mounts and cgroups come back first */
 	ret = fl__host_other_runs(false, err, len);
+	if (!ret && cfg->swap_bytes)
+		ret = fl__host_swap_check(cfg->swap_bytes, err, len);
 	if (!ret)
 		ret = fl__host_rundir_create(err, len);
+	if (!ret && cfg->swap_bytes) {
+		ret = fl__host_swap_setup(cfg->swap_bytes, err, len);
+		if (ret)
+			fl__host_rundir_remove();
+	}
 	if (ret) {
 		munmap(ht->arena, SHARED_ARENA);
 		fl_free(ht);

@@ -35,7 +35,7 @@
 #define HOST_PATH_MAX 512
 
 /* host_rundir.c: the run folder and everything a run changes, with its undo */
-enum { HOST_UNDO_KNOB, HOST_UNDO_MOUNT, HOST_UNDO_CGROUP, HOST_UNDO_SUBTREE };
+enum { HOST_UNDO_KNOB, HOST_UNDO_MOUNT, HOST_UNDO_CGROUP, HOST_UNDO_SUBTREE, HOST_UNDO_SWAP };
 struct fl__host_change {
 	int kind;	  /* HOST_UNDO_* */
 	const char *path; /* the knob file, mount point or cgroup folder */
@@ -75,6 +75,15 @@ void fl__host_forget_in_child(void);
 /* async-signal-safe: write @value to @path as the shell's > does. Return: 0 or -errno. */
 int fl__host_write_file(const char *path, const char *value);
 void fl__host_trim(char *s);
+/*
+ * host_swap.c: --swap zram:SIZE. check() changes nothing (no zram0, zram0
+ * or other swap in use, no root: -errno and why in @err); setup() records
+ * the undo, sizes zram0, writes its swap header and swaps on it; undo()
+ * (async-signal-safe) swaps off @dev and resets its disk through @reset.
+ */
+int fl__host_swap_check(uint64_t bytes, char *err, size_t len);
+int fl__host_swap_setup(uint64_t bytes, char *err, size_t len);
+int fl__host_swap_undo(const char *dev, const char *reset);
 /* is @path a mount point of type @type (any type if NULL)? */
 bool fl__host_is_mount(const char *path, const char *type);
 

@@ -2,7 +2,8 @@
 /*
  * host_rundir.c - what a host run changes on the machine, and how it is put
  * back: a THP knob (its old value), a tracefs mount (to unmount), a memory
- * cgroup of the run's own (to leave and remove). Each change is first
+ * cgroup of the run's own (to leave and remove), swap on zram0 (to swap off
+ * and reset). Each change is first
  * written to the run's restore file (complete and synced before the
  * change), undone when the run ends, also from the handlers of SIGINT,
  * SIGTERM, SIGHUP, SIGQUIT and of crashes, and `foliolab host restore`
@@ -19,6 +20,7 @@
  *   <absolute path of a knob file> TAB <old value>
  *   mount TAB <mount point>
  *   cgroup TAB <cgroup folder> TAB <cgroup.procs of the cgroup the run left>
+ *   swap TAB /dev/zram<N> TAB <its /sys/block/zram<N>/reset> (to swap off and reset)
  *
  * Conventions in this file: "hs" is the one host run of this process; the
  * signal handler touches only hs and async-signal-safe calls (open, write,
@@ -140,6 +142,8 @@ static int write_restore_file(void)
 			fprintf(f, "mount\t%s\n", u->path);
 		else if (u->kind == HOST_UNDO_SUBTREE)
 			fprintf(f, "subtree\t%s\t%s\n", u->path, u->old);
+		else if (u->kind == HOST_UNDO_SWAP)
+			fprintf(f, "swap\t%s\t%s\n", u->path, u->old);
 		else
 			fprintf(f, "cgroup\t%s\t%s\n", u->path, u->old);
 	}
@@ -214,6 +218,8 @@ static int undo_one(const struct undo *u)
 		if (u->old[0])
 			fl__host_write_file(u->old, "0");
 		return rmdir(u->path) && errno != ENOENT ? -errno : 0;
+	case HOST_UNDO_SWAP:
+		return fl__host_swap_undo(u->path, u->old);
 	case HOST_UNDO_SUBTREE: {
 		/* the controller this run enabled in a cgroup.subtree_control */
 		char off[64] = "-";
@@ -541,6 +547,29 @@ static int restore_line(char *line, const char *pidname, FILE *out)
 			return -1;
 		}
 		fprintf(out, "removed the cgroup %s (run %s)\n", arg, pidname);
+		return 0;
+	}
+	if (!strcmp(line, "swap")) {
+		/* only a zram disk, and only its own reset file */
+		char want[HOST_PATH_MAX];
+		unsigned int n;
+
+		if (!more || sscanf(arg, "/dev/zram%u", &n) != 1 || strstr(arg, "..") ||
+		    strstr(more, "..") || strncmp(more, "/sys/block/zram", 15) != 0) {
+			fprintf(out, "skipped %s: not a zram swap a run set up\n", arg);
+			return -1;
+		}
+		snprintf(want, sizeof(want), "/sys/block/zram%u/reset", n);
+		if (strcmp(more, want) && !getenv("FOLIOLAB_HOST_ZRAM")) {
+			fprintf(out, "skipped %s: %s is not its reset file\n", arg, more);
+			return -1;
+		}
+		if (fl__host_swap_undo(arg, more)) {
+			fprintf(out, "could not swap off and reset %s: %s\n", arg,
+				strerror(errno));
+			return -1;
+		}
+		fprintf(out, "swapped off and reset %s (run %s)\n", arg, pidname);
 		return 0;
 	}
 	if (!strcmp(line, "subtree")) {

@@ -26,7 +26,7 @@
 
 static const struct fl_workload *const workloads[] = {
 	&fl__wl_lru_microbench, &fl__wl_page_fault1,	&fl__wl_shmem_split,
-	&fl__wl_anon_split,	&fl__wl_deferred_split, &fl__wl_shmem_fault,
+	&fl__wl_anon_split,	&fl__wl_deferred_split, &fl__wl_shmem_fault, &fl__wl_pageout,
 };
 
 unsigned long fl__mthp_always_kb(const struct fl_config *cfg)

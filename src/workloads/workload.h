@@ -50,6 +50,7 @@ extern const struct fl_workload fl__wl_shmem_split;
 extern const struct fl_workload fl__wl_anon_split;
 extern const struct fl_workload fl__wl_deferred_split;
 extern const struct fl_workload fl__wl_shmem_fault;
+extern const struct fl_workload fl__wl_pageout;
 const struct fl_workload *fl__workload_find(const char *name);
 
 static inline void fl_progress(struct fl_wl_ctx *ctx, uint64_t n)

@@ -15,7 +15,10 @@
  *   - a fault on a swap PTE reads the slot back with its tag (pgmajfault,
  *     pswpin; swpin per size for an mTHP swap-in), frees the slot, and
  *     maps the page writable but clean;
- *   - zapping swap PTEs frees their slots.
+ *   - zapping swap PTEs frees their slots;
+ *   - every swap-in of an evicted page is a refault (workingset_refault_anon);
+ *     it is activated when the pages evicted since number no more than the
+ *     active anon list (no file pages here).
  *
  * Conventions in this file: one node, one CPU, a 64 MiB zram device
  * unless a case says otherwise; tags are (case << 16) + page.
@@ -295,7 +298,41 @@ static bool test_swap_full(void)
 	return mm_down_with_mm();
 }
 
+/* 64 pages out and back: activated only with an active list at least the distance long */
+static bool test_workingset_refault(void)
+{
+	uint64_t tag = 9ull << 16;
+	struct lruvec *lv;
+	unsigned long a, b, i;
+
+	ASSERT_TRUE(up(64));
+	lv = &NODE_DATA(0)->__lruvec;
+	a = map(SZ_2M);
+	ASSERT_TRUE(fill(a, 64, tag));
+	lru_add_drain();
+	ASSERT_EQ(do_madvise(mm, a, 64 * PAGE_SIZE, MADV_PAGEOUT), 0);
+	ASSERT_EQ(wrong_tags(a, 64, tag), 0);
+	ASSERT_EQ(counter("workingset_refault_anon"), 64);
+	ASSERT_EQ(counter("workingset_activate_anon"), 0);
+	/* now 64 active anon pages elsewhere: every distance (64 at most) fits */
+	b = map(SZ_2M);
+	ASSERT_TRUE(fill(b, 64, tag + 100));
+	lru_add_drain();
+	for (i = 0; i < 64; i++)
+		folio_activate(mapped_folio(mm, b + i * PAGE_SIZE));
+	lru_add_drain();
+	ASSERT_EQ(lv->nr_pages[LRU_ACTIVE_ANON], 64);
+	ASSERT_EQ(do_madvise(mm, a, 64 * PAGE_SIZE, MADV_PAGEOUT), 0);
+	ASSERT_EQ(wrong_tags(a, 64, tag), 0);
+	lru_add_drain();
+	ASSERT_EQ(counter("workingset_refault_anon"), 128);
+	ASSERT_EQ(counter("workingset_activate_anon"), 64);
+	ASSERT_EQ(lv->nr_pages[LRU_ACTIVE_ANON], 128);
+	return mm_down_with_mm();
+}
+
 TEST_MAIN(TEST(test_pageout_order0), TEST(test_pageout_mthp),
 	  TEST(test_swapin_order0_when_mthp_off), TEST(test_pageout_without_swap),
 	  TEST(test_lazyfree_dropped_or_kept), TEST(test_zero_pages_use_the_zeromap),
-	  TEST(test_pmd_thp_swaps_whole), TEST(test_zap_frees_slots), TEST(test_swap_full))
+	  TEST(test_pmd_thp_swaps_whole), TEST(test_zap_frees_slots), TEST(test_swap_full),
+	  TEST(test_workingset_refault))
