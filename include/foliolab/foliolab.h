@@ -204,6 +204,12 @@ FL_API int fl_counters_set_scoped(struct fl_counters *c, const char *name, int64
 FL_API const struct fl_counter *fl_counters_find(const struct fl_counters *c, const char *name);
 FL_API int64_t fl_counters_get(const struct fl_counters *c, const char *name);
 FL_API void fl_counters_free(struct fl_counters *c);
+/*
+ * fl_counters_reserve() - room for @n counters in @c, its memory written
+ * now (so a host run's own heap does not grow, and count as the
+ * workload's anon pages, while it records). Return: 0 or -ENOMEM.
+ */
+FL_API int fl_counters_reserve(struct fl_counters *c, int n);
 FL_API int fl_locks_add(struct fl_locks *l, const struct fl_lock_stat_row *row);
 FL_API const struct fl_lock_stat_row *fl_locks_find(const struct fl_locks *l, const char *cls,
 						    const char *site);

@@ -63,6 +63,21 @@ static int grow(void **v, int *cap, int nr, size_t elem)
 	return 0;
 }
 
+FL_API int fl_counters_reserve(struct fl_counters *c, int n)
+{
+	void *v;
+
+	if (n <= c->cap)
+		return 0;
+	v = realloc(c->v, (size_t)n * sizeof(*c->v));
+	if (!v)
+		return -ENOMEM;
+	memset((char *)v + (size_t)c->cap * sizeof(*c->v), 0, (size_t)(n - c->cap) * sizeof(*c->v));
+	c->v = v;
+	c->cap = n;
+	return 0;
+}
+
 FL_API int fl_counters_set_scoped(struct fl_counters *c, const char *name, int64_t value, int scope)
 {
 	struct fl_counter *e = (struct fl_counter *)fl_counters_find(c, name);

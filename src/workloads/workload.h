@@ -51,6 +51,7 @@ extern const struct fl_workload fl__wl_anon_split;
 extern const struct fl_workload fl__wl_deferred_split;
 extern const struct fl_workload fl__wl_shmem_fault;
 extern const struct fl_workload fl__wl_pageout;
+extern const struct fl_workload fl__wl_lazyfree;
 const struct fl_workload *fl__workload_find(const char *name);
 
 static inline void fl_progress(struct fl_wl_ctx *ctx, uint64_t n)

@@ -1,0 +1,196 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * lazyfree.c - what reclaim does with MADV_FREE memory (seed 003's
+ * premise): one task maps --size bytes at a 2 MiB boundary and writes a
+ * tag to every page (folios of the --mthp size), MADV_FREEs all of it,
+ * writes the first --redirty percent of the pages again with new tags,
+ * then presses the memory: --press pageout MADV_PAGEOUTs the whole
+ * mapping (reclaim_pages(), the path the host takes without memory
+ * pressure). A folio still clean is dropped without swap (pglazyfreed); a
+ * folio written again since the advice is anon again (PG_swapbacked) and
+ * is activated, not freed, in this pass. The pages read back: the
+ * written ones hold their new tags, the dropped ones read as fresh memory
+ * (0). --rounds times over fresh memory.
+ *
+ * Counting windows in the last round: "free" around the MADV_FREE,
+ * "press" around the pageout, "read" around the read-back. free_us and
+ * press_us are medians over the rounds.
+ *
+ * Conventions in this file: sizes are bytes; a folio written again in
+ * part counts as written (the kernel decides per folio).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include "workload.h"
+#include "../platform/platform.h"
+
+#define PMD_BYTES (2ull << 20)
+#define MAX_ROUNDS 1000
+
+struct lf_params {
+	uint64_t size;
+	long redirty; /* percent */
+	long rounds;
+};
+
+static const struct fl_workload_param_info lf_param_info[] = {
+	{ "size", "64M", "bytes mapped, freed and pressed each round (4K..64G, whole pages)" },
+	{ "redirty", "50", "percent of the pages written again after MADV_FREE, from the start (0..100)" },
+	{ "press", "pageout", "how the memory is pressed: pageout (MADV_PAGEOUT of the whole mapping)" },
+	{ "rounds", "3", "rounds, each of fresh memory (1..1000)" },
+	{ NULL, NULL, NULL },
+};
+
+static int lf_parse(const struct fl_config *cfg, void *params, char *err, size_t len)
+{
+	static const char *const presses[] = { "pageout", NULL };
+	const struct fl_workload_info *wi = &fl__wl_lazyfree.info;
+	struct lf_params *p = params;
+	int ret, press = 0;
+
+	ret = fl__param_size(cfg, wi, "size", 4096, 64ull << 30, 4096, &p->size, err, len);
+	if (!ret)
+		ret = fl__param_int(cfg, wi, "redirty", 0, 100, &p->redirty, err, len);
+	if (!ret)
+		ret = fl__param_choice(cfg, wi, "press", presses, &press, err, len);
+	if (!ret)
+		ret = fl__param_int(cfg, wi, "rounds", 1, MAX_ROUNDS, &p->rounds, err, len);
+	return ret;
+}
+
+static int lf_threads(const void *params)
+{
+	(void)params;
+	return 1;
+}
+
+static uint64_t lf_mem_needed(const void *params)
+{
+	return fl__mem_for_mappings(1, ((const struct lf_params *)params)->size + 2 * PMD_BYTES);
+}
+
+struct lf_task {
+	struct fl_wl_ctx *ctx;
+	const struct lf_params *p;
+	struct fl_tag_tally tags;
+	uint64_t *free_ns, *press_ns; /* [rounds]: sized to the run, so the host's process stays small */
+};
+
+/* Bracket one step of the last round in a counting window called @name. */
+static int lf_step(struct lf_task *t, bool last, const char *name, uint64_t *ns,
+		   int (*step)(struct fl_thread *, struct lf_task *, uint64_t, uint64_t),
+		   struct fl_thread *th, uint64_t addr, uint64_t tag)
+{
+	uint64_t t0;
+	int ret = last ? fl__window_begin(t->ctx) : 0;
+
+	if (ret)
+		return ret;
+	t0 = fl_clock_ns();
+	ret = step(th, t, addr, tag);
+	if (ns)
+		*ns = fl_clock_ns() - t0;
+	if (last) {
+		if (ret)
+			fl__window_discard(t->ctx);
+		else
+			ret = fl__window_end(t->ctx, name);
+	}
+	return ret;
+}
+
+static int step_free(struct fl_thread *th, struct lf_task *t, uint64_t addr, uint64_t tag)
+{
+	(void)tag;
+	return fl_madvise(th, addr, t->p->size, FL_MADV_FREE);
+}
+
+static int step_press(struct fl_thread *th, struct lf_task *t, uint64_t addr, uint64_t tag)
+{
+	(void)tag;
+	return fl_madvise(th, addr, t->p->size, FL_MADV_PAGEOUT);
+}
+
+/* The written part reads its new tags, the rest 0 (dropped, or never written again). */
+static int step_read(struct fl_thread *th, struct lf_task *t, uint64_t addr, uint64_t tag)
+{
+	uint64_t dirty = t->p->size / 4096 * (uint64_t)t->p->redirty / 100 * 4096;
+	int ret = dirty ? fl__check_tags(th, addr, dirty, tag, 1, &t->tags) : 0;
+
+	if (!ret && dirty < t->p->size)
+		ret = fl__check_tags(th, addr + dirty, t->p->size - dirty, 0, 0, &t->tags);
+	return ret;
+}
+
+static int lf_round(struct fl_thread *th, long round, void *arg)
+{
+	struct lf_task *t = arg;
+	const struct lf_params *p = t->p;
+	bool last = round == p->rounds - 1;
+	uint64_t tag = (uint64_t)(round + 1) << 40, tag2 = tag | (1ull << 39), addr, dirty;
+	int ret, ret2;
+
+	dirty = p->size / 4096 * (uint64_t)p->redirty / 100 * 4096;
+	ret = fl_mmap_apart(th, p->size, &addr);
+	if (ret)
+		return ret;
+	ret = fl_write(th, addr, p->size, 4096, tag, 1);
+	if (!ret)
+		ret = lf_step(t, last, "free", &t->free_ns[round], step_free, th, addr, 0);
+	if (!ret && dirty)
+		ret = fl_write(th, addr, dirty, 4096, tag2, 1);
+	if (!ret)
+		ret = lf_step(t, last, "press", &t->press_ns[round], step_press, th, addr, 0);
+	if (!ret)
+		ret = lf_step(t, last, "read", NULL, step_read, th, addr, tag2);
+	ret2 = fl_munmap(th, addr, p->size);
+	return ret ? ret : ret2;
+}
+
+static int lf_run(struct fl_wl_ctx *ctx, const void *params)
+{
+	const struct lf_params *p = params;
+	struct lf_task *t = calloc(1, sizeof(*t));
+	int ret;
+
+	if (!t)
+		return -ENOMEM;
+	t->free_ns = calloc((size_t)p->rounds, sizeof(uint64_t));
+	t->press_ns = calloc((size_t)p->rounds, sizeof(uint64_t));
+	if (!t->free_ns || !t->press_ns) {
+		free(t->free_ns);
+		free(t->press_ns);
+		free(t);
+		return -ENOMEM;
+	}
+	t->ctx = ctx;
+	t->p = p;
+	ret = fl__run_rounds(ctx, p->rounds, lf_round, t);
+	ctx->tags_checked = t->tags.checked;
+	ctx->tags_wrong = t->tags.wrong;
+	if (!ret) {
+		fl__add_us_metrics(ctx->res, "free_us", t->free_ns, p->rounds, true);
+		fl__add_us_metrics(ctx->res, "press_us", t->press_ns, p->rounds, true);
+		fl__add_metric(ctx->res, "pages", "", (double)(p->size / 4096));
+	}
+	free(t->free_ns);
+	free(t->press_ns);
+	free(t);
+	return ret;
+}
+
+const struct fl_workload fl__wl_lazyfree = {
+	.info =
+		{
+			.name = "lazyfree",
+			.summary = "map and write anon memory, MADV_FREE it, write a share again, "
+				   "press it (MADV_PAGEOUT): clean folios dropped, written ones kept",
+			.params = lf_param_info,
+		},
+	.params_size = sizeof(struct lf_params),
+	.parse = lf_parse,
+	.nr_threads = lf_threads,
+	.mem_needed = lf_mem_needed,
+	.run = lf_run,
+};
