@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "internal.h"
+#include "swap.h"
 #include "pgtable.h"
 #include "fs.h"
 #include "swapops.h"
@@ -1135,7 +1136,9 @@ static void __split_folio_to_order(struct folio *folio, unsigned int old_order,
 			   (READ_ONCE(new_head->flags) & (1ul << PG_anon_exclusive)) | flags);
 		new_head->mapping = mapping;
 		new_head->index = index + i;
-		WRITE_ONCE(new_head->private, 0ul);
+		/* a swap-cache folio's pieces stand for their own slots (folio->swap) */
+		WRITE_ONCE(new_head->private,
+			   (flags & (1ul << PG_swapcache)) ? folio->private + i : 0ul);
 		new_head->_mapcount = 0;
 		new_head->_refcount = 0; /* frozen until the unfreeze loop */
 		new_head->memcg_data = memcg;
@@ -1388,6 +1391,7 @@ static int __folio_split(struct folio *folio, unsigned int new_order, struct pag
 	struct deferred_split *ds_queue = folio_split_queue(folio);
 	struct address_space *mapping = NULL;
 	struct anon_vma *anon_vma = NULL;
+	struct swap_cluster_info *ci = NULL;
 	struct lruvec *lruvec;
 	XA_STATE(xas, NULL, 0);
 	int extra_pins, ret = 0, remap_flags = 0;
@@ -1478,13 +1482,20 @@ static int __folio_split(struct folio *folio, unsigned int new_order, struct pag
 	    folio_test_swapbacked(folio))
 		mod_node_page_state(folio_pgdat(folio), NR_SHMEM_THPS,
 				    -(long)folio_nr_pages(folio));
+	/* a swap-cache folio: its slots' swap table is rewritten under the cluster lock */
+	if (is_anon && folio_test_swapcache(folio))
+		ci = swap_cluster_lock(fl__swap_info, swp_offset(folio_swap_entry(folio, 0)));
 	lruvec = folio_lruvec(folio);
 	fl_spin_lock_at(&lruvec->lru_lock, &lru_site);
 	ret = __split_unmapped_folio(folio, new_order, split_at, &xas, mapping, uniform);
+	if (ci)
+		swap_cache_replace_split(folio, end_folio);
 	dropped = split_publish(folio, end_folio, &xas, mapping, end, list);
 	/* the first piece last: only now does no slot point to a stale folio */
 	folio_ref_unfreeze(folio, folio_expected_ref_count(folio) + 1);
 	spin_unlock(&lruvec->lru_lock);
+	if (ci)
+		swap_cluster_unlock(ci);
 fail:
 	if (mapping) {
 		xas_unlock(&xas);

@@ -380,6 +380,7 @@ long fl__mm_quiesce_and_check(char *msg, size_t len)
 
 	if (fl__shmem_mounts_check(msg, len))
 		return 1;
+	fl__swap_drop_cache();
 	if (fl__swap_check(msg, len))
 		return 1;
 	lru_add_drain_all();

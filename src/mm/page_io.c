@@ -57,8 +57,9 @@ int swap_writeout(struct folio *folio)
 	}
 	folio_clear_dirty(folio);
 	if (is_folio_zero_filled(folio)) {
+		/* the zeromap; an older copy in zram stays until the slot is freed */
 		for (i = 0; i < nr; i++)
-			si->slot_flags[off + i] = SLOT_ZERO;
+			si->slot_flags[off + i] |= SLOT_ZERO;
 		count_vm_events(SWPOUT_ZERO, nr);
 		folio_unlock(folio);
 		return 0;
@@ -67,7 +68,7 @@ int swap_writeout(struct folio *folio)
 	count_swpout_vm_event(folio);
 	count_vm_events(PGPGOUT, nr * (PAGE_SIZE / 1024)); /* submit_bio() */
 	for (i = 0; i < nr; i++) {
-		si->slot_flags[off + i] = 0;
+		si->slot_flags[off + i] &= (unsigned char)~SLOT_ZERO;
 		fl_cost(FL_COST_COPY_PAGE); /* zram reads the page (compression: no cost yet) */
 		if (zram_write_page(si, off + i, page_tag(pfn + i)))
 			break;

@@ -37,8 +37,8 @@ enum {
 	CLUSTER_FLAG_FULL,
 };
 
-/* what a slot holds (the zeromap bit, or zram's data) */
-#define SLOT_ZERO 0x1	/* swap's zeromap: an all-zero page, never written */
+/* what a slot holds: the zeromap bit, zram's data, or both (an older copy) */
+#define SLOT_ZERO 0x1	/* swap's zeromap: an all-zero page, not written to zram */
 #define SLOT_STORED 0x2 /* zram holds the page */
 #define SLOT_SAME 0x4	/* ... as a same-filled page (ZRAM_SAME): no memory */
 
@@ -118,6 +118,7 @@ extern struct swap_info_struct *fl__swap_info;
 int fl__swapon(unsigned long nr_pages);
 void fl__swapoff(void);
 int fl__swap_check(char *msg, size_t len);
+void fl__swap_drop_cache(void);
 long fl__swap_resident_pages(void);
 struct swap_cluster_info *swap_cluster_lock(struct swap_info_struct *si, unsigned long offset);
 void swap_cluster_unlock(struct swap_cluster_info *ci);
@@ -154,6 +155,7 @@ void __swap_cache_del_folio(struct folio *folio, unsigned long shadow);
 unsigned long swap_cache_get_shadow(swp_entry_t entry);
 void swap_cache_del_folio(struct folio *folio);
 struct folio *swap_cache_get_folio(swp_entry_t entry);
+void swap_cache_replace_split(struct folio *folio, struct folio *end);
 bool folio_free_swap(struct folio *folio);
 void try_to_reclaim_swap(swp_entry_t entry);
 

@@ -73,6 +73,25 @@ void swap_cache_del_folio(struct folio *folio)
 	folio_ref_sub_and_test(folio, (int)folio_nr_pages(folio));
 }
 
+/*
+ * swap_cache_replace_split() - the pieces a split made of the swap-cache
+ * folio now starting at @folio, up to @end, stand for their own slots
+ * (__swap_cache_replace_folio()).
+ * Context: their cluster's lock held; the pieces are frozen.
+ */
+void swap_cache_replace_split(struct folio *folio, struct folio *end)
+{
+	struct swap_info_struct *si = fl__swap_info;
+	struct folio *f;
+
+	for (f = folio; f != end; f = folio_next(f)) {
+		unsigned long off = swp_offset(folio_swap_entry(f, 0)), i;
+
+		for (i = 0; i < folio_nr_pages(f); i++)
+			WRITE_ONCE(si->table[off + i], f);
+	}
+}
+
 /* swap_cache_get_folio() - the folio standing for @entry, with a reference, or NULL. */
 struct folio *swap_cache_get_folio(swp_entry_t entry)
 {

@@ -53,6 +53,12 @@ static const struct fl_lock_class swap_cluster_lock_class = { .name = "swap_clus
 
 struct swap_info_struct *fl__swap_info;
 
+/* the device's and zram's counters change under different clusters' locks: atomic */
+static inline void stat_add(unsigned long *v, long d)
+{
+	fl_atomic_fetch_add(v, (unsigned long)d, __ATOMIC_RELAXED);
+}
+
 static struct swap_cluster_info *offset_cluster(struct swap_info_struct *si, unsigned long off)
 {
 	return &si->cluster_info[off / SWAPFILE_CLUSTER];
@@ -180,7 +186,7 @@ static unsigned long alloc_swap_scan_cluster(struct swap_info_struct *si,
 	for (i = 0; i < nr; i++)
 		si->swap_map[found + i] = SWAP_HAS_CACHE;
 	ci->count += (unsigned short)nr;
-	si->inuse_pages += nr;
+	stat_add(&si->inuse_pages, (long)nr);
 out:
 	relocate_cluster(si, ci);
 	spin_unlock(&ci->lock);
@@ -275,13 +281,10 @@ int folio_alloc_swap(struct folio *folio)
  */
 static void swap_range_free(struct swap_info_struct *si, unsigned long offset)
 {
-	unsigned char f = si->slot_flags[offset];
-
 	si->shadow[offset] = 0;
-	si->zram.notify_free++; /* zram_slot_free_notify(): every slot freed */
-	if (f & SLOT_ZERO)
-		si->slot_flags[offset] = 0;
-	else if (f & SLOT_STORED)
+	stat_add(&si->zram.notify_free, 1); /* zram_slot_free_notify(): every slot freed */
+	si->slot_flags[offset] &= (unsigned char)~SLOT_ZERO;
+	if (si->slot_flags[offset] & SLOT_STORED)
 		zram_free_page(si, offset);
 }
 
@@ -310,7 +313,7 @@ static bool swap_entries_put(struct swap_info_struct *si, struct swap_cluster_in
 		if (!*map) {
 			swap_range_free(si, offset + i);
 			ci->count--;
-			si->inuse_pages--;
+			stat_add(&si->inuse_pages, -1);
 		}
 	}
 	return ci->count != before &&
@@ -505,7 +508,7 @@ static void zspage_free_pages(struct swap_info_struct *si, struct zspage *zs, un
 
 	for (i = 0; i < n; i++)
 		__free_pages(zs->pages[i], 0);
-	si->zram.pool_pages -= n;
+	stat_add(&si->zram.pool_pages, -(long)n);
 	mod_node_page_state(NODE_DATA(0), NR_ZSPAGES, -(long)n);
 }
 
@@ -582,9 +585,9 @@ static struct zspage *zs_malloc(struct swap_info_struct *si, unsigned int len)
 	zs->class_idx = (unsigned char)idx;
 	zs->inuse = 1;
 	fl_spin_lock_at(&si->zs_lock, &site);
-	si->zram.pool_pages += c->pages_per_zspage;
-	if (si->zram.pool_pages > si->zram.max_used_pages)
-		si->zram.max_used_pages = si->zram.pool_pages;
+	stat_add(&si->zram.pool_pages, (long)c->pages_per_zspage);
+	if (READ_ONCE(si->zram.pool_pages) > si->zram.max_used_pages)
+		si->zram.max_used_pages = READ_ONCE(si->zram.pool_pages);
 	if (zs->inuse < c->objs_per_zspage)
 		list_add(&zs->list, &c->partial);
 	spin_unlock(&si->zs_lock);
@@ -647,22 +650,24 @@ int zram_write_page(struct swap_info_struct *si, unsigned long offset, uint64_t 
 {
 	struct zram_stats *z = &si->zram;
 
-	VM_BUG_ON(si->slot_flags[offset]);
+	/* a slot written again (its folio stayed in the swap cache): the old copy goes */
+	if (si->slot_flags[offset] & SLOT_STORED)
+		zram_free_page(si, offset);
 	if (tag) {
 		struct zspage *zs = zs_malloc(si, zram_comp_len(tag));
 
 		if (!zs) {
-			z->failed_writes++;
+			stat_add(&z->failed_writes, 1);
 			return -ENOMEM;
 		}
 		si->slot_zspage[offset] = zs;
-		z->compr_data_size += zram_comp_len(tag);
+		stat_add(&z->compr_data_size, zram_comp_len(tag));
 	} else {
-		z->same_pages++;
+		stat_add(&z->same_pages, 1);
 	}
 	si->slot_tag[offset] = tag;
-	si->slot_flags[offset] = SLOT_STORED | (tag ? 0 : SLOT_SAME);
-	z->pages_stored++;
+	si->slot_flags[offset] |= SLOT_STORED | (tag ? 0 : SLOT_SAME);
+	stat_add(&z->pages_stored, 1);
 	return 0;
 }
 
@@ -673,15 +678,15 @@ void zram_free_page(struct swap_info_struct *si, unsigned long offset)
 	unsigned char f = si->slot_flags[offset];
 
 	VM_BUG_ON(!(f & SLOT_STORED));
-	z->pages_stored--;
+	stat_add(&z->pages_stored, -1);
 	if (f & SLOT_SAME) {
-		z->same_pages--;
+		stat_add(&z->same_pages, -1);
 	} else {
-		z->compr_data_size -= zram_comp_len(si->slot_tag[offset]);
+		stat_add(&z->compr_data_size, -(long)zram_comp_len(si->slot_tag[offset]));
 		zs_free(si, si->slot_zspage[offset]);
 		si->slot_zspage[offset] = NULL;
 	}
-	si->slot_flags[offset] = 0;
+	si->slot_flags[offset] &= (unsigned char)~(SLOT_STORED | SLOT_SAME);
 	si->slot_tag[offset] = 0;
 }
 
@@ -782,6 +787,24 @@ void fl__swapoff(void)
 	fl_free(si->slot_zspage);
 	fl_free(si->zs_handle_pages);
 	fl_free(si);
+}
+
+/**
+ * fl__swap_drop_cache() - what swapoff's try_to_unuse() does to a folio
+ * only the swap cache still holds, a slot no swap PTE names (a zap found
+ * it locked, so it stayed for reclaim to free): it leaves the cache.
+ * Context: after every process exited, nothing else running.
+ */
+void fl__swap_drop_cache(void)
+{
+	struct swap_info_struct *si = fl__swap_info;
+	unsigned long off;
+
+	if (!si)
+		return;
+	for (off = 1; off < si->max; off++)
+		if (READ_ONCE(si->swap_map[off]) == SWAP_HAS_CACHE && READ_ONCE(si->table[off]))
+			try_to_reclaim_swap(swp_entry(0, off));
 }
 
 /* The pages swap keeps while it is on: the header cluster's swap table. */

@@ -1,0 +1,205 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * test-reclaim-race.c - reclaim (MADV_PAGEOUT to a zram swap, MADV_FREE
+ * dropped by it) while other CPUs fault, read, zap and split the same
+ * memory.
+ *
+ * One process maps 4 MiB: region A (the first 2 MiB) and region B (the
+ * second), 16K folios, PMD THPs where they fit.
+ *   CPU 1, the writer: writes a fresh tag to every page of A and reads it
+ *     back; a page may read 0 (zapped, or lazy-free and dropped, in
+ *     between), never another tag. Swap-ins come back with their tags.
+ *   CPU 2, the zapper: MADV_DONTNEED of a random 4K or 64K piece of A, now
+ *     and then MADV_FREE of one instead.
+ *   CPU 3, the pager: MADV_PAGEOUT of a random piece of A, and of all of
+ *     B every eighth time, so swap entries and their slots come and go
+ *     under the writer's faults and the zapper's zaps.
+ *   CPU 0, the reader and splitter: reads every page of B, which is never
+ *     zapped or freed, so it must always read its own tag (from memory or
+ *     back from swap); between passes it splits the whole mapping to a
+ *     random order and runs the deferred split shrinker.
+ * The run must see swap-outs and swap-ins, no tag out of place, and
+ * mm_down()'s teardown check (every frame and every swap slot free, zram
+ * empty) must hold. Run under TSan by make SAN=thread check-stress.
+ *
+ * Usage: test-reclaim-race [CASE] [--seed N] [--seconds S]
+ *
+ * Conventions in this file: page numbers count from the mapping's start;
+ * A's tags are (round << 16 | page) | 1 << 62, B's BASE_B + page.
+ */
+#include <pthread.h>
+#include <stdio.h>
+#include "mm_harness.h"
+#include "../src/mm/internal.h"
+
+#define SZ_2M (2ul << 20)
+#define THP "transparent_hugepage/"
+#define PAGES_A 512ul
+#define BASE_B 0x7000000000ull
+
+static unsigned long seed = 1;
+static double seconds = 2.0;
+
+static unsigned long base;
+static int stop; /* atomic */
+static int bad;	 /* atomic: a page read a tag it must not hold */
+static uint64_t writes, zaps, pageouts;
+
+static unsigned long next_rand(unsigned long *r)
+{
+	*r = *r * 6364136223846793005ul + 1442695040888963407ul;
+	return *r >> 33;
+}
+
+static void note_bad(const char *who, unsigned long page, uint64_t got)
+{
+	if (!__atomic_exchange_n(&bad, 1, __ATOMIC_ACQ_REL))
+		printf("# %s: page %lu read %#llx\n", who, page, (unsigned long long)got);
+}
+
+static void *writer(void *arg)
+{
+	unsigned long round, i;
+
+	(void)arg;
+	if (fl_cpu_bind(1))
+		return NULL;
+	for (round = 1; !__atomic_load_n(&stop, __ATOMIC_ACQUIRE); round++)
+		for (i = 0; i < PAGES_A; i++) {
+			uint64_t t = (round << 16 | i) | 1ull << 62, got;
+
+			if (touch(mm, base + i * PAGE_SIZE, t)) {
+				note_bad("writer (fault failed)", i, 0);
+				continue;
+			}
+			got = peek(mm, base + i * PAGE_SIZE);
+			if (got != t && got != 0)
+				note_bad("writer", i, got);
+			writes++;
+		}
+	fl_cpu_unbind();
+	return NULL;
+}
+
+static void *zapper(void *arg)
+{
+	unsigned long r = seed ^ 0x5a5a;
+
+	(void)arg;
+	if (fl_cpu_bind(2))
+		return NULL;
+	while (!__atomic_load_n(&stop, __ATOMIC_ACQUIRE)) {
+		unsigned long page = next_rand(&r) % PAGES_A;
+		unsigned long len = next_rand(&r) % 2 ? 16 : 1;
+		int advice = next_rand(&r) % 4 ? MADV_DONTNEED : MADV_FREE;
+
+		page &= ~(len - 1);
+		if (do_madvise(mm, base + page * PAGE_SIZE, len * PAGE_SIZE, advice))
+			note_bad("zapper (madvise failed)", page, 0);
+		zaps++;
+	}
+	fl_cpu_unbind();
+	return NULL;
+}
+
+static void *pager(void *arg)
+{
+	unsigned long r = seed ^ 0x3c3c;
+
+	(void)arg;
+	if (fl_cpu_bind(3))
+		return NULL;
+	while (!__atomic_load_n(&stop, __ATOMIC_ACQUIRE)) {
+		unsigned long page = next_rand(&r) % PAGES_A, len = 1 + next_rand(&r) % 64;
+		int ret;
+
+		if (page + len > PAGES_A)
+			len = PAGES_A - page;
+		if (++pageouts % 8 == 0)
+			ret = do_madvise(mm, base + SZ_2M, SZ_2M, MADV_PAGEOUT);
+		else
+			ret = do_madvise(mm, base + page * PAGE_SIZE, len * PAGE_SIZE, MADV_PAGEOUT);
+		if (ret)
+			note_bad("pager (madvise failed)", page, (uint64_t)ret);
+	}
+	fl_cpu_unbind();
+	return NULL;
+}
+
+static bool test_reclaim_while_faulting_zapping_splitting(void)
+{
+	unsigned long r = seed, passes = 0, i;
+	pthread_t t[3];
+	uint64_t t0;
+	char in[128];
+	int k;
+
+	mm_swap_mb = 64;
+	ASSERT_TRUE(mm_up(256, 1, 4));
+	ASSERT_TRUE(knob(THP "enabled", "always"));
+	ASSERT_TRUE(knob(THP "hugepages-16kB/enabled", "always"));
+	mm = mm_alloc(1);
+	ASSERT_TRUE(mm != NULL);
+	base = map(2 * SZ_2M);
+	ASSERT_NE(base, 0ul);
+	ASSERT_EQ(base % SZ_2M, 0ul);
+	for (i = PAGES_A; i < 2 * PAGES_A; i++)
+		ASSERT_EQ(touch(mm, base + i * PAGE_SIZE, BASE_B + i), 0);
+	__atomic_store_n(&stop, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&bad, 0, __ATOMIC_RELAXED);
+	ASSERT_EQ(pthread_create(&t[0], NULL, writer, NULL), 0);
+	ASSERT_EQ(pthread_create(&t[1], NULL, zapper, NULL), 0);
+	ASSERT_EQ(pthread_create(&t[2], NULL, pager, NULL), 0);
+	t0 = fl_clock_ns();
+	while ((double)(fl_clock_ns() - t0) < seconds * 1e9 &&
+	       !__atomic_load_n(&bad, __ATOMIC_ACQUIRE)) {
+		for (i = PAGES_A; i < 2 * PAGES_A; i++) {
+			uint64_t got = peek(mm, base + i * PAGE_SIZE);
+
+			if (got != BASE_B + i)
+				note_bad("reader", i, got);
+		}
+		snprintf(in, sizeof(in), "%d,0x%lx,0x%lx,%d", mm->id, base, base + 2 * SZ_2M,
+			 (int)(next_rand(&r) % 3));
+		if (fl__split_huge_pages_write(in))
+			note_bad("splitter", 0, 0);
+		deferred_split_scan(0, 32);
+		passes++;
+	}
+	__atomic_store_n(&stop, 1, __ATOMIC_RELEASE);
+	for (k = 0; k < 3; k++)
+		pthread_join(t[k], NULL);
+	printf("# %lu reader passes, %llu writes, %llu zaps, %llu pageouts in %.1f s; pswpout %lld, "
+	       "pswpin %lld, pglazyfreed %lld, 16K swpout %lld, thp_split_page %lld\n",
+	       passes, (unsigned long long)writes, (unsigned long long)zaps,
+	       (unsigned long long)pageouts, (double)(fl_clock_ns() - t0) / 1e9,
+	       (long long)counter("pswpout"), (long long)counter("pswpin"),
+	       (long long)counter("pglazyfreed"), (long long)mthp(16, "swpout"),
+	       (long long)counter("thp_split_page"));
+	ASSERT_EQ(__atomic_load_n(&bad, __ATOMIC_ACQUIRE), 0);
+	ASSERT_GT(counter("pswpout"), 0);
+	ASSERT_GT(counter("pswpin"), 0);
+	mmput(mm);
+	mm_swap_mb = 0;
+	return mm_down();
+}
+
+int main(int argc, char **argv)
+{
+	static const struct fl_test tests[] = {
+		TEST(test_reclaim_while_faulting_zapping_splitting),
+	};
+	char *args[2] = { argv[0], NULL };
+	int i, n = 1;
+
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--seed") && i + 1 < argc)
+			seed = strtoul(argv[++i], NULL, 0);
+		else if (!strcmp(argv[i], "--seconds") && i + 1 < argc)
+			seconds = strtod(argv[++i], NULL);
+		else if (n < 2)
+			args[n++] = argv[i];
+	}
+	printf("# seed %lu\n", seed);
+	return fl_test_main(n, args, tests, (int)ARRAY_SIZE(tests));
+}
