@@ -918,7 +918,14 @@ static bool __folio_unqueue_deferred_split_locked(struct folio *folio,
 		fl_clear_bit(PG_partially_mapped, &folio->_flags_1);
 		mod_mthp_stat((int)folio_order(folio), MTHP_STAT_NR_ANON_PARTIALLY_MAPPED, -1);
 	}
-	list_del_init(&folio->_deferred_list);
+	/*
+	 * list_del_init(), the empty list published last with release: a
+	 * freeing CPU that sees it in folio_unqueue_deferred_split() without
+	 * the lock may then reuse the descriptor's words
+	 */
+	list_del(&folio->_deferred_list);
+	folio->_deferred_list.prev = &folio->_deferred_list;
+	smp_store_release(&folio->_deferred_list.next, &folio->_deferred_list);
 	return true;
 }
 
@@ -930,8 +937,11 @@ void folio_unqueue_deferred_split(struct folio *folio)
 
 	if (folio_order(folio) <= 1)
 		return;
-	/* racy: nobody else can queue a folio whose last reference went */
-	if (list_empty(&folio->_deferred_list))
+	/*
+	 * racy: nobody else can queue a folio whose last reference went; a
+	 * scanner that took it off saw it dead and is done with it (acquire)
+	 */
+	if (smp_load_acquire(&folio->_deferred_list.next) == &folio->_deferred_list)
 		return;
 	ds_queue = folio_split_queue(folio);
 	fl_spin_lock_at(&ds_queue->split_queue_lock, &site);

@@ -89,8 +89,8 @@ static inline void list_splice(const struct list_head *list, struct list_head *h
 	if (first == list)
 		return;
 	first->prev = head;
-	head->next = first;
-	last->next = at;
+	WRITE_ONCE(head->next, first);
+	WRITE_ONCE(last->next, at);
 	at->prev = last;
 }
 

@@ -6,7 +6,9 @@
  * DONTNEED zaps the range through one mmu_gather for the whole call and
  * frees PTE tables it leaves empty (CONFIG_PT_RECLAIM). FREE marks
  * exclusive anon folios lazy-free: it clears their PTEs' young and dirty
- * bits and queues them on the lru_lazyfree batch. COLD clears the young
+ * bits and queues them on the lru_lazyfree batch; a dirty or swap-cache
+ * folio is locked for that (and gives its swap up), and swap PTEs in the
+ * range are freed with their slots. COLD clears the young
  * bits and queues active folios for deactivation. (NO)HUGEPAGE split the
  * VMAs at the range ends and set or clear the flag.
  *
@@ -24,6 +26,8 @@
  */
 #include "internal.h"
 #include "pgtable.h"
+#include "swap.h"
+#include "fs.h"
 
 /*
  * Clear the accessed bit (COLD), or the accessed and dirty bits (FREE), of
@@ -48,6 +52,28 @@ static void clear_young_dirty_ptes(struct mmu_gather *tlb, pteval_t *slot, unsig
 			fl_atomic_fetch_and(&slot[i], ~_PAGE_ACCESSED, __ATOMIC_RELAXED);
 	}
 	tlb_remove_tlb_entries(tlb, addr, nr);
+}
+
+/*
+ * FREE: a folio that is dirty or in the swap cache is locked first, so
+ * reclaim, which holds the lock from its swap allocation to the write,
+ * never sees its dirty bit go; its swap goes (kept swap would outlive the
+ * data the advice gives up). Return: false to leave it alone (locked
+ * elsewhere, or its swap still named).
+ */
+static bool lazyfree_prepare(struct folio *folio)
+{
+	if (!folio_test_swapcache(folio) && !folio_test_dirty(folio))
+		return true;
+	if (!folio_trylock(folio))
+		return false;
+	if (folio_test_swapcache(folio) && !folio_free_swap(folio)) {
+		folio_unlock(folio);
+		return false;
+	}
+	folio_clear_dirty(folio);
+	folio_unlock(folio);
+	return true;
 }
 
 /*
@@ -84,6 +110,17 @@ static void madvise_huge_pmd(struct mmu_gather *tlb, struct pgtable *pmdt, pteva
 			pageout_isolate(folio, folio_list);
 		goto unlock;
 	}
+	/* madvise_free_huge_pmd(): the folio's lock, always */
+	if (lazyfree) {
+		if (!folio_trylock(folio))
+			goto unlock;
+		if (folio_test_swapcache(folio) && !folio_free_swap(folio)) {
+			folio_unlock(folio);
+			goto unlock;
+		}
+		folio_clear_dirty(folio);
+		folio_unlock(folio);
+	}
 	if (v & bits) {
 		/* not present to hardware while the bits go */
 		v = pmdp_invalidate(pmdslot);
@@ -91,7 +128,6 @@ static void madvise_huge_pmd(struct mmu_gather *tlb, struct pgtable *pmdt, pteva
 		tlb_remove_pmd_tlb_entry(tlb, addr);
 	}
 	if (lazyfree) {
-		folio_clear_dirty(folio);
 		folio_mark_lazyfree(folio);
 	} else {
 		folio_clear_referenced(folio);
@@ -153,6 +189,14 @@ static void madvise_lru_range(struct mmu_gather *tlb, struct vm_area_struct *vma
 			unsigned long nr, fpfn;
 
 			v = READ_ONCE(*slot);
+			if (lazyfree && is_swap_pte(v) && is_swap_entry(pte_to_swp_entry(v))) {
+				/* FREE gives swapped-out pages up too: their slots go */
+				free_swap_and_cache_nr(swp_entry_slot(pte_to_swp_entry(v)), 1);
+				ptep_get_and_clear(slot);
+				add_mm_counter(mm, MM_SWAPENTS, -1);
+				addr += PAGE_SIZE;
+				continue;
+			}
 			if (!(v & _PAGE_PRESENT) || (v & _PAGE_SPECIAL)) {
 				addr += PAGE_SIZE;
 				continue;
@@ -181,9 +225,12 @@ static void madvise_lru_range(struct mmu_gather *tlb, struct vm_area_struct *vma
 				addr += nr * PAGE_SIZE;
 				continue;
 			}
+			if (lazyfree && !lazyfree_prepare(folio)) {
+				addr += nr * PAGE_SIZE;
+				continue;
+			}
 			clear_young_dirty_ptes(tlb, slot, addr, nr, lazyfree);
 			if (lazyfree) {
-				folio_clear_dirty(folio);
 				folio_mark_lazyfree(folio);
 			} else {
 				folio_clear_referenced(folio);

@@ -489,6 +489,7 @@ fallback:
  * swapin_order0() - swapin_readahead() without the readahead: an order-0
  * folio joins the swap cache for @entry's slot and is read (the path for
  * a slot more than one PTE names; without fork the model has none yet).
+ * It joins the LRU when it is first mapped (do_swap_page()).
  * Return: the folio with a reference, NULL if the slot went or is busy.
  */
 static struct folio *swapin_order0(swp_entry_t entry)
@@ -506,7 +507,6 @@ static struct folio *swapin_order0(swp_entry_t entry)
 	folio_set_swapbacked(folio);
 	workingset_refault(folio, swap_cache_get_shadow(entry));
 	swap_cache_add_folio(folio, entry);
-	folio_add_lru(folio);
 	swap_read_folio(folio, entry);
 	folio_unlock(folio);
 	return folio;
@@ -565,7 +565,6 @@ static int do_swap_page(struct vm_fault *vmf, pteval_t orig)
 		need_clear_cache = true;
 		folio_set_swapbacked(folio);
 		workingset_refault(folio, swap_cache_get_shadow(start));
-		folio_add_lru(folio);
 		swap_read_folio(folio, start);
 		count_vm_event(PGMAJFAULT);
 	} else {
@@ -621,9 +620,16 @@ static int do_swap_page(struct vm_fault *vmf, pteval_t orig)
 	if (nr_pages > 1)
 		folio_ref_add(folio, (int)nr_pages - 1); /* one reference per PTE */
 	pfn = folio_pfn(folio) + (swapcache ? idx : 0);
-	if (!folio_test_anon(folio))
+	if (!folio_test_anon(folio)) {
+		/*
+		 * A new folio: anon, and on the LRU, only now. The kernel puts
+		 * it on the LRU before the read; here folio_add_new_anon_rmap()'s
+		 * one plain store of the flags must come while nobody else can
+		 * reach it but through the swap cache, whose users lock it first.
+		 */
 		folio_add_new_anon_rmap(folio, vma, addr, exclusive ? RMAP_EXCLUSIVE : 0, false);
-	else
+		folio_add_lru_vma(folio, vma);
+	} else
 		folio_add_anon_rmap_ptes(folio, pfn_to_page(pfn), (int)nr_pages, vma,
 					 exclusive ? RMAP_EXCLUSIVE : 0);
 	fl_cost_n(FL_COST_SET_PTE, nr_pages);
@@ -631,8 +637,9 @@ static int do_swap_page(struct vm_fault *vmf, pteval_t orig)
 		entry_store(&ptep[i], pfn_pte(pfn + i, pte));
 	if (!(vmf->flags & FAULT_FLAG_WRITE) || (pte & _PAGE_RW))
 		vmf_access(vmf, swapcache ? pfn : pfn + idx);
-	spin_unlock(&ptet->ptl);
+	/* under the PTE lock: once it goes, a zap may free the folio */
 	folio_unlock(folio);
+	spin_unlock(&ptet->ptl);
 	if (need_clear_cache)
 		swapcache_clear(start, (int)nr_pages);
 	return ret;

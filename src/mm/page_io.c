@@ -59,7 +59,8 @@ int swap_writeout(struct folio *folio)
 	if (is_folio_zero_filled(folio)) {
 		/* the zeromap; an older copy in zram stays until the slot is freed */
 		for (i = 0; i < nr; i++)
-			si->slot_flags[off + i] |= SLOT_ZERO;
+			WRITE_ONCE(si->slot_flags[off + i],
+				   (unsigned char)(si->slot_flags[off + i] | SLOT_ZERO));
 		count_vm_events(SWPOUT_ZERO, nr);
 		folio_unlock(folio);
 		return 0;
@@ -68,7 +69,8 @@ int swap_writeout(struct folio *folio)
 	count_swpout_vm_event(folio);
 	count_vm_events(PGPGOUT, nr * (PAGE_SIZE / 1024)); /* submit_bio() */
 	for (i = 0; i < nr; i++) {
-		si->slot_flags[off + i] &= (unsigned char)~SLOT_ZERO;
+		WRITE_ONCE(si->slot_flags[off + i],
+			   (unsigned char)(si->slot_flags[off + i] & ~SLOT_ZERO));
 		fl_cost(FL_COST_COPY_PAGE); /* zram reads the page (compression: no cost yet) */
 		if (zram_write_page(si, off + i, page_tag(pfn + i)))
 			break;

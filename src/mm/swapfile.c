@@ -184,7 +184,7 @@ static unsigned long alloc_swap_scan_cluster(struct swap_info_struct *si,
 	if (!ci->count)
 		ci->order = (unsigned char)order;
 	for (i = 0; i < nr; i++)
-		si->swap_map[found + i] = SWAP_HAS_CACHE;
+		WRITE_ONCE(si->swap_map[found + i], SWAP_HAS_CACHE);
 	ci->count += (unsigned short)nr;
 	stat_add(&si->inuse_pages, (long)nr);
 out:
@@ -283,7 +283,7 @@ static void swap_range_free(struct swap_info_struct *si, unsigned long offset)
 {
 	si->shadow[offset] = 0;
 	stat_add(&si->zram.notify_free, 1); /* zram_slot_free_notify(): every slot freed */
-	si->slot_flags[offset] &= (unsigned char)~SLOT_ZERO;
+	WRITE_ONCE(si->slot_flags[offset], (unsigned char)(si->slot_flags[offset] & ~SLOT_ZERO));
 	if (si->slot_flags[offset] & SLOT_STORED)
 		zram_free_page(si, offset);
 }
@@ -303,12 +303,13 @@ static bool swap_entries_put(struct swap_info_struct *si, struct swap_cluster_in
 	for (i = 0; i < nr; i++) {
 		unsigned char *map = &si->swap_map[offset + i];
 
+		/* WRITE_ONCE: __swap_count() and can_swapin_thp() read it without the lock */
 		if (usage == SWAP_HAS_CACHE) {
 			VM_BUG_ON(!(*map & SWAP_HAS_CACHE));
-			*map &= (unsigned char)~SWAP_HAS_CACHE;
+			WRITE_ONCE(*map, (unsigned char)(*map & ~SWAP_HAS_CACHE));
 		} else {
 			VM_BUG_ON(!(*map & SWAP_COUNT_MASK));
-			(*map)--;
+			WRITE_ONCE(*map, (unsigned char)(*map - 1));
 		}
 		if (!*map) {
 			swap_range_free(si, offset + i);
@@ -376,7 +377,7 @@ void swap_duplicate(swp_entry_t entry)
 	unsigned char *map = &si->swap_map[swp_offset(entry)];
 
 	VM_BUG_ON(!*map || (*map & SWAP_COUNT_MASK) >= SWAP_MAP_MAX);
-	(*map)++;
+	WRITE_ONCE(*map, (unsigned char)(*map + 1));
 	swap_cluster_unlock(ci);
 }
 
@@ -402,7 +403,8 @@ int swapcache_prepare(swp_entry_t entry, int nr)
 			ret = -ENOENT;
 	}
 	for (i = 0; i < nr && !ret; i++)
-		si->swap_map[offset + (unsigned long)i] |= SWAP_HAS_CACHE;
+		WRITE_ONCE(si->swap_map[offset + (unsigned long)i],
+			   (unsigned char)(si->swap_map[offset + (unsigned long)i] | SWAP_HAS_CACHE));
 	swap_cluster_unlock(ci);
 	return ret;
 }
@@ -666,7 +668,8 @@ int zram_write_page(struct swap_info_struct *si, unsigned long offset, uint64_t 
 		stat_add(&z->same_pages, 1);
 	}
 	si->slot_tag[offset] = tag;
-	si->slot_flags[offset] |= SLOT_STORED | (tag ? 0 : SLOT_SAME);
+	WRITE_ONCE(si->slot_flags[offset],
+		   (unsigned char)(si->slot_flags[offset] | SLOT_STORED | (tag ? 0 : SLOT_SAME)));
 	stat_add(&z->pages_stored, 1);
 	return 0;
 }
@@ -686,7 +689,8 @@ void zram_free_page(struct swap_info_struct *si, unsigned long offset)
 		zs_free(si, si->slot_zspage[offset]);
 		si->slot_zspage[offset] = NULL;
 	}
-	si->slot_flags[offset] &= (unsigned char)~(SLOT_STORED | SLOT_SAME);
+	WRITE_ONCE(si->slot_flags[offset],
+		   (unsigned char)(si->slot_flags[offset] & ~(SLOT_STORED | SLOT_SAME)));
 	si->slot_tag[offset] = 0;
 }
 
