@@ -151,6 +151,12 @@ static void report_header(FILE *f, const struct fl_result *r)
 		fprintf(f, " --%s %s", r->params[i].name, r->params[i].value);
 	fprintf(f, "\n  machine: %d CPUs, %d node%s, %s", r->cpus, r->nodes,
 		r->nodes > 1 ? "s" : "", mem);
+	if (r->swap_bytes) {
+		char swap[32];
+
+		fl_format_size(r->swap_bytes, swap, sizeof(swap));
+		fprintf(f, ", swap on zram %s", swap);
+	}
 	if (!strcmp(r->target, "host"))
 		fprintf(f, "; kernel %s; %s", r->kernel_release, r->cpu_model);
 	fputc('\n', f);

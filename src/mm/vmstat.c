@@ -12,6 +12,7 @@
 #include <string.h>
 #include <foliolab/foliolab.h>
 #include "internal.h"
+#include "swap.h"
 
 struct vm_cpu_stats *fl__vm_stats;
 
@@ -223,6 +224,19 @@ int fl__vmstat_snapshot(struct fl_counters *c)
 	ret |= fl_counters_set(c, "nr_zspages", node_stat_sum(NR_ZSPAGES));
 	for (i = 0; i < NR_VM_EVENT_ITEMS; i++)
 		ret |= fl_counters_set(c, vm_event_names[i], sum_event(i));
+	if (fl__swap_info) {
+		/* zram's mm_stat (bytes, pages), as the host reports /sys/block/zram0/mm_stat */
+		const struct zram_stats *z = &fl__swap_info->zram;
+
+		ret |= fl_counters_set(c, "zram_orig_data_size",
+				       (int64_t)(READ_ONCE(z->pages_stored) * PAGE_SIZE));
+		ret |= fl_counters_set(c, "zram_compr_data_size",
+				       (int64_t)READ_ONCE(z->compr_data_size));
+		ret |= fl_counters_set(c, "zram_mem_used_total",
+				       (int64_t)(READ_ONCE(z->pool_pages) * PAGE_SIZE));
+		ret |= fl_counters_set(c, "zram_same_pages", (int64_t)READ_ONCE(z->same_pages));
+		ret |= fl_counters_set(c, "zram_huge_pages", 0);
+	}
 	for (order = 1; order <= PMD_ORDER; order++) {
 		for (i = 0; i < __MTHP_STAT_COUNT; i++) {
 			if (order == 1 && !mthp_stat_for_order1(i))

@@ -188,6 +188,8 @@ static int host_counters(struct fl_target *t, struct fl_counters *out)
 			ret |= fl_counters_set_scoped(out, name, val, FL_SCOPE_SYSTEM);
 		}
 	}
+	if (ht->cfg.swap_bytes)
+		ret |= fl__host_zram_counters(out);
 	for (i = 0; i < 2; i++) {
 		const char *k = i ? "full_scans" : "pages_collapsed";
 

@@ -84,6 +84,7 @@ void fl__host_trim(char *s);
 int fl__host_swap_check(uint64_t bytes, char *err, size_t len);
 int fl__host_swap_setup(uint64_t bytes, char *err, size_t len);
 int fl__host_swap_undo(const char *dev, const char *reset);
+int fl__host_zram_counters(struct fl_counters *out);
 /* is @path a mount point of type @type (any type if NULL)? */
 bool fl__host_is_mount(const char *path, const char *type);
 

@@ -86,7 +86,7 @@ static bool host_has_swap(char *name, size_t len)
 int fl__host_swap_check(uint64_t bytes, char *err, size_t len)
 {
 	char path[HOST_PATH_MAX], other[256];
-	uint64_t disksize;
+	uint64_t disksize = 0;
 
 	snprintf(path, sizeof(path), "%s/disksize", zram_sysfs());
 	if (read_u64(path, &disksize)) {
@@ -179,6 +179,38 @@ int fl__host_swap_setup(uint64_t bytes, char *err, size_t len)
 	return 0;
 undo:
 	fl__host_undo(HOST_UNDO_SWAP, ZRAM_DEV);
+	return ret;
+}
+
+/*
+ * zram0's mm_stat as counters: zram_orig_data_size, zram_compr_data_size,
+ * zram_mem_used_total (bytes), zram_same_pages, zram_huge_pages.
+ */
+int fl__host_zram_counters(struct fl_counters *out)
+{
+	unsigned long long v[9];
+	char path[HOST_PATH_MAX];
+	int ret = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/mm_stat", zram_sysfs());
+	f = fopen(path, "r");
+	if (!f)
+		return 0;
+	if (fscanf(f, "%llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2], &v[3], &v[4],
+		   &v[5], &v[6], &v[7]) == 8) {
+		ret |= fl_counters_set_scoped(out, "zram_orig_data_size", (int64_t)v[0],
+					      FL_SCOPE_SYSTEM);
+		ret |= fl_counters_set_scoped(out, "zram_compr_data_size", (int64_t)v[1],
+					      FL_SCOPE_SYSTEM);
+		ret |= fl_counters_set_scoped(out, "zram_mem_used_total", (int64_t)v[2],
+					      FL_SCOPE_SYSTEM);
+		ret |= fl_counters_set_scoped(out, "zram_same_pages", (int64_t)v[5],
+					      FL_SCOPE_SYSTEM);
+		ret |= fl_counters_set_scoped(out, "zram_huge_pages", (int64_t)v[7],
+					      FL_SCOPE_SYSTEM);
+	}
+	fclose(f);
 	return ret;
 }
 

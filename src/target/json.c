@@ -89,8 +89,10 @@ static void put_result(FILE *f, const struct fl_result *r)
 		fputs(n++ ? ", " : "", f);
 		put_str(f, r->knobs.v[i].name);
 	}
-	fprintf(f, "],\n      \"machine\": {\"mem_bytes\": %llu, \"nodes\": %d, \"cpus\": %d, ",
-		(unsigned long long)r->mem_bytes, r->nodes, r->cpus);
+	fprintf(f,
+		"],\n      \"machine\": {\"mem_bytes\": %llu, \"swap_bytes\": %llu, \"nodes\": %d, "
+		"\"cpus\": %d, ",
+		(unsigned long long)r->mem_bytes, (unsigned long long)r->swap_bytes, r->nodes, r->cpus);
 	put_kv_str(f, "kernel_release", r->kernel_release, true);
 	put_kv_str(f, "cpu_model", r->cpu_model, false);
 	fprintf(f,
