@@ -37,6 +37,10 @@ static int host_check_knobs(const struct fl_target_config *cfg, const struct fl_
 	/* a killed run's changes: the host is not as its owner left it */
 	if (fl__host_other_runs(false, err, len))
 		return -EINVAL;
+	/* --swap: zram0 there and free, no other swap, root (before this run set it up) */
+	if (cfg && cfg->swap_bytes && !fl__host_undo_pending(HOST_UNDO_SWAP, NULL) &&
+	    fl__host_swap_check(cfg->swap_bytes, err, len))
+		return -EINVAL;
 	return fl__host_knobs_check(k, err, len);
 }
 

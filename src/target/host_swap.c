@@ -219,7 +219,8 @@ int fl__host_swap_undo(const char *dev, const char *reset)
 {
 	int ret = 0;
 
-	if (swapoff(dev) && errno != EINVAL) /* EINVAL: not swap (any more) */
+	/* EINVAL: not swap (any more); ENOENT: no such device */
+	if (swapoff(dev) && errno != EINVAL && errno != ENOENT)
 		ret = -errno;
 	if (!ret && fl__host_write_file(reset, "1"))
 		ret = -EIO;

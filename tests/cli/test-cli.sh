@@ -800,6 +800,57 @@ RUNAS="env PATH=/nonexistent"
 bad "plot without gnuplot" "gnuplot is not installed" compare lru-microbench --cpus 1,2 --plot "$T/out.json"
 bad "validate --plot without gnuplot" "gnuplot is not installed" validate "$T/vrec" --plot "$T/out.json"
 RUNAS=
+# swap and MADV_PAGEOUT on the model, counts from the rule: 4 MiB is 1024
+# pages; with swap each page (4K) goes out (pswpout) and comes back by a
+# fault of its own (pgmajfault, pswpin); 16K folios go out and come back
+# whole (swpout and swpin 256 at 16kB, 256 faults); without swap each 16K
+# folio is split and its pages activated (swpout_fallback 256, pgactivate
+# 1024). lazyfree with 25% written again: 256 pages (64 folios) kept and
+# activated, the other 768 dropped.
+bad "--swap of a disk" "--swap disk:1G: accepted zram:SIZE" run pageout --swap disk:1G
+bad "--swap too small" "accepted zram:SIZE (4M..1T" run pageout --swap zram:1M
+bad "lazyfree --redirty 101" "--redirty" run lazyfree --redirty 101
+bad "lazyfree --press memcg" "--press" run lazyfree --press memcg
+if command -v python3 >/dev/null; then
+	for spec in "4K zram:64M" "16K zram:64M" "16K none"; do
+		set -- $spec
+		"$FL" run pageout --size 4M --rounds 1 --mthp "$1" --swap "$2" --json "$T/po.json" \
+			>"$T/stdout" 2>"$T/stderr"
+		rc=$?
+		got=""
+		for c in pageout:pswpout swapin:pswpin swapin:pgmajfault \
+			pageout:hugepages-16kB/stats/swpout swapin:hugepages-16kB/stats/swpin \
+			pageout:hugepages-16kB/stats/swpout_fallback pageout:pgactivate \
+			pageout:zram_orig_data_size fl_tag_checked fl_tag_mismatch; do
+			got="$got $(jcount "$T/po.json" $c)"
+		done
+		case $spec in
+		"4K zram:64M") want=" 1024 1024 1024 0 0 0 0 4194304 1024 0" ;;
+		"16K zram:64M") want=" 1024 1024 256 256 256 0 0 4194304 1024 0" ;;
+		*) want=" 0 0 0 0 0 256 1024 0 1024 0" ;;
+		esac
+		if [ $rc -eq 0 ] && [ "$got" = "$want" ]; then
+			ok "pageout --mthp $1 --swap $2: counts by the rule"
+		else
+			nok "pageout --mthp $1 --swap $2 (exit $rc):$got, wanted$want"
+			sed 's/^/# /' "$T/stderr"
+		fi
+	done
+	"$FL" run lazyfree --size 4M --rounds 1 --mthp 16K --redirty 25 --swap zram:64M \
+		--json "$T/lf.json" >"$T/stdout" 2>"$T/stderr"
+	rc=$?
+	got="$(jcount "$T/lf.json" free:pglazyfree) $(jcount "$T/lf.json" press:pglazyfreed)"
+	got="$got $(jcount "$T/lf.json" press:pgactivate) $(jcount "$T/lf.json" press:pswpout)"
+	got="$got $(jcount "$T/lf.json" fl_tag_checked) $(jcount "$T/lf.json" fl_tag_mismatch)"
+	if [ $rc -eq 0 ] && [ "$got" = "1024 768 256 0 1024 0" ]; then
+		ok "lazyfree --redirty 25: the clean 768 pages dropped, the written 256 kept"
+	else
+		nok "lazyfree --redirty 25 (exit $rc): $got"; sed 's/^/# /' "$T/stderr"
+	fi
+else
+	skip "pageout counts" "python3 is not installed"
+	skip "lazyfree counts" "python3 is not installed"
+fi
 if command -v gnuplot >/dev/null 2>&1; then
 	if "$FL" compare lru-microbench --cpus 1,2 --loops 2 --size 1M --lru-cache=order0,pages31 \
 		--plot "$T/p.svg" >/dev/null 2>"$T/p.err" && head -c 200 "$T/p.svg" | grep -q "<svg" &&

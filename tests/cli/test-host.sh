@@ -369,6 +369,83 @@ else
 fi
 knobs_same "after a killed tmpfs run and foliolab host restore"
 
+# --swap zram:SIZE: the host's zram0 as swap for the run, put back after
+# it, after SIGKILL by host restore; refused, changing nothing, where zram0
+# is missing or in use or the host swaps elsewhere (fake sysfs folders)
+if [ -w /sys/block/zram0/disksize ] && [ "$(cat /sys/block/zram0/disksize)" = 0 ] &&
+	[ "$(awk 'NR > 1' /proc/swaps | wc -l)" -eq 0 ]; then
+	"$FL" run pageout --target=host --swap zram:64M --size 4M --rounds 1 --json "$T/po.json" \
+		>"$T/out" 2>"$T/err"
+	rc=$?
+	got=$(python3 -c 'import json,sys; c=json.load(open(sys.argv[1]))["results"][0]["counters"]; print(c.get("pageout:pswpout",0), c.get("swapin:pswpin",0), c.get("fl_tag_mismatch",0))' "$T/po.json" 2>/dev/null)
+	if [ $rc -eq 0 ] && [ "$got" = "1024 1024 0" ] && grep -q 'swap on zram 64M' "$T/out"; then
+		ok "pageout --swap zram:64M on the host: 1024 pages out and back, tags right"
+	else
+		nok "pageout --swap on the host (exit $rc): $got"; sed 's/^/# /' "$T/err"
+	fi
+	knobs_same "after a run with --swap"
+	"$FL" run pageout --target=host --swap zram:256M --size 64M --rounds 1000 >/dev/null 2>&1 &
+	pid=$!
+	i=0
+	while ! grep -q '^/dev/zram0' /proc/swaps && [ $i -lt 200 ]; do
+		sleep 0.1; i=$((i + 1))
+	done
+	sleep 0.3
+	kill -KILL $pid
+	wait $pid 2>/dev/null
+	if grep -q "^swap	/dev/zram0	/sys/block/zram0/reset" "/run/foliolab/$pid/restore" &&
+		grep -q '^/dev/zram0' /proc/swaps; then
+		ok "SIGKILL leaves zram0 swapped on, and the restore file says so"
+	else
+		nok "no swap line after SIGKILL"; sed 's/^/# /' "/run/foliolab/$pid/restore"
+	fi
+	"$FL" host restore >"$T/out" 2>"$T/err"
+	rc=$?
+	if [ $rc -eq 0 ] && grep -q "swapped off and reset /dev/zram0 (run $pid)" "$T/out"; then
+		ok "foliolab host restore swaps zram0 off and resets it"
+	else
+		nok "host restore of swap (exit $rc)"; sed 's/^/# /' "$T/out" "$T/err"
+	fi
+	knobs_same "after a killed --swap run and foliolab host restore"
+else
+	skip "pageout --swap on the host" "zram0 missing, in use, or the host swaps already"
+	skip "after a run with --swap" "as above"
+	skip "SIGKILL of a --swap run" "as above"
+	skip "host restore of swap" "as above"
+	skip "after host restore of swap" "as above"
+fi
+mkdir -p "$T/zram"
+echo 1073741824 >"$T/zram/disksize"
+: >"$T/zram/reset"
+FOLIOLAB_HOST_ZRAM="$T/zram" "$FL" run pageout --target=host --swap zram:64M --size 4M \
+	>"$T/out" 2>"$T/err"
+rc=$?
+if [ $rc -eq 2 ] && [ "$(wc -l <"$T/err")" -eq 1 ] && grep -q 'zram0 is in use' "$T/err" &&
+	[ ! -s "$T/out" ]; then
+	ok "--swap refused where zram0 has a disk already (one line, exit 2)"
+else
+	nok "--swap over a used zram0 (exit $rc)"; sed 's/^/# /' "$T/err"
+fi
+echo 0 >"$T/zram/disksize"
+printf 'Filename\tType\tSize\tUsed\tPriority\n/swapfile file 1024 0 -2\n' >"$T/swaps"
+FOLIOLAB_HOST_ZRAM="$T/zram" FOLIOLAB_HOST_SWAPS="$T/swaps" "$FL" run pageout --target=host \
+	--swap zram:64M --size 4M >"$T/out" 2>"$T/err"
+rc=$?
+if [ $rc -eq 2 ] && [ "$(wc -l <"$T/err")" -eq 1 ] && grep -q 'swaps to /swapfile already' "$T/err"; then
+	ok "--swap refused where the host swaps elsewhere too"
+else
+	nok "--swap beside other swap (exit $rc)"; sed 's/^/# /' "$T/err"
+fi
+FOLIOLAB_HOST_ZRAM="$T/nozram" "$FL" run pageout --target=host --swap zram:64M --size 4M \
+	>"$T/out" 2>"$T/err"
+rc=$?
+if [ $rc -eq 2 ] && grep -q 'this kernel has no' "$T/err"; then
+	ok "--swap refused where the kernel has no zram0"
+else
+	nok "--swap without zram0 (exit $rc)"; sed 's/^/# /' "$T/err"
+fi
+knobs_same "after the refused --swap runs"
+
 # debugfs's split_huge_pages: written where the kernel allows it; refused
 # with the kernel's reason where it does not (lockdown); debugfs unmounted
 "$FL" run shmem-split --target=host --rounds 1 --file-size 4M >"$T/out" 2>"$T/err"
