@@ -522,7 +522,7 @@ static struct folio *swapin_order0(swp_entry_t entry)
  * become present ones (writable when exclusive, dirty on a write) and
  * their slots' counts go.
  */
-static int do_swap_page(struct vm_fault *vmf, pteval_t orig)
+static noinline int do_swap_page(struct vm_fault *vmf, pteval_t orig)
 {
 	FL_LOCK_SITE(site);
 	struct swap_info_struct *si = fl__swap_info;
@@ -1412,6 +1412,34 @@ static __always_inline bool should_zap_folio(const struct zap_details *details,
 }
 
 /*
+ * zap_nonpresent_ptes() for one entry, out of the zap's loop: a migration
+ * entry's page is the splitter's for now, so only the entry and its rss go;
+ * a swap entry's slot count goes (and the slot, if nothing else holds it).
+ * Private (CoW) memory is kept unless the caller zaps even that, as its
+ * present pages are.
+ */
+static noinline void zap_nonpresent_pte(const struct zap_details *details, pteval_t *slot,
+					pteval_t v, long *rss)
+{
+	swp_entry_t entry = pte_to_swp_entry(v);
+
+	if (is_migration_entry(entry)) {
+		struct folio *folio = pfn_swap_entry_folio(entry);
+
+		if (!should_zap_folio(details, folio))
+			return;
+		rss[mm_counter(folio)]--;
+	} else if (is_swap_entry(entry)) {
+		if (details && !details->reclaim_pt && !details->even_cows)
+			return;
+		rss[MM_SWAPENTS]--;
+		free_swap_and_cache_nr(swp_entry_slot(entry), 1);
+	}
+	fl_cost(FL_COST_ZAP_PTE);
+	ptep_get_and_clear(slot);
+}
+
+/*
  * Zap [@addr, @end), which lies in the PTE table @pmdt[@pidx] points to.
  * When the mmu_gather fills up, flush it and go on from where the zap
  * stopped (the kernel's retry): the range is still the one the caller
@@ -1449,32 +1477,8 @@ retry:
 			addr += PAGE_SIZE;
 			continue;
 		}
-		if (!(v & _PAGE_PRESENT)) {
-			/*
-			 * A migration entry: the page is the splitter's for now,
-			 * only the entry and its rss go. A swap entry: its slot's
-			 * count goes (and the slot, if nothing else holds it).
-			 */
-			swp_entry_t entry = pte_to_swp_entry(v);
-
-			if (is_migration_entry(entry)) {
-				folio = pfn_swap_entry_folio(entry);
-				if (!should_zap_folio(details, folio)) {
-					addr += PAGE_SIZE;
-					continue;
-				}
-				rss[mm_counter(folio)]--;
-			} else if (is_swap_entry(entry)) {
-				/* private (CoW) memory: kept unless even_cows, as anon folios */
-				if (details && !details->reclaim_pt && !details->even_cows) {
-					addr += PAGE_SIZE;
-					continue;
-				}
-				rss[MM_SWAPENTS]--;
-				free_swap_and_cache_nr(swp_entry_slot(entry), 1);
-			}
-			fl_cost(FL_COST_ZAP_PTE);
-			ptep_get_and_clear(slot);
+		if (unlikely(!(v & _PAGE_PRESENT))) {
+			zap_nonpresent_pte(details, slot, v, rss);
 			addr += PAGE_SIZE;
 			continue;
 		}

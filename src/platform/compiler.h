@@ -50,6 +50,10 @@ static inline void smp_mb(void)
 #ifndef __always_inline
 #define __always_inline inline __attribute__((always_inline))
 #endif
+/* a slow path kept out of its caller's code (the kernel's noinline) */
+#ifndef noinline
+#define noinline __attribute__((noinline))
+#endif
 
 #define FL_API __attribute__((visibility("default")))
 
