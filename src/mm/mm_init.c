@@ -80,7 +80,8 @@ int fl__mm_boot(const struct fl_mm_config *cfg, char *err, size_t len)
 			fl__page_alloc_exit();
 			fl__vmstat_exit();
 			if (ret == -EINVAL)
-				snprintf(err, len, "--swap: a zram disk of at least %d KiB is needed",
+				snprintf(err, len,
+					 "--swap: a zram disk of at least %d KiB is needed",
 					 2 * SWAPFILE_CLUSTER * (int)(PAGE_SIZE / 1024));
 			else
 				snprintf(err, len, "cannot reserve the model's swap device");

@@ -920,7 +920,8 @@ static bool try_to_unmap_one(struct folio *folio, struct vm_area_struct *vma, un
 			add_mm_counter(mm, MM_ANONPAGES, -nr);
 		} else if (folio_test_anon(folio)) {
 			/* a swap-cache folio: the PTE names its slot (swap_duplicate()) */
-			swp_entry_t entry = folio_swap_entry(folio, (unsigned long)(pfn - folio_pfn(folio)));
+			swp_entry_t entry =
+				folio_swap_entry(folio, (unsigned long)(pfn - folio_pfn(folio)));
 			bool exclusive = PageAnonExclusive(subpage);
 
 			VM_BUG_ON(!folio_test_swapcache(folio));
@@ -931,8 +932,9 @@ static bool try_to_unmap_one(struct folio *folio, struct vm_area_struct *vma, un
 			swap_duplicate(entry);
 			if (exclusive)
 				fl_clear_bit(PG_anon_exclusive, &subpage->flags);
-			entry_store(pvmw.pte, swp_entry_to_pte(exclusive ? make_swap_entry_exclusive(entry)
-									 : entry));
+			entry_store(pvmw.pte,
+				    swp_entry_to_pte(exclusive ? make_swap_entry_exclusive(entry)
+							       : entry));
 			add_mm_counter(mm, MM_ANONPAGES, -1);
 			add_mm_counter(mm, MM_SWAPENTS, 1);
 		} else {

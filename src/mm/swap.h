@@ -47,7 +47,7 @@ struct swap_cluster_info {
 	unsigned short count; /* slots with a count or the cache bit */
 	unsigned char flags;
 	unsigned char order;
-	struct list_head list; /* si->lock */
+	struct list_head list;	 /* si->lock */
 	struct page *table_page; /* the memory of its swap table (allocated while in use) */
 };
 
@@ -95,8 +95,8 @@ struct swap_info_struct {
 	unsigned char *swap_map;
 	unsigned char *slot_flags;
 	uint64_t *slot_tag;
-	struct folio **table;	 /* the swap cache: the folio standing for each slot */
-	unsigned long *shadow;	 /* ... or the shadow its evicted folio left (workingset.c) */
+	struct folio **table;  /* the swap cache: the folio standing for each slot */
+	unsigned long *shadow; /* ... or the shadow its evicted folio left (workingset.c) */
 	struct swap_cluster_info *cluster_info;
 	struct fl_spinlock lock;
 	struct list_head free_clusters, full_clusters;

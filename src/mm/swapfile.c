@@ -203,7 +203,8 @@ static unsigned long alloc_swap_scan_list(struct swap_info_struct *si, struct li
 
 	for (pos = list->next, n = pos->next; pos != list; pos = n, n = pos->next) {
 		struct swap_cluster_info *ci = list_entry(pos, struct swap_cluster_info, list);
-		unsigned long found = alloc_swap_scan_cluster(si, ci, cluster_offset(si, ci), order);
+		unsigned long found = alloc_swap_scan_cluster(si, ci, cluster_offset(si, ci),
+							      order);
 
 		if (found || one)
 			return found;
@@ -317,8 +318,8 @@ static bool swap_entries_put(struct swap_info_struct *si, struct swap_cluster_in
 			stat_add(&si->inuse_pages, -1);
 		}
 	}
-	return ci->count != before &&
-	       (!ci->count || (ci->flags != CLUSTER_FLAG_NONFULL && ci->flags != CLUSTER_FLAG_NONE));
+	return ci->count != before && (!ci->count || (ci->flags != CLUSTER_FLAG_NONFULL &&
+						      ci->flags != CLUSTER_FLAG_NONE));
 }
 
 /* Refile the cluster of @offset after a free (partial_free_cluster()). */
@@ -404,7 +405,8 @@ int swapcache_prepare(swp_entry_t entry, int nr)
 	}
 	for (i = 0; i < nr && !ret; i++)
 		WRITE_ONCE(si->swap_map[offset + (unsigned long)i],
-			   (unsigned char)(si->swap_map[offset + (unsigned long)i] | SWAP_HAS_CACHE));
+			   (unsigned char)(si->swap_map[offset + (unsigned long)i] |
+					   SWAP_HAS_CACHE));
 	swap_cluster_unlock(ci);
 	return ret;
 }
@@ -726,9 +728,8 @@ int fl__swapon(unsigned long nr_pages)
 	si->slot_zspage = fl_calloc(nr_pages, sizeof(*si->slot_zspage));
 	si->zs_handle_pages = fl_calloc(nr_pages / ZS_HANDLES_PER_PAGE + 1,
 					sizeof(*si->zs_handle_pages));
-	if (!si->swap_map || !si->slot_flags || !si->slot_tag || !si->cluster_info ||
-	    !si->table || !si->shadow || !si->percpu_next || !si->slot_zspage ||
-	    !si->zs_handle_pages) {
+	if (!si->swap_map || !si->slot_flags || !si->slot_tag || !si->cluster_info || !si->table ||
+	    !si->shadow || !si->percpu_next || !si->slot_zspage || !si->zs_handle_pages) {
 		si->nr_clusters = 0;
 		fl__swap_info = si;
 		fl__swapoff();

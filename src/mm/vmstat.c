@@ -217,10 +217,12 @@ int fl__vmstat_snapshot(struct fl_counters *c)
 	ret |= fl_counters_set(c, "nr_swapcached", node_stat_sum(NR_SWAPCACHE));
 	ret |= fl_counters_set(c, "nr_vmscan_write", node_stat_sum(NR_VMSCAN_WRITE));
 	ret |= fl_counters_set(c, "nr_written", node_stat_sum(NR_WRITTEN));
-	ret |= fl_counters_set(c, "workingset_refault_anon", node_stat_sum(WORKINGSET_REFAULT_ANON));
+	ret |= fl_counters_set(c, "workingset_refault_anon",
+			       node_stat_sum(WORKINGSET_REFAULT_ANON));
 	ret |= fl_counters_set(c, "workingset_activate_anon",
 			       node_stat_sum(WORKINGSET_ACTIVATE_ANON));
-	ret |= fl_counters_set(c, "workingset_restore_anon", node_stat_sum(WORKINGSET_RESTORE_ANON));
+	ret |= fl_counters_set(c, "workingset_restore_anon",
+			       node_stat_sum(WORKINGSET_RESTORE_ANON));
 	ret |= fl_counters_set(c, "nr_zspages", node_stat_sum(NR_ZSPAGES));
 	for (i = 0; i < NR_VM_EVENT_ITEMS; i++)
 		ret |= fl_counters_set(c, vm_event_names[i], sum_event(i));

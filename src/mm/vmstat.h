@@ -57,18 +57,18 @@ enum node_stat_item {
 	NR_ANON_MAPPED, /* "nr_anon_pages" */
 	NR_ANON_THPS,	/* pages; printed in PMD units */
 	NR_PAGETABLE,
-	NR_FILE_PAGES,	    /* page cache pages */
-	NR_SHMEM,	    /* of those, shmem and tmpfs */
-	NR_SHMEM_THPS,	    /* pages of PMD-sized shmem folios; printed in PMD units */
-	NR_FILE_MAPPED,	    /* "nr_mapped": mapped page-cache pages */
-	NR_SHMEM_PMDMAPPED, /* pages of PMD-mapped shmem folios; printed in PMD units */
-	NR_SWAPCACHE,	    /* "nr_swapcached": pages in the swap cache */
-	NR_VMSCAN_WRITE,    /* pages reclaim wrote out */
-	NR_WRITTEN,	    /* pages whose writeback completed */
+	NR_FILE_PAGES,		  /* page cache pages */
+	NR_SHMEM,		  /* of those, shmem and tmpfs */
+	NR_SHMEM_THPS,		  /* pages of PMD-sized shmem folios; printed in PMD units */
+	NR_FILE_MAPPED,		  /* "nr_mapped": mapped page-cache pages */
+	NR_SHMEM_PMDMAPPED,	  /* pages of PMD-mapped shmem folios; printed in PMD units */
+	NR_SWAPCACHE,		  /* "nr_swapcached": pages in the swap cache */
+	NR_VMSCAN_WRITE,	  /* pages reclaim wrote out */
+	NR_WRITTEN,		  /* pages whose writeback completed */
 	WORKINGSET_REFAULT_ANON,  /* "workingset_refault_anon" (node stats in the kernel) */
 	WORKINGSET_ACTIVATE_ANON, /* "workingset_activate_anon" */
 	WORKINGSET_RESTORE_ANON,  /* "workingset_restore_anon" */
-	NR_ZSPAGES,	    /* zsmalloc's pages (a zone stat in the kernel) */
+	NR_ZSPAGES,		  /* zsmalloc's pages (a zone stat in the kernel) */
 	NR_VM_NODE_STAT_ITEMS
 };
 

@@ -565,8 +565,7 @@ static int restore_line(char *line, const char *pidname, FILE *out)
 			return -1;
 		}
 		if (fl__host_swap_undo(arg, more)) {
-			fprintf(out, "could not swap off and reset %s: %s\n", arg,
-				strerror(errno));
+			fprintf(out, "could not swap off and reset %s: %s\n", arg, strerror(errno));
 			return -1;
 		}
 		fprintf(out, "swapped off and reset %s (run %s)\n", arg, pidname);

@@ -92,7 +92,8 @@ static void put_result(FILE *f, const struct fl_result *r)
 	fprintf(f,
 		"],\n      \"machine\": {\"mem_bytes\": %llu, \"swap_bytes\": %llu, \"nodes\": %d, "
 		"\"cpus\": %d, ",
-		(unsigned long long)r->mem_bytes, (unsigned long long)r->swap_bytes, r->nodes, r->cpus);
+		(unsigned long long)r->mem_bytes, (unsigned long long)r->swap_bytes, r->nodes,
+		r->cpus);
 	put_kv_str(f, "kernel_release", r->kernel_release, true);
 	put_kv_str(f, "cpu_model", r->cpu_model, false);
 	fprintf(f,

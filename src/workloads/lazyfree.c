@@ -36,8 +36,10 @@ struct lf_params {
 
 static const struct fl_workload_param_info lf_param_info[] = {
 	{ "size", "64M", "bytes mapped, freed and pressed each round (4K..64G, whole pages)" },
-	{ "redirty", "50", "percent of the pages written again after MADV_FREE, from the start (0..100)" },
-	{ "press", "pageout", "how the memory is pressed: pageout (MADV_PAGEOUT of the whole mapping)" },
+	{ "redirty", "50",
+	  "percent of the pages written again after MADV_FREE, from the start (0..100)" },
+	{ "press", "pageout",
+	  "how the memory is pressed: pageout (MADV_PAGEOUT of the whole mapping)" },
 	{ "rounds", "3", "rounds, each of fresh memory (1..1000)" },
 	{ NULL, NULL, NULL },
 };
@@ -74,7 +76,8 @@ struct lf_task {
 	struct fl_wl_ctx *ctx;
 	const struct lf_params *p;
 	struct fl_tag_tally tags;
-	uint64_t *free_ns, *press_ns; /* [rounds]: sized to the run, so the host's process stays small */
+	uint64_t *free_ns,
+		*press_ns; /* [rounds]: sized to the run, so the host's process stays small */
 };
 
 /* Bracket one step of the last round in a counting window called @name. */

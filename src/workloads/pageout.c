@@ -34,7 +34,8 @@ struct po_params {
 };
 
 static const struct fl_workload_param_info po_param_info[] = {
-	{ "size", "64M", "bytes mapped, paged out and read back each round (4K..64G, whole pages)" },
+	{ "size", "64M",
+	  "bytes mapped, paged out and read back each round (4K..64G, whole pages)" },
 	{ "rounds", "3", "rounds, each of fresh memory (1..1000)" },
 	{ NULL, NULL, NULL },
 };
@@ -66,7 +67,8 @@ struct po_task {
 	struct fl_wl_ctx *ctx;
 	const struct po_params *p;
 	struct fl_tag_tally tags;
-	uint64_t *out_ns, *in_ns; /* [rounds]: sized to the run, so the host's process stays small */
+	uint64_t *out_ns,
+		*in_ns; /* [rounds]: sized to the run, so the host's process stays small */
 };
 
 static int po_round(struct fl_thread *th, long round, void *arg)

@@ -118,7 +118,8 @@ static void *pager(void *arg)
 		if (++pageouts % 8 == 0)
 			ret = do_madvise(mm, base + SZ_2M, SZ_2M, MADV_PAGEOUT);
 		else
-			ret = do_madvise(mm, base + page * PAGE_SIZE, len * PAGE_SIZE, MADV_PAGEOUT);
+			ret = do_madvise(mm, base + page * PAGE_SIZE, len * PAGE_SIZE,
+					 MADV_PAGEOUT);
 		if (ret)
 			note_bad("pager (madvise failed)", page, (uint64_t)ret);
 	}
@@ -169,7 +170,8 @@ static bool test_reclaim_while_faulting_zapping_splitting(void)
 	__atomic_store_n(&stop, 1, __ATOMIC_RELEASE);
 	for (k = 0; k < 3; k++)
 		pthread_join(t[k], NULL);
-	printf("# %lu reader passes, %llu writes, %llu zaps, %llu pageouts in %.1f s; pswpout %lld, "
+	printf("# %lu reader passes, %llu writes, %llu zaps, %llu pageouts in %.1f s; pswpout "
+	       "%lld, "
 	       "pswpin %lld, pglazyfreed %lld, 16K swpout %lld, thp_split_page %lld\n",
 	       passes, (unsigned long long)writes, (unsigned long long)zaps,
 	       (unsigned long long)pageouts, (double)(fl_clock_ns() - t0) / 1e9,
