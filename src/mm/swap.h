@@ -120,7 +120,14 @@ void fl__swapoff(void);
 int fl__swap_check(char *msg, size_t len);
 void fl__swap_drop_cache(void);
 long fl__swap_resident_pages(void);
-struct swap_cluster_info *swap_cluster_lock(struct swap_info_struct *si, unsigned long offset);
+struct swap_cluster_info *__swap_cluster_lock(struct swap_info_struct *si, unsigned long offset,
+					      struct fl_lock_site *site);
+/* the cluster of @offset, locked; the lock table names the caller, as perf lock does */
+#define swap_cluster_lock(si, offset)                                                              \
+	__extension__({                                                                            \
+		FL_LOCK_SITE(swap_cluster_site);                                                   \
+		__swap_cluster_lock((si), (offset), &swap_cluster_site);                           \
+	})
 void swap_cluster_unlock(struct swap_cluster_info *ci);
 int folio_alloc_swap(struct folio *folio);
 void swap_duplicate(swp_entry_t entry);

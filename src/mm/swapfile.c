@@ -69,12 +69,12 @@ static unsigned long cluster_offset(struct swap_info_struct *si, struct swap_clu
 	return (unsigned long)(ci - si->cluster_info) * SWAPFILE_CLUSTER;
 }
 
-struct swap_cluster_info *swap_cluster_lock(struct swap_info_struct *si, unsigned long offset)
+struct swap_cluster_info *__swap_cluster_lock(struct swap_info_struct *si, unsigned long offset,
+					      struct fl_lock_site *site)
 {
-	FL_LOCK_SITE(site);
 	struct swap_cluster_info *ci = offset_cluster(si, offset);
 
-	fl_spin_lock_at(&ci->lock, &site);
+	fl_spin_lock_at(&ci->lock, site);
 	return ci;
 }
 
