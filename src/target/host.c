@@ -128,7 +128,7 @@ static int host_knobs(struct fl_target *t, struct fl_knobs *out)
 	return fl__host_knobs_read(out);
 }
 
-static int read_counter_file(const char *path, int64_t *v)
+int fl__host_read_counter(const char *path, int64_t *v)
 {
 	char buf[64];
 	FILE *f = fopen(path, "r");
@@ -186,7 +186,7 @@ static int host_counters(struct fl_target *t, struct fl_counters *out)
 		for (i = 0; i < sizeof(items) / sizeof(items[0]); i++) {
 			snprintf(path, sizeof(path), "%s/hugepages-%dkB/stats/%s",
 				 fl__host_sysfs_root(), kb, items[i]);
-			if (read_counter_file(path, &val))
+			if (fl__host_read_counter(path, &val))
 				continue;
 			snprintf(name, sizeof(name), "hugepages-%dkB/stats/%s", kb, items[i]);
 			ret |= fl_counters_set_scoped(out, name, val, FL_SCOPE_SYSTEM);
@@ -198,7 +198,7 @@ static int host_counters(struct fl_target *t, struct fl_counters *out)
 		const char *k = i ? "full_scans" : "pages_collapsed";
 
 		snprintf(path, sizeof(path), "%s/khugepaged/%s", fl__host_sysfs_root(), k);
-		if (read_counter_file(path, &val))
+		if (fl__host_read_counter(path, &val))
 			continue;
 		snprintf(name, sizeof(name), "khugepaged/%s", k);
 		ret |= fl_counters_set_scoped(out, name, val, FL_SCOPE_SYSTEM);

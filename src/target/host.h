@@ -75,6 +75,8 @@ void fl__host_forget_in_child(void);
 /* async-signal-safe: write @value to @path as the shell's > does. Return: 0 or -errno. */
 int fl__host_write_file(const char *path, const char *value);
 void fl__host_trim(char *s);
+/* host.c: the number at the start of a one-line file (a sysfs counter). Return: 0 or -errno. */
+int fl__host_read_counter(const char *path, int64_t *v);
 /*
  * host_swap.c: --swap zram:SIZE. check() changes nothing (no zram0, zram0
  * or other swap in use, no root: -errno and why in @err); setup() records

@@ -46,22 +46,6 @@ static const char *proc_swaps(void)
 	return r && *r ? r : "/proc/swaps";
 }
 
-static int read_u64(const char *path, uint64_t *v)
-{
-	char buf[64];
-	FILE *f = fopen(path, "r");
-	int ok;
-
-	if (!f)
-		return -errno;
-	ok = fgets(buf, sizeof(buf), f) != NULL;
-	fclose(f);
-	if (!ok)
-		return -EIO;
-	*v = strtoull(buf, NULL, 10);
-	return 0;
-}
-
 /* The first swap area /proc/swaps lists, in @name; false if none. */
 static bool host_has_swap(char *name, size_t len)
 {
@@ -86,10 +70,10 @@ static bool host_has_swap(char *name, size_t len)
 int fl__host_swap_check(uint64_t bytes, char *err, size_t len)
 {
 	char path[HOST_PATH_MAX], other[256];
-	uint64_t disksize = 0;
+	int64_t disksize = 0;
 
 	snprintf(path, sizeof(path), "%s/disksize", zram_sysfs());
-	if (read_u64(path, &disksize)) {
+	if (fl__host_read_counter(path, &disksize)) {
 		snprintf(err, len,
 			 "--swap zram:...: this kernel has no %s (CONFIG_ZRAM, or modprobe zram); "
 			 "nothing was changed",
