@@ -235,7 +235,6 @@ void drop_slab(void)
 
 struct scan_control {
 	unsigned long nr_scanned;
-	bool ignore_references; /* MADV_PAGEOUT: the folio goes whatever its accessed bits say */
 };
 
 struct reclaim_stat {
@@ -450,7 +449,8 @@ keep:
  */
 unsigned long reclaim_pages(struct list_head *folio_list)
 {
-	struct scan_control sc = { .ignore_references = true };
+	/* references are ignored: shrink_folio_list() does not check them (yet) */
+	struct scan_control sc = { 0 };
 	struct reclaim_stat stat = { 0 };
 	struct list_head *pos;
 	unsigned long nr;
