@@ -319,6 +319,31 @@ int fl__thp_knob_get(const char *name, char *buf, size_t len)
 	return 0;
 }
 
+/*
+ * vma_thp_gfp_mask() - how hard a THP or mTHP fault may try for its
+ * folio, by transparent_hugepage/defrag: never reclaim (never), wake
+ * kswapd (defer), reclaim directly in a madvised VMA (madvise), or both;
+ * "always" reclaims directly everywhere, once outside madvised VMAs.
+ */
+gfp_t vma_thp_gfp_mask(struct vm_area_struct *vma)
+{
+	bool madvised = vma && (vma->vm_flags & VM_HUGEPAGE);
+
+	switch (READ_ONCE(fl__thp.defrag)) {
+	case THP_DEFRAG_ALWAYS:
+		return GFP_TRANSHUGE | (madvised ? 0 : __GFP_NORETRY);
+	case THP_DEFRAG_DEFER:
+		return GFP_TRANSHUGE_LIGHT | __GFP_KSWAPD_RECLAIM;
+	case THP_DEFRAG_DEFER_MADVISE:
+		return GFP_TRANSHUGE_LIGHT |
+		       (madvised ? __GFP_DIRECT_RECLAIM : __GFP_KSWAPD_RECLAIM);
+	case THP_DEFRAG_MADVISE:
+		return GFP_TRANSHUGE_LIGHT | (madvised ? __GFP_DIRECT_RECLAIM : 0);
+	default:
+		return GFP_TRANSHUGE_LIGHT;
+	}
+}
+
 /**
  * thp_vma_allowable_orders() - the @orders a fault in @vma may use, given
  * the top-level and per-size knobs and the VMA's MADV_(NO)HUGEPAGE state.
@@ -375,7 +400,7 @@ retry:
 				      __ATOMIC_ACQUIRE))
 			return true;
 	/* the kernel's is not movable (no __GFP_MOVABLE: the model has no migratetypes) */
-	zero = folio_alloc(GFP_TRANSHUGE | __GFP_ZERO, PMD_ORDER);
+	zero = folio_alloc((GFP_TRANSHUGE | __GFP_ZERO) & ~__GFP_MOVABLE, PMD_ORDER);
 	if (!zero) {
 		count_vm_event(THP_ZERO_PAGE_ALLOC_FAILED);
 		return false;
@@ -492,9 +517,9 @@ int fl__huge_zero_folio_left(char *msg, size_t len)
 }
 
 /* vma_alloc_anon_folio_pmd(): a zeroed PMD-sized folio, or NULL (counted as a fallback) */
-static struct folio *vma_alloc_anon_folio_pmd(void)
+static struct folio *vma_alloc_anon_folio_pmd(struct vm_area_struct *vma)
 {
-	struct folio *folio = folio_alloc(GFP_TRANSHUGE | __GFP_ZERO, PMD_ORDER);
+	struct folio *folio = folio_alloc(vma_thp_gfp_mask(vma) | __GFP_ZERO, PMD_ORDER);
 
 	if (!folio) {
 		count_vm_event(THP_FAULT_FALLBACK);
@@ -587,7 +612,7 @@ int do_huge_pmd_anonymous_page(struct vm_fault *vmf)
 	if (!(vmf->flags & FAULT_FLAG_WRITE) && !mm_forbids_zeropage(vma->vm_mm) &&
 	    READ_ONCE(fl__thp.use_zero_page))
 		return do_huge_zero_pmd(vmf);
-	folio = vma_alloc_anon_folio_pmd();
+	folio = vma_alloc_anon_folio_pmd(vma);
 	if (!folio)
 		return VM_FAULT_FALLBACK;
 	pgtable = fl__pgtable_alloc(vma->vm_mm, 0);
@@ -618,7 +643,7 @@ static int do_huge_zero_wp_pmd(struct vm_fault *vmf, pteval_t orig)
 	FL_LOCK_SITE(site);
 	unsigned long haddr = vmf->address & PMD_MASK;
 	struct pgtable *pmdt = vmf->pmdt;
-	struct folio *folio = vma_alloc_anon_folio_pmd();
+	struct folio *folio = vma_alloc_anon_folio_pmd(vmf->vma);
 
 	if (!folio)
 		return VM_FAULT_FALLBACK;

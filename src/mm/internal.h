@@ -88,6 +88,8 @@ void __free_pages(struct page *page, unsigned int order);
 void free_frozen_pages(struct page *page, unsigned int order);
 unsigned long free_unref_folios(struct folio_batch *folios);
 void drain_all_pages(struct zone *zone);
+/* fl__oom_report() - 1 and the report if an allocation hit out_of_memory() */
+int fl__oom_report(char *buf, size_t len);
 long fl__page_alloc_check(char *msg, size_t len);
 unsigned long fl__nr_free_pages(void);
 
@@ -98,8 +100,28 @@ void lruvec_add_folio_tail(struct lruvec *lruvec, struct folio *folio);
 void lruvec_del_folio(struct lruvec *lruvec, struct folio *folio);
 bool folio_isolate_lru(struct folio *folio);
 unsigned long reclaim_pages(struct list_head *folio_list);
+#define MAX_RECLAIM_RETRIES 16
+static inline unsigned long min_wmark_pages(const struct zone *z)
+{
+	return z->_watermark[WMARK_MIN];
+}
+static inline unsigned long low_wmark_pages(const struct zone *z)
+{
+	return z->_watermark[WMARK_LOW];
+}
+static inline unsigned long high_wmark_pages(const struct zone *z)
+{
+	return z->_watermark[WMARK_HIGH];
+}
+#define SWAPPINESS_ANON_ONLY (MAX_SWAPPINESS + 1) /* memory.reclaim's swappiness=max */
+#define MAX_SWAPPINESS 200
+unsigned long try_to_free_pages(gfp_t gfp_mask, int order, int nid);
+int node_reclaim_proactive(int nid, unsigned long nr_pages, int swappiness);
+unsigned long zone_reclaimable_pages(struct zone *zone);
+void lru_note_cost_refault(struct folio *folio);
 /* workingset.c */
 unsigned long workingset_eviction(struct folio *folio);
+void workingset_age_nonresident(struct lruvec *lruvec, unsigned long nr);
 void workingset_refault(struct folio *folio, unsigned long shadow);
 /**
  * fl__lruvec_validate() - walk every list and compare with the counters.
@@ -327,11 +349,19 @@ struct rmap_walk_control {
 	bool (*rmap_one)(struct folio *folio, struct vm_area_struct *vma, unsigned long addr,
 			 void *arg);
 	int (*done)(struct folio *folio); /* non-zero: stop */
+	/*
+	 * folio_lock_anon_vma_read(): the anon folio need not be locked; a
+	 * reference on its anon_vma keeps the chains while the walk runs
+	 */
+	bool anon_unlocked;
+	bool try_lock;	/* only try the anon_vma or i_mmap lock ... */
+	bool contended; /* ... and say here that it was held */
 };
 void rmap_walk(struct folio *folio, struct rmap_walk_control *rwc);
 void rmap_walk_locked(struct folio *folio, struct rmap_walk_control *rwc);
 void try_to_migrate(struct folio *folio, unsigned long flags);
 void try_to_unmap(struct folio *folio, unsigned long flags);
+int folio_referenced(struct folio *folio, bool is_locked, unsigned long *vm_flags);
 void remove_migration_ptes(struct folio *src, struct folio *dst, int flags);
 
 /* huge_memory.c */
@@ -368,6 +398,7 @@ extern struct fl_thp_knobs fl__thp;
 void fl__thp_knobs_default(void);
 int fl__thp_knob_set(const char *name, const char *value, char *err, size_t len);
 int fl__thp_knob_get(const char *name, char *buf, size_t len);
+gfp_t vma_thp_gfp_mask(struct vm_area_struct *vma);
 unsigned long thp_vma_allowable_orders(struct vm_area_struct *vma, unsigned long vm_flags,
 				       unsigned long orders);
 bool thp_vma_suitable_order(struct vm_area_struct *vma, unsigned long addr, int order);

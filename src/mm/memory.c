@@ -195,7 +195,7 @@ static __always_inline struct folio *alloc_anon_folio(struct vm_fault *vmf, stru
 		order = next_order(&orders, order);
 	}
 	while (orders) {
-		folio = folio_alloc(GFP_TRANSHUGE | __GFP_ZERO, (unsigned int)order);
+		folio = folio_alloc(vma_thp_gfp_mask(vmf->vma) | __GFP_ZERO, (unsigned int)order);
 		if (folio)
 			return folio;
 		count_mthp_stat((int)order, MTHP_STAT_ANON_FAULT_FALLBACK);
@@ -475,7 +475,7 @@ static struct folio *alloc_swap_folio(struct vm_fault *vmf, swp_entry_t entry)
 	}
 	spin_unlock(&ptet->ptl);
 	while (orders) {
-		folio = folio_alloc(GFP_TRANSHUGE, (unsigned int)order);
+		folio = folio_alloc(vma_thp_gfp_mask(vmf->vma), (unsigned int)order);
 		if (folio)
 			return folio;
 		count_mthp_stat((int)order, MTHP_STAT_SWPIN_FALLBACK);

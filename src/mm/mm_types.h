@@ -49,16 +49,35 @@ typedef unsigned long pgoff_t;
 typedef unsigned int gfp_t;
 typedef uint64_t pteval_t;
 
-/* gfp flags: only the distinctions the model acts on */
+/*
+ * gfp flags: only the distinctions the model acts on, composed as the
+ * kernel composes them (include/linux/gfp_types.h). __GFP_MEMALLOC stands
+ * for the kernel's PF_MEMALLOC too: the allocations reclaim itself makes
+ * (zsmalloc's pages for a swap write) pass it, may use the reserves below
+ * the min watermark and never reclaim in turn.
+ */
 #define __GFP_ZERO 0x1u
 #define __GFP_COMP 0x2u
 #define __GFP_NOWARN 0x4u
 #define __GFP_NORETRY 0x8u
 #define __GFP_THISNODE 0x10u
-#define GFP_KERNEL 0u
-#define GFP_NOWAIT __GFP_NOWARN
-#define GFP_HIGHUSER_MOVABLE 0u
-#define GFP_TRANSHUGE (__GFP_COMP | __GFP_NOWARN | __GFP_NORETRY)
+#define __GFP_MOVABLE 0x20u	   /* allocstall_movable rather than _normal */
+#define __GFP_DIRECT_RECLAIM 0x40u /* may reclaim in the allocating task */
+#define __GFP_KSWAPD_RECLAIM 0x80u /* may wake kswapd */
+#define __GFP_HIGH 0x100u	   /* may dip below min (GFP_ATOMIC): to min/2 */
+#define __GFP_MEMALLOC 0x200u	   /* no watermarks (PF_MEMALLOC) */
+#define __GFP_NOMEMALLOC 0x400u
+#define __GFP_IO 0x800u
+#define __GFP_FS 0x1000u
+#define __GFP_RECLAIM (__GFP_DIRECT_RECLAIM | __GFP_KSWAPD_RECLAIM)
+#define GFP_ATOMIC (__GFP_HIGH | __GFP_KSWAPD_RECLAIM)
+#define GFP_KERNEL (__GFP_RECLAIM | __GFP_IO | __GFP_FS)
+#define GFP_NOIO __GFP_RECLAIM
+#define GFP_NOWAIT (__GFP_KSWAPD_RECLAIM | __GFP_NOWARN)
+#define GFP_HIGHUSER_MOVABLE (GFP_KERNEL | __GFP_MOVABLE)
+#define GFP_TRANSHUGE_LIGHT                                                                        \
+	((GFP_HIGHUSER_MOVABLE | __GFP_COMP | __GFP_NOMEMALLOC | __GFP_NOWARN) & ~__GFP_RECLAIM)
+#define GFP_TRANSHUGE (GFP_TRANSHUGE_LIGHT | __GFP_DIRECT_RECLAIM)
 
 /* page->flags bits; the node id sits in the top byte */
 enum pageflags {
@@ -203,6 +222,9 @@ struct lruvec {
 	struct fl_cacheline size_line;	      /* sim: the LRU sizes' line (lru_zone_size) */
 	struct pglist_data *pgdat;
 	long nonresident_age; /* atomic: evictions and activations (workingset.c) */
+	/* lru_lock: what reclaiming each type cost lately (lru_note_cost()) */
+	unsigned long anon_cost, file_cost;
+	unsigned long refaults[2]; /* workingset activations at the last reclaim (anon, file) */
 } __cacheline_aligned;
 
 struct free_area {
@@ -237,6 +259,8 @@ struct per_cpu_pages {
 /* free_count stops growing at batch << CONFIG_PCP_BATCH_SCALE_MAX */
 #define CONFIG_PCP_BATCH_SCALE_MAX 5
 
+enum zone_watermarks { WMARK_MIN, WMARK_LOW, WMARK_HIGH, NR_WMARK };
+
 struct zone {
 	struct fl_spinlock lock;
 	struct free_area free_area[NR_PAGE_ORDERS]; /* lock */
@@ -246,6 +270,7 @@ struct zone {
 	unsigned long managed_pages;
 	unsigned long frontier_pfn;	       /* lock; [frontier, end) is free, never touched */
 	long free_pages;		       /* lock; NR_FREE_PAGES: buddy + frontier */
+	unsigned long _watermark[NR_WMARK];    /* setup_per_zone_wmarks() */
 	struct per_cpu_pages *per_cpu_pageset; /* [nr_cpu_ids] */
 	struct pglist_data *zone_pgdat;
 	const char *name;
@@ -266,6 +291,7 @@ struct pglist_data {
 	struct zone node_zones[1]; /* ZONE_NORMAL only */
 	struct lruvec __lruvec;	   /* one lruvec per node until memcg comes */
 	struct deferred_split deferred_split_queue;
+	int kswapd_failures; /* atomic: reclaim runs in a row that freed nothing */
 	int node_id;
 	unsigned long node_start_pfn;
 	unsigned long node_spanned_pages;
@@ -318,6 +344,7 @@ struct pgtable {
 /* ---- address spaces ---- */
 #define VM_READ 0x1ul
 #define VM_WRITE 0x2ul
+#define VM_EXEC 0x4ul
 #define VM_SHARED 0x8ul
 #define VM_MAYSHARE 0x80ul
 #define VM_LOCKED 0x2000ul

@@ -7,7 +7,12 @@
  * (ZONE_NORMAL) with free lists for orders 0..MAX_PAGE_ORDER under
  * zone->lock, and each CPU has a per_cpu_pages set per zone holding
  * orders 0..PAGE_ALLOC_COSTLY_ORDER and the PMD order under pcp->lock.
- * Allocation tries the CPU's own node first, then the others in order.
+ * Allocation tries the CPU's own node first, then the others in order,
+ * each zone only while it stays above a watermark: the low one on the
+ * fast path, the min one in the slow path, which then reclaims directly
+ * (try_to_free_pages()) and retries while reclaim makes progress or could,
+ * and ends in out_of_memory(): no process is killed, the run ends with
+ * the report. kswapd is not modelled yet: nobody reclaims ahead of need.
  *
  * Memory that was never handed out stays above zone->frontier_pfn: it is
  * free, counted in free_pages, and its descriptors are never touched, so
@@ -25,8 +30,8 @@
  * follow each other with no free between them. A CPU that keeps freeing
  * high-order pages (order 1..3) without allocating drains up to 32
  * batches at once and lowers its high ("free_high"). Not modelled:
- * ZONE_BELOW_HIGH and ZONE_RECLAIM_ACTIVE (no watermarks or reclaim: a
- * zone never runs low), decay of high over time, migratetypes.
+ * ZONE_BELOW_HIGH and ZONE_RECLAIM_ACTIVE, decay of high over time,
+ * migratetypes, compaction, highatomic reserves, lowmem_reserve (one zone).
  *
  * Conventions in this file: @zone is the zone a page belongs to; "block"
  * is a naturally aligned 2^order run of frames; PG_buddy marks the head of
@@ -37,6 +42,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "internal.h"
+#include "swap.h"
 
 struct pglist_data *fl__node_data[MAX_NUMNODES];
 int fl__nr_node_ids;
@@ -377,6 +383,212 @@ static __always_inline struct page *rmqueue(struct zone *zone, unsigned int orde
 	return page;
 }
 
+/* ---- watermarks ---- */
+
+int min_free_kbytes; /* calculate_min_free_kbytes() at start */
+int watermark_scale_factor = 10;
+
+#define ALLOC_WMARK_MASK 0x3u /* enum zone_watermarks */
+#define ALLOC_NO_WATERMARKS 0x4u
+#define ALLOC_MIN_RESERVE 0x8u /* __GFP_HIGH: down to half of min */
+
+/*
+ * __zone_watermark_ok() - would @zone stay above @mark with @free_pages
+ * free after taking 2^@order pages, and does it have a free block that
+ * large (on its free lists or past its frontier)?
+ */
+static bool __zone_watermark_ok(struct zone *z, unsigned int order, unsigned long mark,
+				long free_pages, unsigned int alloc_flags)
+{
+	long min = (long)mark;
+	unsigned int o;
+
+	free_pages -= (1l << order) - 1;
+	if (alloc_flags & ALLOC_MIN_RESERVE)
+		min -= min / 2;
+	if (free_pages <= min)
+		return false;
+	if (!order)
+		return true;
+	for (o = order; o < NR_PAGE_ORDERS; o++)
+		if (READ_ONCE(z->free_area[o].nr_free))
+			return true;
+	return zone_end_pfn(z) - READ_ONCE(z->frontier_pfn) >= (1ul << order);
+}
+
+/* zone_watermark_fast(): an order-0 allocation well above the mark needs one compare */
+static __always_inline bool zone_watermark_fast(struct zone *z, unsigned int order,
+						unsigned long mark, unsigned int alloc_flags)
+{
+	long free_pages = READ_ONCE(z->free_pages);
+
+	if (!order && free_pages > (long)mark)
+		return true;
+	return __zone_watermark_ok(z, order, mark, free_pages, alloc_flags);
+}
+
+/*
+ * get_page_from_freelist() - the first zone, from node @nid on (only @nid
+ * with __GFP_THISNODE), that meets the watermark @alloc_flags names and
+ * has the block. Return: the page (its node in *@pnid) or NULL.
+ */
+static __always_inline struct page *get_page_from_freelist(gfp_t gfp, unsigned int order,
+							   unsigned int alloc_flags, int nid,
+							   int *pnid)
+{
+	struct page *page;
+	int i, n = nid;
+
+	for (i = 0; i < fl__nr_node_ids; i++) {
+		struct zone *zone;
+
+		if (unlikely(i)) {
+			if (gfp & __GFP_THISNODE)
+				break;
+			n = nid + i < fl__nr_node_ids ? nid + i : nid + i - fl__nr_node_ids;
+		}
+		zone = &NODE_DATA(n)->node_zones[0];
+		if (!(alloc_flags & ALLOC_NO_WATERMARKS) &&
+		    !zone_watermark_fast(zone, order,
+					 zone->_watermark[alloc_flags & ALLOC_WMARK_MASK],
+					 alloc_flags))
+			continue;
+		page = rmqueue(zone, order);
+		if (page) {
+			*pnid = n;
+			return page;
+		}
+	}
+	return NULL;
+}
+
+/* ---- the slow path: reclaim and the OOM report ---- */
+
+static char oom_report[512];
+static int oom_reported; /* atomic: the first OOM wrote oom_report */
+
+int fl__oom_report(char *buf, size_t len)
+{
+	if (!fl_atomic_load(&oom_reported, __ATOMIC_ACQUIRE))
+		return 0;
+	snprintf(buf, len, "%s", oom_report);
+	return 1;
+}
+
+static const char *gfp_name(gfp_t gfp)
+{
+	if ((gfp & GFP_TRANSHUGE) == GFP_TRANSHUGE)
+		return "GFP_TRANSHUGE";
+	if ((gfp & GFP_HIGHUSER_MOVABLE) == GFP_HIGHUSER_MOVABLE)
+		return "GFP_HIGHUSER_MOVABLE";
+	if ((gfp & GFP_KERNEL) == GFP_KERNEL)
+		return "GFP_KERNEL";
+	return "GFP_NOWAIT";
+}
+
+/*
+ * out_of_memory() - reclaim cannot satisfy an allocation that may not
+ * fail. The kernel would kill a process; the model writes what it saw
+ * (the first time), counts oom_kill, and the allocation fails, so the
+ * workload stops with ENOMEM and the run ends with this report.
+ */
+static void out_of_memory(gfp_t gfp, unsigned int order, int nid, int tries)
+{
+	struct zone *z = &NODE_DATA(nid)->node_zones[0];
+	struct lruvec *lruvec = &NODE_DATA(nid)->__lruvec;
+	int zero = 0;
+
+	if (!fl_atomic_cmpxchg(&oom_reported, &zero, -1, false, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
+		return;
+	count_vm_event(OOM_KILL);
+	snprintf(oom_report, sizeof(oom_report),
+		 "out of memory: an order-%u %s allocation on node %d found %ld pages free "
+		 "(min %lu, low %lu, high %lu) after %d reclaim tries; "
+		 "LRU anon %lu inactive + %lu active, file %lu + %lu; swap free %ld pages",
+		 order, gfp_name(gfp), nid, READ_ONCE(z->free_pages), min_wmark_pages(z),
+		 low_wmark_pages(z), high_wmark_pages(z), tries,
+		 READ_ONCE(lruvec->nr_pages[LRU_INACTIVE_ANON]),
+		 READ_ONCE(lruvec->nr_pages[LRU_ACTIVE_ANON]),
+		 READ_ONCE(lruvec->nr_pages[LRU_INACTIVE_FILE]),
+		 READ_ONCE(lruvec->nr_pages[LRU_ACTIVE_FILE]), get_nr_swap_pages());
+	fl_atomic_store(&oom_reported, 1, __ATOMIC_RELEASE);
+}
+
+/*
+ * should_reclaim_retry() - go on reclaiming while the last try made
+ * progress or fewer than MAX_RECLAIM_RETRIES tries in a row made none,
+ * and some zone would meet its min watermark if all it can reclaim came
+ * free.
+ */
+static bool should_reclaim_retry(unsigned int order, unsigned int alloc_flags, bool progress,
+				 int *no_progress_loops, int nid, gfp_t gfp)
+{
+	int i;
+
+	if (progress && order <= PAGE_ALLOC_COSTLY_ORDER)
+		*no_progress_loops = 0;
+	else
+		(*no_progress_loops)++;
+	if (*no_progress_loops > MAX_RECLAIM_RETRIES)
+		return false;
+	for (i = 0; i < fl__nr_node_ids; i++) {
+		struct zone *z = &NODE_DATA((nid + i) % fl__nr_node_ids)->node_zones[0];
+		long available = (long)zone_reclaimable_pages(z) + READ_ONCE(z->free_pages);
+
+		if (i && (gfp & __GFP_THISNODE))
+			break;
+		if (__zone_watermark_ok(z, order, min_wmark_pages(z), available, alloc_flags))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * __alloc_pages_slowpath() - the zones are below their low watermark:
+ * try down to min (half of it for __GFP_HIGH, all of it for reclaim's own
+ * allocations), then reclaim directly if the caller may, draining the
+ * pcp lists once, until the allocation succeeds, gives up (a costly order
+ * or __GFP_NORETRY after one try) or runs out of hope (out_of_memory()).
+ */
+static noinline struct page *__alloc_pages_slowpath(gfp_t gfp, unsigned int order, int nid,
+						    int *pnid)
+{
+	unsigned int alloc_flags = WMARK_MIN | ((gfp & __GFP_HIGH) ? ALLOC_MIN_RESERVE : 0);
+	int no_progress_loops = 0, tries = 0;
+	bool drained = false;
+	struct page *page;
+
+	page = get_page_from_freelist(gfp, order, alloc_flags, nid, pnid);
+	if (page)
+		return page;
+	if ((gfp & __GFP_MEMALLOC) && !(gfp & __GFP_NOMEMALLOC))
+		return get_page_from_freelist(gfp, order, ALLOC_NO_WATERMARKS, nid, pnid);
+	if (!(gfp & __GFP_DIRECT_RECLAIM))
+		return NULL;
+	for (;;) {
+		unsigned long progress = try_to_free_pages(gfp, (int)order, nid);
+
+		tries++;
+		if (progress) {
+			page = get_page_from_freelist(gfp, order, alloc_flags, nid, pnid);
+			if (!page && !drained) {
+				drain_all_pages(NULL);
+				drained = true;
+				page = get_page_from_freelist(gfp, order, alloc_flags, nid, pnid);
+			}
+			if (page)
+				return page;
+		}
+		if ((gfp & __GFP_NORETRY) || order > PAGE_ALLOC_COSTLY_ORDER)
+			return NULL;
+		if (!should_reclaim_retry(order, alloc_flags, progress != 0, &no_progress_loops,
+					  nid, gfp))
+			break;
+	}
+	out_of_memory(gfp, order, nid, tries);
+	return NULL;
+}
+
 /**
  * __alloc_pages() - allocate a 2^@order block, preferring node @nid.
  * Return: the first page, with a reference, or NULL.
@@ -384,18 +596,16 @@ static __always_inline struct page *rmqueue(struct zone *zone, unsigned int orde
 __always_inline struct page *__alloc_pages(gfp_t gfp, unsigned int order, int nid)
 {
 	struct page *page;
-	int i, n = nid;
+	int n = nid;
 
 	if (unlikely(order > MAX_PAGE_ORDER || should_fail_alloc_page(order)))
 		return NULL;
-	page = rmqueue(&NODE_DATA(nid)->node_zones[0], order);
-	/* then the other nodes, in order, unless the caller insists */
-	for (i = 1; unlikely(!page) && i < fl__nr_node_ids && !(gfp & __GFP_THISNODE); i++) {
-		n = nid + i < fl__nr_node_ids ? nid + i : nid + i - fl__nr_node_ids;
-		page = rmqueue(&NODE_DATA(n)->node_zones[0], order);
+	page = get_page_from_freelist(gfp, order, WMARK_LOW, nid, &n);
+	if (unlikely(!page)) {
+		page = __alloc_pages_slowpath(gfp, order, nid, &n);
+		if (!page)
+			return NULL;
 	}
-	if (unlikely(!page))
-		return NULL;
 	prep_new_page(page, order, gfp, n);
 	count_vm_events(PGALLOC_NORMAL, 1ul << order);
 	return page;
@@ -659,6 +869,39 @@ static int zone_batchsize(unsigned long managed)
 	return (int)(p > 1 ? p - 1 : 1);
 }
 
+/* calculate_min_free_kbytes(): sqrt(16 * lowmem KiB), within 128 KiB .. 256 MiB */
+static int calculate_min_free_kbytes(unsigned long total_pages)
+{
+	unsigned long kb = (unsigned long)sqrt((double)(total_pages * (PAGE_SIZE / 1024) * 16));
+
+	return (int)(kb < 128 ? 128 : kb > 262144 ? 262144 : kb);
+}
+
+/*
+ * setup_per_zone_wmarks(): min is min_free_kbytes shared by the zones in
+ * proportion to their size; low and high are each a step above, the step
+ * the larger of min/4 and watermark_scale_factor/10000 of the zone.
+ */
+static void setup_per_zone_wmarks(void)
+{
+	unsigned long pages_min = (unsigned long)min_free_kbytes / (PAGE_SIZE / 1024);
+	unsigned long lowmem = 0;
+	int nid;
+
+	for_each_online_node (nid)
+		lowmem += NODE_DATA(nid)->node_zones[0].managed_pages;
+	for_each_online_node (nid) {
+		struct zone *z = &NODE_DATA(nid)->node_zones[0];
+		unsigned long min = pages_min * z->managed_pages / lowmem;
+		unsigned long step = fl_max_ul(
+			min / 4, z->managed_pages * (unsigned long)watermark_scale_factor / 10000);
+
+		z->_watermark[WMARK_MIN] = min;
+		z->_watermark[WMARK_LOW] = min + step;
+		z->_watermark[WMARK_HIGH] = min + 2 * step;
+	}
+}
+
 /* The kernel's default pcp->high: the zone's low watermark split over its CPUs. */
 static int zone_highsize(unsigned long managed, unsigned long total, int batch, int cpus)
 {
@@ -756,6 +999,8 @@ int fl__page_alloc_init(unsigned long nr_pages, int nr_nodes)
 		}
 		fl__lruvec_init(&pgdat->__lruvec, pgdat);
 	}
+	min_free_kbytes = calculate_min_free_kbytes(nr_pages);
+	setup_per_zone_wmarks();
 	/* the shared zero page: outside every zone, never allocated or freed */
 	pfn_to_page(fl__zero_pfn)->flags = 0;
 	pfn_to_page(fl__zero_pfn)->_refcount = 1;

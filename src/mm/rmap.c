@@ -693,14 +693,27 @@ static void pvmw_init(struct page_vma_mapped_walk *pvmw, struct folio *folio,
 
 static void rmap_walk_anon(struct folio *folio, struct rmap_walk_control *rwc, bool locked)
 {
-	struct anon_vma *av = READ_ONCE(folio->mapping);
+	struct anon_vma *av, *ref = NULL;
 	pgoff_t pgoff = folio->index;
 	unsigned long nr = folio_nr_pages(folio);
 	struct anon_vma_chain *avc;
 
-	VM_BUG_ON(!folio_test_locked(folio) || !av);
-	if (!locked)
-		anon_vma_lock_read(av);
+	if (rwc->anon_unlocked) {
+		ref = av = folio_get_anon_vma(folio);
+		if (!av)
+			return; /* not mapped any more */
+	} else {
+		av = READ_ONCE(folio->mapping);
+		VM_BUG_ON(!folio_test_locked(folio) || !av);
+	}
+	if (!locked) {
+		if (!rwc->try_lock) {
+			anon_vma_lock_read(av);
+		} else if (!down_read_trylock(&av->root->rwsem)) {
+			rwc->contended = true;
+			goto out;
+		}
+	}
 	list_for_each_entry(avc, &av->rb_root, rb)
 	{
 		struct vm_area_struct *vma = avc->vma;
@@ -715,6 +728,9 @@ static void rmap_walk_anon(struct folio *folio, struct rmap_walk_control *rwc, b
 	}
 	if (!locked)
 		anon_vma_unlock_read(av);
+out:
+	if (ref)
+		put_anon_vma(ref);
 }
 
 static void rmap_walk_file(struct folio *folio, struct rmap_walk_control *rwc, bool locked)
@@ -726,8 +742,14 @@ static void rmap_walk_file(struct folio *folio, struct rmap_walk_control *rwc, b
 
 	if (!mapping)
 		return;
-	if (!locked)
-		i_mmap_lock_read(mapping);
+	if (!locked) {
+		if (!rwc->try_lock) {
+			i_mmap_lock_read(mapping);
+		} else if (!down_read_trylock(&mapping->i_mmap_rwsem)) {
+			rwc->contended = true;
+			return;
+		}
+	}
 	/* not list_for_each_entry(): a VMA is cache-line aligned, the list head is not */
 	list_for_each (pos, &mapping->i_mmap) {
 		struct vm_area_struct *vma = list_entry(pos, struct vm_area_struct, shared);
@@ -971,6 +993,92 @@ void try_to_unmap(struct folio *folio, unsigned long flags)
 		rmap_walk_locked(folio, &rwc);
 	else
 		rmap_walk(folio, &rwc);
+}
+
+/* ---- folio_referenced(): were the folio's pages used since last asked? ---- */
+
+struct folio_referenced_arg {
+	int mapcount; /* mappings not yet seen: the walk stops at 0 */
+	int referenced;
+	unsigned long vm_flags;
+};
+
+/*
+ * folio_referenced_one(): test and clear the accessed bit of every entry
+ * in @vma that maps the folio (x86 flushes no TLB for a PTE's bit: a
+ * stale entry only delays the next setting), then PG_young. A VMA with any
+ * young entry counts once, however many entries were young.
+ */
+static bool folio_referenced_one(struct folio *folio, struct vm_area_struct *vma,
+				 unsigned long address, void *arg)
+{
+	struct folio_referenced_arg *pra = arg;
+	struct page_vma_mapped_walk pvmw;
+	int referenced = 0, ptes = 0;
+
+	pvmw_init(&pvmw, folio, vma, address, 0);
+	while (page_vma_mapped_walk(&pvmw)) {
+		pteval_t *slot = pvmw.pmd ? &pvmw.pmdt->e[pmd_index(pvmw.address)] : pvmw.pte;
+
+		if (vma->vm_flags & VM_LOCKED) {
+			ptes++;
+			pra->mapcount--;
+			/* only a fully mapped folio counts as mlocked */
+			if (pvmw.pte && ptes != (int)pvmw.nr_pages)
+				continue;
+			page_vma_mapped_walk_done(&pvmw);
+			pra->vm_flags |= VM_LOCKED;
+			return false;
+		}
+		if (fl_atomic_fetch_and(slot, ~_PAGE_ACCESSED, __ATOMIC_RELAXED) & _PAGE_ACCESSED)
+			referenced++;
+		pra->mapcount--;
+	}
+	if (referenced)
+		folio_clear_idle(folio);
+	if (folio_test_clear_young(folio))
+		referenced++;
+	if (referenced) {
+		pra->referenced++;
+		pra->vm_flags |= vma->vm_flags & ~VM_LOCKED;
+	}
+	return pra->mapcount > 0;
+}
+
+/**
+ * folio_referenced() - how many VMAs map @folio with an accessed bit set,
+ * clearing the bits.
+ * @is_locked: the caller holds the folio lock (else an anon folio is
+ * walked unlocked and any other one is trylocked).
+ * @vm_flags: the flags of those VMAs (VM_LOCKED: one of them is mlocked).
+ * Return: the count, or -1 if a lock the walk only tries was held.
+ * Context: the caller holds a reference.
+ */
+int folio_referenced(struct folio *folio, bool is_locked, unsigned long *vm_flags)
+{
+	struct folio_referenced_arg pra = { .mapcount = folio_mapcount(folio) };
+	struct rmap_walk_control rwc = { .rmap_one = folio_referenced_one,
+					 .arg = &pra,
+					 .try_lock = true };
+	bool we_locked = false;
+
+	*vm_flags = 0;
+	if (!pra.mapcount || !READ_ONCE(folio->mapping))
+		return 0;
+	if (!is_locked) {
+		if (folio_test_anon(folio)) {
+			rwc.anon_unlocked = true;
+		} else {
+			we_locked = folio_trylock(folio);
+			if (!we_locked)
+				return 1;
+		}
+	}
+	rmap_walk(folio, &rwc);
+	*vm_flags = pra.vm_flags;
+	if (we_locked)
+		folio_unlock(folio);
+	return rwc.contended ? -1 : pra.referenced;
 }
 
 /* ---- remove_migration_ptes(): map the pages again ---- */

@@ -114,6 +114,14 @@ struct swap_info_struct {
 
 extern struct swap_info_struct *fl__swap_info;
 
+/* get_nr_swap_pages(): free swap slots (the model has one device) */
+static inline long get_nr_swap_pages(void)
+{
+	struct swap_info_struct *si = READ_ONCE(fl__swap_info);
+
+	return si ? (long)READ_ONCE(si->pages) - (long)READ_ONCE(si->inuse_pages) : 0;
+}
+
 /* swapfile.c */
 int fl__swapon(unsigned long nr_pages);
 void fl__swapoff(void);

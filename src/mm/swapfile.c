@@ -165,8 +165,8 @@ static unsigned long alloc_swap_scan_cluster(struct swap_info_struct *si,
 	if (!cluster_is_usable(ci, order) || ci->count + nr > SWAPFILE_CLUSTER)
 		goto out;
 	if (!ci->table_page) {
-		/* swap_cluster_alloc_table() */
-		ci->table_page = alloc_pages(GFP_KERNEL, 0);
+		/* swap_cluster_alloc_table(): under the cluster lock, no reclaim */
+		ci->table_page = alloc_pages(__GFP_HIGH | __GFP_NOMEMALLOC | __GFP_NOWARN, 0);
 		if (!ci->table_page)
 			goto out;
 	}
@@ -536,6 +536,14 @@ static void zs_free_handle(struct swap_info_struct *si)
  * zspage of its class with room, or in a new zspage of movable pages.
  * Return: the zspage, or NULL when no page could be had.
  */
+/*
+ * zram asks zsmalloc for GFP_NOIO | __GFP_NOWARN (| __GFP_MOVABLE for the
+ * zspage's pages); every swap write runs in reclaim or MADV_PAGEOUT with
+ * PF_MEMALLOC set, which the model passes as __GFP_MEMALLOC: no watermark,
+ * no reclaim in turn.
+ */
+#define ZS_GFP (GFP_NOIO | __GFP_NOWARN | __GFP_MEMALLOC)
+
 static struct zspage *zs_malloc(struct swap_info_struct *si, unsigned int len)
 {
 	FL_LOCK_SITE(site);
@@ -556,7 +564,7 @@ static struct zspage *zs_malloc(struct swap_info_struct *si, unsigned int len)
 	}
 	if (si->zs_handles % ZS_HANDLES_PER_PAGE == 0) {
 		/* cache_alloc_handle(): the handle cache grows by a page */
-		struct page *hp = alloc_pages(GFP_KERNEL, 0);
+		struct page *hp = alloc_pages(ZS_GFP, 0);
 
 		if (!hp) {
 			spin_unlock(&si->zs_lock);
@@ -577,7 +585,7 @@ static struct zspage *zs_malloc(struct swap_info_struct *si, unsigned int len)
 	if (!zs)
 		return NULL;
 	for (i = 0; i < c->pages_per_zspage; i++) {
-		zs->pages[i] = alloc_pages(GFP_HIGHUSER_MOVABLE, 0);
+		zs->pages[i] = alloc_pages(ZS_GFP | __GFP_MOVABLE, 0);
 		if (!zs->pages[i]) {
 			while (i--)
 				__free_pages(zs->pages[i], 0);

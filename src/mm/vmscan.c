@@ -14,7 +14,9 @@
  * every function here except fl__lruvec_validate(); the caller also
  * computes the list from the folio's flags before changing them.
  */
+#include <math.h>
 #include <stdio.h>
+#include <string.h>
 #include "internal.h"
 #include "fs.h"
 #include "swap.h"
@@ -189,35 +191,86 @@ bool fl__lruvec_validate(struct lruvec *lruvec, char *msg, size_t len)
 	return ok;
 }
 
-/* ---- drop_slab(): what drop_caches' 2 runs (fs/drop_caches.c) ---- */
+/* ---- shrink_slab() (mm/shrinker.c) ---- */
 
 #define SHRINK_BATCH 128 /* shrinker->batch 0: mm/shrinker.c's default */
+#define DEFAULT_SEEKS 2
 
 /*
- * One node's shrinkers at priority 0, as shrink_slab() runs them for
- * drop_slab_node(): each scans all it counts, SHRINK_BATCH at a time,
- * until it says SHRINK_STOP. The model's shrinkers are the deferred split
- * queue (per node) and the huge zero folio (not NUMA-aware: node 0 only).
+ * The model's shrinkers: the deferred split queue (NUMA-aware: a count per
+ * node) and the huge zero folio (not NUMA-aware: node 0 stands for it).
+ * Each keeps the work it deferred, per node, as the kernel's nr_deferred.
  */
-static unsigned long shrink_slab_node(int nid)
-{
-	unsigned long freed = 0, total = deferred_split_count(nid), scanned, ret;
+enum { SHRINKER_DEFERRED_SPLIT, SHRINKER_HUGE_ZERO, NR_SHRINKERS };
+static long nr_deferred[NR_SHRINKERS][MAX_NUMNODES]; /* atomic */
 
-	for (scanned = 0; scanned < total; scanned += SHRINK_BATCH) {
-		ret = deferred_split_scan(nid, total - scanned < SHRINK_BATCH ? total - scanned
-									      : SHRINK_BATCH);
+static unsigned long shrinker_count(int id, int nid)
+{
+	if (id == SHRINKER_DEFERRED_SPLIT)
+		return deferred_split_count(nid);
+	return nid == 0 ? huge_zero_folio_shrink_count() : 0;
+}
+
+static unsigned long shrinker_scan(int id, int nid, unsigned long nr_to_scan)
+{
+	if (id == SHRINKER_DEFERRED_SPLIT)
+		return deferred_split_scan(nid, nr_to_scan);
+	return huge_zero_folio_shrink_scan();
+}
+
+/*
+ * do_shrink_slab(): scan a share of what the shrinker counts, the share
+ * growing as @priority falls (all of it, twice over, at 0), plus what it
+ * deferred before; SHRINK_BATCH at a time; slabs_scanned counts the scans.
+ */
+static unsigned long do_shrink_slab(int id, int nid, int priority)
+{
+	unsigned long freeable = shrinker_count(id, nid), freed = 0, scanned = 0, ret;
+	long nr, delta, total_scan, next_deferred;
+
+	if (!freeable)
+		return 0;
+	nr = fl_atomic_xchg(&nr_deferred[id][nid], 0, __ATOMIC_RELAXED);
+	delta = (long)((freeable >> priority) * 4 / DEFAULT_SEEKS);
+	total_scan = (nr >> priority) + delta;
+	if (total_scan > (long)(2 * freeable))
+		total_scan = (long)(2 * freeable);
+	while (total_scan >= SHRINK_BATCH || total_scan >= (long)freeable) {
+		unsigned long nr_to_scan = (unsigned long)(total_scan < SHRINK_BATCH
+								   ? total_scan
+								   : SHRINK_BATCH);
+
+		ret = shrinker_scan(id, nid, nr_to_scan);
 		if (ret == SHRINK_STOP)
 			break;
 		freed += ret;
+		count_vm_events(SLABS_SCANNED, nr_to_scan);
+		total_scan -= (long)nr_to_scan;
+		scanned += nr_to_scan;
 	}
-	if (nid == 0 && huge_zero_folio_shrink_count())
-		freed += huge_zero_folio_shrink_scan();
+	next_deferred = nr + delta - (long)scanned;
+	if (next_deferred < 0)
+		next_deferred = 0;
+	if (next_deferred > (long)(2 * freeable))
+		next_deferred = (long)(2 * freeable);
+	fl_atomic_fetch_add(&nr_deferred[id][nid], next_deferred, __ATOMIC_RELAXED);
+	return freed;
+}
+
+/** shrink_slab() - every registered shrinker of node @nid at @priority. Return: freed objects. */
+static unsigned long shrink_slab(int nid, int priority)
+{
+	unsigned long freed = 0;
+	int id;
+
+	for (id = 0; id < NR_SHRINKERS; id++)
+		freed += do_shrink_slab(id, nid, priority);
 	return freed;
 }
 
 /*
- * drop_slab(): every node, again while a round frees more than 2^round
- * objects (6.18: the shift grows each round, so the rounds end)
+ * drop_slab(): every node at priority 0, again while a round frees more
+ * than 2^round objects (6.18: the shift grows each round, so the rounds end)
  */
 void drop_slab(void)
 {
@@ -227,20 +280,44 @@ void drop_slab(void)
 	do {
 		freed = 0;
 		for_each_online_node (nid)
-			freed += shrink_slab_node(nid);
+			freed += shrink_slab(nid, 0);
 	} while ((freed >> shift++) > 1);
 }
 
 /* ---- shrink_folio_list(): reclaiming isolated folios ---- */
 
+#define DEF_PRIORITY 12
+#define SWAP_CLUSTER_MAX 32ul
+#define DEACTIVATE_ANON 1
+#define DEACTIVATE_FILE 2
+
+enum reclaimer { RECLAIMER_KSWAPD, RECLAIMER_DIRECT, RECLAIMER_KHUGEPAGED, RECLAIMER_PROACTIVE };
+
 struct scan_control {
+	unsigned long nr_to_reclaim; /* pages wanted */
+	gfp_t gfp_mask;
+	int order;
+	int priority; /* scan (lru size >> priority) pages per list */
+	int swappiness;
+	enum reclaimer reclaimer; /* which pgscan_* and pgsteal_* count it */
+	unsigned int may_writepage : 1;
+	unsigned int may_unmap : 1;
+	unsigned int may_swap : 1;
+	unsigned int may_deactivate : 2; /* DEACTIVATE_*: which active lists may shrink */
+	unsigned int force_deactivate : 1;
+	unsigned int skipped_deactivate : 1;
+	unsigned int cache_trim_mode : 1;
+	unsigned int file_is_tiny : 1;
+	unsigned long anon_cost, file_cost; /* the lruvec's, when the scan began */
 	unsigned long nr_scanned;
+	unsigned long nr_reclaimed;
 };
 
 struct reclaim_stat {
 	unsigned long nr_activate;
 	unsigned long nr_unmap_fail;
 	unsigned long nr_lazyfree_fail;
+	unsigned long nr_pageout;
 };
 
 typedef enum { PAGE_KEEP, PAGE_ACTIVATE, PAGE_SUCCESS, PAGE_CLEAN } pageout_t;
@@ -306,6 +383,42 @@ static void free_reclaimed(struct folio_batch *fb, struct folio *folio)
 	}
 }
 
+enum folio_references {
+	FOLIOREF_RECLAIM,
+	FOLIOREF_RECLAIM_CLEAN,
+	FOLIOREF_KEEP,
+	FOLIOREF_ACTIVATE,
+};
+
+/*
+ * folio_check_references() - the classic LRU's verdict on a folio found at
+ * the inactive tail: a folio mapped young gets PG_referenced and stays,
+ * and is activated only if it was referenced before too or more than one
+ * VMA saw it young (so an anon folio needs two looks); an unused one
+ * goes. A folio in an mlocked VMA is activated (and culled from there).
+ */
+static enum folio_references folio_check_references(struct folio *folio)
+{
+	unsigned long vm_flags;
+	int referenced_ptes = folio_referenced(folio, true, &vm_flags);
+	bool referenced_folio;
+
+	if (vm_flags & VM_LOCKED)
+		return FOLIOREF_ACTIVATE;
+	if (referenced_ptes == -1) /* rmap lock contention: rotate */
+		return FOLIOREF_KEEP;
+	referenced_folio = folio_test_clear_referenced(folio);
+	if (referenced_ptes) {
+		folio_set_referenced(folio);
+		if (referenced_folio || referenced_ptes > 1)
+			return FOLIOREF_ACTIVATE;
+		return FOLIOREF_KEEP;
+	}
+	if (referenced_folio && !folio_test_swapbacked(folio))
+		return FOLIOREF_RECLAIM_CLEAN;
+	return FOLIOREF_RECLAIM;
+}
+
 /**
  * shrink_folio_list() - try to free each isolated, referenced folio of
  * @folio_list, in the kernel's order: lazy-free folios are dropped if
@@ -316,7 +429,7 @@ static void free_reclaimed(struct folio_batch *fb, struct folio *folio)
  * Return: the pages freed.
  */
 static unsigned long shrink_folio_list(struct list_head *folio_list, struct scan_control *sc,
-				       struct reclaim_stat *stat)
+				       struct reclaim_stat *stat, bool ignore_references)
 {
 	struct list_head ret_folios;
 	struct folio_batch free_folios;
@@ -335,7 +448,20 @@ static unsigned long shrink_folio_list(struct list_head *folio_list, struct scan
 		sc->nr_scanned += nr_pages;
 		if (folio_test_mlocked(folio) || folio_test_unevictable(folio))
 			goto activate_locked;
-		/* only anon folios are isolated for reclaim in the model */
+		if (!sc->may_unmap && folio_mapped(folio))
+			goto keep_locked;
+		if (!ignore_references) {
+			switch (folio_check_references(folio)) {
+			case FOLIOREF_ACTIVATE:
+				goto activate_locked;
+			case FOLIOREF_KEEP:
+				goto keep_locked;
+			case FOLIOREF_RECLAIM:
+			case FOLIOREF_RECLAIM_CLEAN:
+				break;
+			}
+		}
+		/* shmem has no swap-out in the model yet: only anon folios go */
 		if (!folio_test_anon(folio))
 			goto activate_locked;
 		if (folio_test_swapbacked(folio) && !folio_test_swapcache(folio)) {
@@ -390,6 +516,7 @@ static unsigned long shrink_folio_list(struct list_head *folio_list, struct scan
 			case PAGE_ACTIVATE:
 				goto activate_locked;
 			case PAGE_SUCCESS:
+				stat->nr_pageout += nr_pages;
 				if (folio_test_writeback(folio) || folio_test_dirty(folio))
 					goto keep;
 				if (!folio_trylock(folio))
@@ -449,8 +576,7 @@ keep:
  */
 unsigned long reclaim_pages(struct list_head *folio_list)
 {
-	/* references are ignored: shrink_folio_list() does not check them (yet) */
-	struct scan_control sc = { 0 };
+	struct scan_control sc = { .may_writepage = 1, .may_unmap = 1, .may_swap = 1 };
 	struct reclaim_stat stat = { 0 };
 	struct list_head *pos;
 	unsigned long nr;
@@ -459,7 +585,7 @@ unsigned long reclaim_pages(struct list_head *folio_list)
 		return 0;
 	list_for_each (pos, folio_list)
 		folio_clear_active(list_entry(pos, struct folio, lru));
-	nr = shrink_folio_list(folio_list, &sc, &stat);
+	nr = shrink_folio_list(folio_list, &sc, &stat, true);
 	while (!list_empty(folio_list)) {
 		struct folio *folio = lru_to_folio(folio_list);
 
@@ -467,5 +593,574 @@ unsigned long reclaim_pages(struct list_head *folio_list)
 		folio_add_lru(folio); /* folio_putback_lru() */
 		folio_put(folio);
 	}
+	return nr;
+}
+
+/* ---- the LRU scan: shrink_node() and below ---- */
+
+static unsigned long vm_swappiness = 60;
+
+static inline bool is_file_lru(enum lru_list lru)
+{
+	return lru == LRU_INACTIVE_FILE || lru == LRU_ACTIVE_FILE;
+}
+
+static inline bool is_active_lru(enum lru_list lru)
+{
+	return lru == LRU_ACTIVE_ANON || lru == LRU_ACTIVE_FILE;
+}
+
+#define for_each_evictable_lru(lru) for ((lru) = 0; (lru) <= LRU_ACTIVE_FILE; (lru)++)
+
+static unsigned long lruvec_lru_size(struct lruvec *lruvec, enum lru_list lru)
+{
+	return READ_ONCE(lruvec->nr_pages[lru]);
+}
+
+/* Anon can be reclaimed (and so aged) while swap has free slots. */
+static bool can_reclaim_anon_pages(void)
+{
+	return get_nr_swap_pages() > 0;
+}
+
+/*
+ * inactive_is_low() - the inactive list is short of its share: below
+ * active / sqrt(10 * GiB of the type), 1:1 under 1 GiB.
+ */
+static bool inactive_is_low(struct lruvec *lruvec, enum lru_list inactive_lru)
+{
+	unsigned long inactive = lruvec_lru_size(lruvec, inactive_lru);
+	unsigned long active = lruvec_lru_size(lruvec, inactive_lru + LRU_ACTIVE);
+	unsigned long gb = (inactive + active) >> (30 - PAGE_SHIFT), ratio = 1;
+
+	if (gb)
+		ratio = (unsigned long)sqrt((double)(10 * gb));
+	return inactive * ratio < active;
+}
+
+/*
+ * lru_note_cost() - what reclaiming a type cost (@nr_io pages written or
+ * read, at SWAP_CLUSTER_MAX each, plus @nr_rotated put back); halved
+ * together once they outgrow a quarter of the LRUs, so old costs fade.
+ * Context: @lruvec's lock is held.
+ */
+static void lru_note_cost_locked(struct lruvec *lruvec, bool file, unsigned long nr_io,
+				 unsigned long nr_rotated)
+{
+	unsigned long cost = nr_io * SWAP_CLUSTER_MAX + nr_rotated, lrusize;
+
+	if (file)
+		lruvec->file_cost += cost;
+	else
+		lruvec->anon_cost += cost;
+	lrusize = lruvec->nr_pages[LRU_INACTIVE_ANON] + lruvec->nr_pages[LRU_ACTIVE_ANON] +
+		  lruvec->nr_pages[LRU_INACTIVE_FILE] + lruvec->nr_pages[LRU_ACTIVE_FILE];
+	if (lruvec->file_cost + lruvec->anon_cost > lrusize / 4) {
+		lruvec->file_cost /= 2;
+		lruvec->anon_cost /= 2;
+	}
+}
+
+/** lru_note_cost_refault() - a workingset folio came back: its type's cost grows. */
+void lru_note_cost_refault(struct folio *folio)
+{
+	FL_LOCK_SITE(site);
+	struct lruvec *lruvec = folio_lruvec(folio);
+
+	fl_spin_lock_at(&lruvec->lru_lock, &site);
+	lru_note_cost_locked(lruvec, !folio_test_swapbacked(folio), folio_nr_pages(folio), 0);
+	spin_unlock(&lruvec->lru_lock);
+}
+
+/*
+ * isolate_lru_folios() - take up to @nr_to_scan pages' worth of folios
+ * from the tail of @lru onto @dst: a large folio spends its whole size of
+ * the budget. Folios off the LRU already, mapped ones when the scan may not
+ * unmap, and dying ones go to the list's head instead.
+ * Return: the pages taken; *@nr_scanned the pages looked at.
+ * Context: @lruvec's lock is held.
+ */
+static unsigned long isolate_lru_folios(unsigned long nr_to_scan, struct lruvec *lruvec,
+					struct list_head *dst, unsigned long *nr_scanned,
+					struct scan_control *sc, enum lru_list lru)
+{
+	struct list_head *src = &lruvec->lists[lru];
+	unsigned long nr_taken = 0, scan = 0;
+
+	while (scan < nr_to_scan && !list_empty(src)) {
+		struct folio *folio = lru_to_folio(src);
+		unsigned long nr_pages = folio_nr_pages(folio);
+		struct list_head *move_to = src;
+
+		scan += nr_pages;
+		if (!folio_test_lru(folio))
+			goto move;
+		if (!sc->may_unmap && folio_mapped(folio))
+			goto move;
+		if (!folio_try_get(folio))
+			goto move;
+		if (!folio_test_clear_lru(folio)) {
+			folio_put(folio);
+			goto move;
+		}
+		nr_taken += nr_pages;
+		move_to = dst;
+move:
+		lru_lines_del(lruvec, folio);
+		list_del(&folio->lru);
+		if (move_to == src)
+			lru_lines_add(lruvec, folio, src, src->next);
+		list_add(&folio->lru, move_to);
+	}
+	update_lru_size(lruvec, lru, -(long)nr_taken);
+	*nr_scanned = scan;
+	return nr_taken;
+}
+
+/*
+ * move_folios_to_lru() - put the isolated folios of @list back at the head
+ * of their lists; one whose last reference we held is freed instead.
+ * Return: the pages put back.
+ * Context: @lruvec's lock is held; it is dropped around the frees.
+ */
+static unsigned long move_folios_to_lru(struct lruvec *lruvec, struct list_head *list)
+{
+	FL_LOCK_SITE(site);
+	struct folio_batch free_folios;
+	unsigned long nr_moved = 0;
+
+	folio_batch_init(&free_folios);
+	while (!list_empty(list)) {
+		struct folio *folio = lru_to_folio(list);
+		unsigned long nr_pages = folio_nr_pages(folio);
+
+		list_del(&folio->lru);
+		folio_set_lru(folio);
+		if (unlikely(folio_put_testzero(folio))) {
+			folio_clear_lru(folio);
+			folio_clear_active(folio);
+			folio_clear_unevictable(folio);
+			spin_unlock(&lruvec->lru_lock);
+			free_reclaimed(&free_folios, folio);
+			fl_spin_lock_at(&lruvec->lru_lock, &site);
+			continue;
+		}
+		lruvec_add_folio(lruvec, folio);
+		nr_moved += nr_pages;
+		if (folio_test_active(folio))
+			workingset_age_nonresident(lruvec, nr_pages);
+	}
+	if (free_folios.nr) {
+		spin_unlock(&lruvec->lru_lock);
+		free_unref_folios(&free_folios);
+		fl_spin_lock_at(&lruvec->lru_lock, &site);
+	}
+	return nr_moved;
+}
+
+static enum vm_event_item reclaimer_item(enum vm_event_item base, struct scan_control *sc)
+{
+	return (enum vm_event_item)(base + sc->reclaimer);
+}
+
+/*
+ * shrink_inactive_list() - isolate up to @nr_to_scan pages from the tail
+ * of @lru, try to reclaim them, put the rest back.
+ * Return: the pages reclaimed.
+ */
+static unsigned long shrink_inactive_list(unsigned long nr_to_scan, struct lruvec *lruvec,
+					  struct scan_control *sc, enum lru_list lru)
+{
+	FL_LOCK_SITE(site);
+	struct reclaim_stat stat = { 0 };
+	struct list_head folio_list;
+	unsigned long nr_scanned, nr_taken, nr_reclaimed;
+	bool file = is_file_lru(lru);
+	enum node_stat_item isolated = file ? NR_ISOLATED_FILE : NR_ISOLATED_ANON;
+
+	INIT_LIST_HEAD(&folio_list);
+	lru_add_drain();
+	fl_spin_lock_at(&lruvec->lru_lock, &site);
+	nr_taken = isolate_lru_folios(nr_to_scan, lruvec, &folio_list, &nr_scanned, sc, lru);
+	mod_node_page_state(lruvec->pgdat, isolated, (long)nr_taken);
+	count_vm_events(reclaimer_item(PGSCAN_KSWAPD, sc), nr_scanned);
+	count_vm_events(file ? PGSCAN_FILE : PGSCAN_ANON, nr_scanned);
+	spin_unlock(&lruvec->lru_lock);
+	if (!nr_taken)
+		return 0;
+	nr_reclaimed = shrink_folio_list(&folio_list, sc, &stat, false);
+	fl_spin_lock_at(&lruvec->lru_lock, &site);
+	move_folios_to_lru(lruvec, &folio_list);
+	mod_node_page_state(lruvec->pgdat, isolated, -(long)nr_taken);
+	count_vm_events(reclaimer_item(PGSTEAL_KSWAPD, sc), nr_reclaimed);
+	count_vm_events(file ? PGSTEAL_FILE : PGSTEAL_ANON, nr_reclaimed);
+	lru_note_cost_locked(lruvec, file, stat.nr_pageout, nr_scanned - nr_reclaimed);
+	spin_unlock(&lruvec->lru_lock);
+	return nr_reclaimed;
+}
+
+/*
+ * shrink_active_list() - move up to @nr_to_scan pages from the tail of
+ * the active @lru to the inactive list. Every folio goes, referenced or
+ * not (only executable file folios stay), marked PG_workingset; the
+ * accessed bits are cleared on the way, so the inactive list sees new ones.
+ */
+static void shrink_active_list(unsigned long nr_to_scan, struct lruvec *lruvec,
+			       struct scan_control *sc, enum lru_list lru)
+{
+	FL_LOCK_SITE(site);
+	struct list_head l_hold, l_active, l_inactive;
+	unsigned long nr_taken, nr_scanned, nr_rotated = 0, nr_deactivate;
+	bool file = is_file_lru(lru);
+	enum node_stat_item isolated = file ? NR_ISOLATED_FILE : NR_ISOLATED_ANON;
+
+	INIT_LIST_HEAD(&l_hold);
+	INIT_LIST_HEAD(&l_active);
+	INIT_LIST_HEAD(&l_inactive);
+	lru_add_drain();
+	fl_spin_lock_at(&lruvec->lru_lock, &site);
+	nr_taken = isolate_lru_folios(nr_to_scan, lruvec, &l_hold, &nr_scanned, sc, lru);
+	mod_node_page_state(lruvec->pgdat, isolated, (long)nr_taken);
+	count_vm_events(PGREFILL, nr_scanned);
+	spin_unlock(&lruvec->lru_lock);
+	while (!list_empty(&l_hold)) {
+		struct folio *folio = lru_to_folio(&l_hold);
+		unsigned long vm_flags;
+
+		list_del(&folio->lru);
+		if (folio_referenced(folio, false, &vm_flags) != 0 && (vm_flags & VM_EXEC) &&
+		    !folio_test_swapbacked(folio)) {
+			nr_rotated += folio_nr_pages(folio);
+			list_add(&folio->lru, &l_active);
+			continue;
+		}
+		folio_clear_active(folio);
+		folio_set_workingset(folio);
+		list_add(&folio->lru, &l_inactive);
+	}
+	fl_spin_lock_at(&lruvec->lru_lock, &site);
+	move_folios_to_lru(lruvec, &l_active);
+	nr_deactivate = move_folios_to_lru(lruvec, &l_inactive);
+	count_vm_events(PGDEACTIVATE, nr_deactivate);
+	mod_node_page_state(lruvec->pgdat, isolated, -(long)nr_taken);
+	lru_note_cost_locked(lruvec, file, 0, nr_rotated);
+	spin_unlock(&lruvec->lru_lock);
+}
+
+static unsigned long shrink_list(enum lru_list lru, unsigned long nr_to_scan, struct lruvec *lruvec,
+				 struct scan_control *sc)
+{
+	if (is_active_lru(lru)) {
+		if (sc->may_deactivate & (1u << is_file_lru(lru)))
+			shrink_active_list(nr_to_scan, lruvec, sc, lru);
+		else
+			sc->skipped_deactivate = 1;
+		return 0;
+	}
+	return shrink_inactive_list(nr_to_scan, lruvec, sc, lru);
+}
+
+enum scan_balance { SCAN_EQUAL, SCAN_FRACT, SCAN_ANON, SCAN_FILE };
+
+/*
+ * get_scan_count() - how many pages of each list to scan at this
+ * priority: (size >> priority), split between anon and file by the 6.18
+ * ladder (no swap: file only; priority 0: each list whole; a tiny file
+ * LRU: anon only; trimmable cache: file only; else by swappiness and
+ * what each type cost to reclaim lately).
+ */
+static void get_scan_count(struct lruvec *lruvec, struct scan_control *sc, unsigned long *nr)
+{
+	unsigned long fraction[2] = { 0, 0 }, denominator = 1;
+	enum scan_balance scan_balance;
+	unsigned long swappiness = (unsigned long)sc->swappiness;
+	enum lru_list lru;
+
+	if (!sc->may_swap || !can_reclaim_anon_pages()) {
+		scan_balance = SCAN_FILE;
+	} else if (swappiness == SWAPPINESS_ANON_ONLY) {
+		scan_balance = SCAN_ANON;
+	} else if (!sc->priority && swappiness) {
+		scan_balance = SCAN_EQUAL;
+	} else if (sc->file_is_tiny) {
+		scan_balance = SCAN_ANON;
+	} else if (sc->cache_trim_mode) {
+		scan_balance = SCAN_FILE;
+	} else {
+		/* calculate_pressure_balance() */
+		unsigned long total = sc->anon_cost + sc->file_cost;
+		unsigned long anon_cost = total + sc->anon_cost, file_cost = total + sc->file_cost;
+		unsigned long ap, fp;
+
+		total = anon_cost + file_cost;
+		ap = swappiness * (total + 1) / (anon_cost + 1);
+		fp = (MAX_SWAPPINESS - swappiness) * (total + 1) / (file_cost + 1);
+		fraction[0] = ap;
+		fraction[1] = fp;
+		denominator = ap + fp;
+		scan_balance = SCAN_FRACT;
+	}
+	for_each_evictable_lru(lru)
+	{
+		bool file = is_file_lru(lru);
+		unsigned long scan = lruvec_lru_size(lruvec, lru) >> sc->priority;
+
+		switch (scan_balance) {
+		case SCAN_EQUAL:
+			break;
+		case SCAN_FRACT:
+			scan = denominator ? scan * fraction[file] / denominator : 0;
+			break;
+		case SCAN_FILE:
+		case SCAN_ANON:
+			if ((scan_balance == SCAN_FILE) != file)
+				scan = 0;
+			break;
+		}
+		nr[lru] = scan;
+	}
+}
+
+static bool can_age_anon_pages(void)
+{
+	return can_reclaim_anon_pages();
+}
+
+/*
+ * shrink_lruvec() - scan the lists SWAP_CLUSTER_MAX at a time, round
+ * robin, to get_scan_count()'s targets. Once the goal is met (except in
+ * direct reclaim at the first priority), the smaller type stops and the
+ * other is cut to the same share of its target. Then the anon lists are
+ * rebalanced if the inactive one is low.
+ */
+static void shrink_lruvec(struct lruvec *lruvec, struct scan_control *sc)
+{
+	unsigned long nr[NR_LRU_LISTS] = { 0 }, targets[NR_LRU_LISTS];
+	unsigned long nr_reclaimed = 0, nr_to_reclaim = sc->nr_to_reclaim;
+	bool proportional_reclaim;
+	enum lru_list lru;
+
+	get_scan_count(lruvec, sc, nr);
+	memcpy(targets, nr, sizeof(nr));
+	proportional_reclaim = sc->reclaimer != RECLAIMER_KSWAPD && sc->priority == DEF_PRIORITY;
+	while (nr[LRU_INACTIVE_ANON] || nr[LRU_ACTIVE_FILE] || nr[LRU_INACTIVE_FILE]) {
+		unsigned long nr_anon, nr_file, percentage, nr_scanned;
+		enum lru_list other;
+
+		for_each_evictable_lru(lru)
+		{
+			if (nr[lru]) {
+				unsigned long nr_to_scan = fl_min_ul(nr[lru], SWAP_CLUSTER_MAX);
+
+				nr[lru] -= nr_to_scan;
+				nr_reclaimed += shrink_list(lru, nr_to_scan, lruvec, sc);
+			}
+		}
+		if (nr_reclaimed < nr_to_reclaim || proportional_reclaim)
+			continue;
+		nr_file = nr[LRU_INACTIVE_FILE] + nr[LRU_ACTIVE_FILE];
+		nr_anon = nr[LRU_INACTIVE_ANON] + nr[LRU_ACTIVE_ANON];
+		if (!nr_file || !nr_anon)
+			break;
+		if (nr_file > nr_anon) {
+			lru = LRU_INACTIVE_ANON;
+			percentage = nr_anon * 100 /
+				     (targets[LRU_INACTIVE_ANON] + targets[LRU_ACTIVE_ANON] + 1);
+		} else {
+			lru = LRU_INACTIVE_FILE;
+			percentage = nr_file * 100 /
+				     (targets[LRU_INACTIVE_FILE] + targets[LRU_ACTIVE_FILE] + 1);
+		}
+		nr[lru] = 0;
+		nr[lru + LRU_ACTIVE] = 0;
+		other = lru == LRU_INACTIVE_FILE ? LRU_INACTIVE_ANON : LRU_INACTIVE_FILE;
+		nr_scanned = targets[other] - nr[other];
+		nr[other] = targets[other] * (100 - percentage) / 100;
+		nr[other] -= fl_min_ul(nr[other], nr_scanned);
+		other += LRU_ACTIVE;
+		nr_scanned = targets[other] - nr[other];
+		nr[other] = targets[other] * (100 - percentage) / 100;
+		nr[other] -= fl_min_ul(nr[other], nr_scanned);
+	}
+	sc->nr_reclaimed += nr_reclaimed;
+	if (can_age_anon_pages() && inactive_is_low(lruvec, LRU_INACTIVE_ANON))
+		shrink_active_list(SWAP_CLUSTER_MAX, lruvec, sc, LRU_ACTIVE_ANON);
+}
+
+/*
+ * prepare_scan_control(): the costs, which active lists may shrink (a
+ * type whose refaults activated pages since the last snapshot, or whose
+ * inactive list is low), cache_trim_mode and file_is_tiny.
+ */
+static void prepare_scan_control(struct pglist_data *pgdat, struct scan_control *sc)
+{
+	FL_LOCK_SITE(site);
+	struct lruvec *lruvec = &pgdat->__lruvec;
+	unsigned long file, free, anon;
+	struct zone *zone = &pgdat->node_zones[0];
+
+	fl_spin_lock_at(&lruvec->lru_lock, &site);
+	sc->anon_cost = lruvec->anon_cost;
+	sc->file_cost = lruvec->file_cost;
+	spin_unlock(&lruvec->lru_lock);
+	if (!sc->force_deactivate) {
+		unsigned long refaults = node_page_state(pgdat, WORKINGSET_ACTIVATE_ANON);
+
+		if (refaults != lruvec->refaults[0] || inactive_is_low(lruvec, LRU_INACTIVE_ANON))
+			sc->may_deactivate |= DEACTIVATE_ANON;
+		else
+			sc->may_deactivate &= ~DEACTIVATE_ANON;
+		/* the model has no file refaults: only a low inactive file list counts */
+		if (inactive_is_low(lruvec, LRU_INACTIVE_FILE))
+			sc->may_deactivate |= DEACTIVATE_FILE;
+		else
+			sc->may_deactivate &= ~DEACTIVATE_FILE;
+	} else {
+		sc->may_deactivate = DEACTIVATE_ANON | DEACTIVATE_FILE;
+	}
+	file = lruvec_lru_size(lruvec, LRU_INACTIVE_FILE);
+	sc->cache_trim_mode = (file >> sc->priority) && !(sc->may_deactivate & DEACTIVATE_FILE);
+	free = (unsigned long)READ_ONCE(zone->free_pages);
+	file = lruvec_lru_size(lruvec, LRU_ACTIVE_FILE) +
+	       lruvec_lru_size(lruvec, LRU_INACTIVE_FILE);
+	anon = lruvec_lru_size(lruvec, LRU_INACTIVE_ANON);
+	sc->file_is_tiny = file + free <= high_wmark_pages(zone) &&
+			   !(sc->may_deactivate & DEACTIVATE_ANON) && (anon >> sc->priority);
+}
+
+/* snapshot_refaults(): where may_deactivate's refault test starts next time */
+static void snapshot_refaults(struct pglist_data *pgdat)
+{
+	pgdat->__lruvec.refaults[0] = node_page_state(pgdat, WORKINGSET_ACTIVATE_ANON);
+}
+
+/* shrink_node() - one pass over the node's lruvec and its shrinkers at sc->priority. */
+static void shrink_node(struct pglist_data *pgdat, struct scan_control *sc)
+{
+	unsigned long nr_reclaimed = sc->nr_reclaimed;
+
+	prepare_scan_control(pgdat, sc);
+	shrink_lruvec(&pgdat->__lruvec, sc);
+	shrink_slab(pgdat->node_id, sc->priority);
+	if (sc->nr_reclaimed > nr_reclaimed)
+		fl_atomic_store(&pgdat->kswapd_failures, 0, __ATOMIC_RELAXED);
+}
+
+/*
+ * do_try_to_free_pages() - shrink the nodes, @nid first, at falling
+ * priority until SWAP_CLUSTER_MAX pages are free; once more forcing
+ * deactivation if an active list was skipped and nothing came free.
+ * allocstall counts each try. Return: the pages reclaimed.
+ */
+static unsigned long do_try_to_free_pages(int nid, struct scan_control *sc)
+{
+	int i, initial_priority = sc->priority;
+
+retry:
+	if (sc->reclaimer == RECLAIMER_DIRECT)
+		count_vm_event((sc->gfp_mask & __GFP_MOVABLE) ? ALLOCSTALL_MOVABLE
+							      : ALLOCSTALL_NORMAL);
+	do {
+		sc->nr_scanned = 0;
+		for (i = 0; i < fl__nr_node_ids; i++) {
+			int n = (nid + i) % fl__nr_node_ids;
+
+			if (i && (sc->gfp_mask & __GFP_THISNODE))
+				break;
+			shrink_node(NODE_DATA(n), sc);
+		}
+		if (sc->nr_reclaimed >= sc->nr_to_reclaim)
+			break;
+		if (sc->priority < DEF_PRIORITY - 2)
+			sc->may_writepage = 1;
+	} while (--sc->priority >= 0);
+	for (i = 0; i < fl__nr_node_ids; i++)
+		snapshot_refaults(NODE_DATA(i));
+	if (sc->nr_reclaimed)
+		return sc->nr_reclaimed;
+	if (sc->skipped_deactivate) {
+		sc->priority = initial_priority;
+		sc->force_deactivate = 1;
+		sc->skipped_deactivate = 0;
+		goto retry;
+	}
+	return 0;
+}
+
+/**
+ * try_to_free_pages() - direct reclaim for an allocation of @order with
+ * @gfp_mask that found the machine below its watermarks.
+ * Return: the pages reclaimed.
+ * Context: may sleep; the caller holds no spinlock.
+ */
+unsigned long try_to_free_pages(gfp_t gfp_mask, int order, int nid)
+{
+	struct scan_control sc = { .nr_to_reclaim = SWAP_CLUSTER_MAX,
+				   .gfp_mask = gfp_mask,
+				   .order = order,
+				   .priority = DEF_PRIORITY,
+				   .swappiness = (int)READ_ONCE(vm_swappiness),
+				   .reclaimer = RECLAIMER_DIRECT,
+				   .may_writepage = 1,
+				   .may_unmap = 1,
+				   .may_swap = 1 };
+
+	return do_try_to_free_pages(nid, &sc);
+}
+
+/**
+ * node_reclaim_proactive() - reclaim @nr_pages from node @nid as a write
+ * to /sys/devices/system/node/nodeN/reclaim does (user_proactive_reclaim()
+ * and __node_reclaim()): tries of a quarter of what is left (at least
+ * SWAP_CLUSTER_MAX), each shrinking the node at falling priority until it
+ * has its share; gives up after MAX_RECLAIM_RETRIES + 1 tries that free
+ * nothing. Counted as proactive (pgscan_proactive, pgsteal_proactive).
+ * @swappiness: 0..200, SWAPPINESS_ANON_ONLY, or -1 for vm.swappiness.
+ * Return: 0, or -EAGAIN if less than asked came free.
+ */
+int node_reclaim_proactive(int nid, unsigned long nr_pages, int swappiness)
+{
+	struct pglist_data *pgdat = NODE_DATA(nid);
+	unsigned long nr_reclaimed = 0;
+	int nr_retries = MAX_RECLAIM_RETRIES;
+
+	while (nr_reclaimed < nr_pages) {
+		unsigned long batch = (nr_pages - nr_reclaimed) / 4;
+		struct scan_control sc = { .nr_to_reclaim = fl_max_ul(batch, SWAP_CLUSTER_MAX),
+					   .gfp_mask = GFP_KERNEL,
+					   .priority = DEF_PRIORITY,
+					   .swappiness = swappiness < 0
+								 ? (int)READ_ONCE(vm_swappiness)
+								 : swappiness,
+					   .reclaimer = RECLAIMER_PROACTIVE,
+					   .may_writepage = 1,
+					   .may_unmap = 1,
+					   .may_swap = 1 };
+
+		if (!nr_retries)
+			lru_add_drain_all(); /* the last try: the per-CPU batches too */
+		do {
+			shrink_node(pgdat, &sc);
+		} while (sc.nr_reclaimed < batch && --sc.priority >= 0);
+		if (!sc.nr_reclaimed && !nr_retries--)
+			return -EAGAIN;
+		nr_reclaimed += sc.nr_reclaimed;
+	}
+	return 0;
+}
+
+/*
+ * zone_reclaimable_pages() - what reclaim could still free in @zone's
+ * node: the file LRUs, and the anon ones while swap has room.
+ */
+unsigned long zone_reclaimable_pages(struct zone *zone)
+{
+	struct lruvec *lruvec = &zone->zone_pgdat->__lruvec;
+	unsigned long nr = lruvec_lru_size(lruvec, LRU_INACTIVE_FILE) +
+			   lruvec_lru_size(lruvec, LRU_ACTIVE_FILE);
+
+	if (can_reclaim_anon_pages())
+		nr += lruvec_lru_size(lruvec, LRU_INACTIVE_ANON) +
+		      lruvec_lru_size(lruvec, LRU_ACTIVE_ANON);
 	return nr;
 }

@@ -51,6 +51,27 @@ static const char *const vm_event_names[NR_VM_EVENT_ITEMS] = {
 	[THP_UNDERUSED_SPLIT_PAGE] = "thp_underused_split_page",
 	[THP_SWPOUT] = "thp_swpout",
 	[THP_SWPOUT_FALLBACK] = "thp_swpout_fallback",
+	[PGREFILL] = "pgrefill",
+	[PGSTEAL_KSWAPD] = "pgsteal_kswapd",
+	[PGSTEAL_DIRECT] = "pgsteal_direct",
+	[PGSTEAL_KHUGEPAGED] = "pgsteal_khugepaged",
+	[PGSTEAL_PROACTIVE] = "pgsteal_proactive",
+	[PGSCAN_KSWAPD] = "pgscan_kswapd",
+	[PGSCAN_DIRECT] = "pgscan_direct",
+	[PGSCAN_KHUGEPAGED] = "pgscan_khugepaged",
+	[PGSCAN_PROACTIVE] = "pgscan_proactive",
+	[PGSCAN_DIRECT_THROTTLE] = "pgscan_direct_throttle",
+	[PGSCAN_ANON] = "pgscan_anon",
+	[PGSCAN_FILE] = "pgscan_file",
+	[PGSTEAL_ANON] = "pgsteal_anon",
+	[PGSTEAL_FILE] = "pgsteal_file",
+	[SLABS_SCANNED] = "slabs_scanned",
+	[KSWAPD_LOW_WMARK_HIT_QUICKLY] = "kswapd_low_wmark_hit_quickly",
+	[KSWAPD_HIGH_WMARK_HIT_QUICKLY] = "kswapd_high_wmark_hit_quickly",
+	[PAGEOUTRUN] = "pageoutrun",
+	[ALLOCSTALL_NORMAL] = "allocstall_normal",
+	[ALLOCSTALL_MOVABLE] = "allocstall_movable",
+	[OOM_KILL] = "oom_kill",
 };
 
 static const char *const mthp_stat_names[__MTHP_STAT_COUNT] = {
@@ -158,6 +179,13 @@ static int64_t mthp_stat_sum(int order, enum mthp_stat_item item)
 	return s;
 }
 
+unsigned long node_page_state(struct pglist_data *pgdat, enum node_stat_item item)
+{
+	int64_t s = sum_node(pgdat->node_id, item);
+
+	return s > 0 ? (unsigned long)s : 0;
+}
+
 int64_t fl__fl_stat_sum(enum fl_stat_item item)
 {
 	int64_t s = 0;
@@ -224,6 +252,8 @@ int fl__vmstat_snapshot(struct fl_counters *c)
 	ret |= fl_counters_set(c, "workingset_restore_anon",
 			       node_stat_sum(WORKINGSET_RESTORE_ANON));
 	ret |= fl_counters_set(c, "nr_zspages", node_stat_sum(NR_ZSPAGES));
+	ret |= fl_counters_set(c, "nr_isolated_anon", node_stat_sum(NR_ISOLATED_ANON));
+	ret |= fl_counters_set(c, "nr_isolated_file", node_stat_sum(NR_ISOLATED_FILE));
 	for (i = 0; i < NR_VM_EVENT_ITEMS; i++)
 		ret |= fl_counters_set(c, vm_event_names[i], sum_event(i));
 	if (fl__swap_info) {

@@ -50,6 +50,28 @@ enum vm_event_item {
 	THP_UNDERUSED_SPLIT_PAGE,
 	THP_SWPOUT,
 	THP_SWPOUT_FALLBACK,
+	PGREFILL,
+	/* by reclaimer, in reclaimer_offset() order */
+	PGSTEAL_KSWAPD,
+	PGSTEAL_DIRECT,
+	PGSTEAL_KHUGEPAGED,
+	PGSTEAL_PROACTIVE,
+	PGSCAN_KSWAPD,
+	PGSCAN_DIRECT,
+	PGSCAN_KHUGEPAGED,
+	PGSCAN_PROACTIVE,
+	PGSCAN_DIRECT_THROTTLE,
+	PGSCAN_ANON,
+	PGSCAN_FILE,
+	PGSTEAL_ANON,
+	PGSTEAL_FILE,
+	SLABS_SCANNED,
+	KSWAPD_LOW_WMARK_HIT_QUICKLY,
+	KSWAPD_HIGH_WMARK_HIT_QUICKLY,
+	PAGEOUTRUN,
+	ALLOCSTALL_NORMAL,
+	ALLOCSTALL_MOVABLE,
+	OOM_KILL,
 	NR_VM_EVENT_ITEMS
 };
 
@@ -69,6 +91,8 @@ enum node_stat_item {
 	WORKINGSET_ACTIVATE_ANON, /* "workingset_activate_anon" */
 	WORKINGSET_RESTORE_ANON,  /* "workingset_restore_anon" */
 	NR_ZSPAGES,		  /* zsmalloc's pages (a zone stat in the kernel) */
+	NR_ISOLATED_ANON,	  /* pages reclaim holds off the LRU now */
+	NR_ISOLATED_FILE,
 	NR_VM_NODE_STAT_ITEMS
 };
 
@@ -145,6 +169,9 @@ static inline void mod_node_page_state(struct pglist_data *pgdat, enum node_stat
 {
 	fl_this_cpu_add_s64(&this_cpu_vm_stats()->node[pgdat->node_id][item], delta);
 }
+
+/* node_page_state() - a node stat summed over the CPUs (racy, as the kernel's) */
+unsigned long node_page_state(struct pglist_data *pgdat, enum node_stat_item item);
 
 static inline void mod_mthp_stat(int order, enum mthp_stat_item item, long delta)
 {

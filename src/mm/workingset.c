@@ -22,7 +22,7 @@
 #include "internal.h"
 #include "swap.h"
 
-static void workingset_age_nonresident(struct lruvec *lruvec, unsigned long nr)
+void workingset_age_nonresident(struct lruvec *lruvec, unsigned long nr)
 {
 	fl_atomic_fetch_add(&lruvec->nonresident_age, (long)nr, __ATOMIC_RELAXED);
 }
@@ -72,5 +72,6 @@ void workingset_refault(struct folio *folio, unsigned long shadow)
 	if (workingset) {
 		folio_set_workingset(folio);
 		mod_node_page_state(folio_pgdat(folio), WORKINGSET_RESTORE_ANON, (long)nr);
+		lru_note_cost_refault(folio); /* a workingset folio came back: reclaim cost it */
 	}
 }

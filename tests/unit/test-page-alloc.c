@@ -250,22 +250,86 @@ static bool test_pcp_follows_the_6_18_rule(void)
 	return pcp_follows_the_rule(1024) && pcp_follows_the_rule(256);
 }
 
-/* A node out of memory falls back to the next; then allocation fails. */
+/*
+ * A node that an allocation would take below its low watermark is passed
+ * over for the next; when every node is below, a costly order fails
+ * after one reclaim try (nothing here to reclaim), and __GFP_THISNODE
+ * stays on its node.
+ */
 static bool test_node_fallback(void)
 {
 	struct page *a, *b, *c;
+	struct zone *z0, *z1;
 
-	ASSERT_TRUE(mm_up(8, 2, 2)); /* 4 MiB = one max-order block per node */
-	a = alloc_pages(GFP_KERNEL, MAX_PAGE_ORDER);
-	b = alloc_pages(GFP_KERNEL, MAX_PAGE_ORDER);
-	c = alloc_pages(GFP_KERNEL, MAX_PAGE_ORDER);
+	ASSERT_TRUE(mm_up(8, 2, 2)); /* 1024 pages per node */
+	z0 = zone0();
+	z1 = &NODE_DATA(1)->node_zones[0];
+	/* min_free_kbytes = sqrt(8192 KiB * 16) = 362: 90 pages, 45 a node */
+	ASSERT_EQ(min_wmark_pages(z0), 45);
+	ASSERT_EQ(min_wmark_pages(z1), 45);
+	/* low and high a step of max(min / 4, 1024 * 10 / 10000) = 11 above */
+	ASSERT_EQ(low_wmark_pages(z0), 56);
+	ASSERT_EQ(high_wmark_pages(z0), 67);
+	a = alloc_pages(GFP_KERNEL, PMD_ORDER);
+	b = alloc_pages(GFP_KERNEL, PMD_ORDER); /* node 0 would keep 1: below low */
 	ASSERT_TRUE(a && b);
-	ASSERT_TRUE(c == NULL);
 	ASSERT_EQ(page_to_nid(a), 0); /* CPU 0 is on node 0 */
 	ASSERT_EQ(page_to_nid(b), 1);
-	ASSERT_EQ(__alloc_pages(GFP_KERNEL | __GFP_THISNODE, 0, 0), NULL);
-	__free_pages(a, MAX_PAGE_ORDER);
-	__free_pages(b, MAX_PAGE_ORDER);
+	c = alloc_pages(GFP_KERNEL, PMD_ORDER);
+	ASSERT_TRUE(c == NULL);
+	ASSERT_EQ(__alloc_pages(GFP_KERNEL | __GFP_THISNODE, PMD_ORDER, 0), NULL);
+	ASSERT_EQ(counter("allocstall_normal"), 2); /* one reclaim try each */
+	__free_pages(a, PMD_ORDER);
+	__free_pages(b, PMD_ORDER);
+	return mm_down();
+}
+
+/*
+ * Below min: a plain allocation reclaims, finds nothing and ends in the
+ * OOM report (oom_kill 1); __GFP_HIGH may go down to half of min;
+ * __GFP_MEMALLOC (reclaim's own allocations) to nothing.
+ */
+static bool test_watermarks_and_oom(void)
+{
+	struct page *pages[1024];
+	unsigned long min, n = 0, high_got = 0, memalloc_got = 0;
+	char report[512];
+	struct zone *z;
+
+	ASSERT_TRUE(mm_up(4, 1, 1)); /* 1024 pages */
+	z = zone0();
+	min = min_wmark_pages(z); /* sqrt(4096 * 16) = 256 KiB: 64 pages */
+	ASSERT_EQ(min, 64);
+	ASSERT_EQ(fl__oom_report(report, sizeof(report)), 0);
+	/* a drain after each one: the pcp refills take no more than that page */
+	while ((pages[n] = alloc_pages(GFP_KERNEL, 0)) != NULL) {
+		n++;
+		drain_all_pages(NULL);
+	}
+	/* order-0 allocations stop where one more would leave min or fewer free */
+	ASSERT_EQ(z->free_pages, (long)min);
+	ASSERT_EQ(counter("oom_kill"), 1);
+	ASSERT_EQ(fl__oom_report(report, sizeof(report)), 1);
+	ASSERT_TRUE(strstr(report, "out of memory: an order-0 GFP_KERNEL allocation") != NULL);
+	/* nothing to reclaim: free + reclaimable could not reach min, so one try */
+	ASSERT_EQ(counter("allocstall_normal"), 1);
+	ASSERT_TRUE(strstr(report, "after 1 reclaim tries") != NULL);
+	while ((pages[n] = alloc_pages(GFP_ATOMIC, 0)) != NULL) {
+		n++;
+		high_got++;
+		drain_all_pages(NULL);
+	}
+	ASSERT_EQ(z->free_pages, (long)(min - min / 2));
+	ASSERT_EQ(high_got, min / 2);
+	while (n < 1024 && (pages[n] = alloc_pages(__GFP_MEMALLOC, 0)) != NULL) {
+		n++;
+		memalloc_got++;
+		drain_all_pages(NULL);
+	}
+	ASSERT_EQ(z->free_pages, 0);
+	ASSERT_EQ(memalloc_got, min - min / 2);
+	while (n)
+		__free_pages(pages[--n], 0);
 	return mm_down();
 }
 
@@ -423,4 +487,4 @@ TEST_MAIN(TEST(test_buddy_split_then_merge), TEST(test_buddy_merge_needs_both),
 	  TEST(test_pcp_follows_the_6_18_rule),
 	  TEST(test_pcp_free_high_drains_consecutive_high_order_frees),
 	  TEST(test_pcp_free_high_needs_a_run), TEST(test_node_fallback),
-	  TEST(test_leak_is_reported), TEST(test_huge_machine_boots))
+	  TEST(test_watermarks_and_oom), TEST(test_leak_is_reported), TEST(test_huge_machine_boots))

@@ -1,0 +1,212 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * test-vmscan.c - reclaim by scanning the LRU (shrink_node() and below),
+ * proactive and direct. Each expectation follows from the 6.18 rule it
+ * names, for memory of known contents:
+ *
+ *   - a scan at priority p looks at (list size >> p) pages, from the
+ *     tail, SWAP_CLUSTER_MAX (32) at a time;
+ *   - a fault leaves the accessed bit set, so an anon page found young
+ *     the first time only gets PG_referenced and rotates (kept); the
+ *     second look, with the bit cleared by the first, reclaims it: anon
+ *     needs two looks (folio_check_references());
+ *   - a page found young again on the second look is activated;
+ *   - shrink_active_list() deactivates every anon folio it scans,
+ *     referenced or not, and marks it workingset;
+ *   - without swap no anon page is scanned at all (get_scan_count());
+ *   - an allocation below the watermarks reclaims directly (allocstall,
+ *     pgscan_direct), and the data comes back from swap intact;
+ *     without swap it ends in the OOM report.
+ *
+ * Conventions in this file: one node, one CPU, order-0 anon memory;
+ * tags are (case << 16) + page.
+ */
+#include "mm_harness.h"
+#include "../src/mm/fs.h"
+#include "../src/mm/swap.h"
+
+static bool fill(unsigned long a, unsigned long pages, uint64_t tag)
+{
+	unsigned long i;
+
+	for (i = 0; i < pages; i++)
+		if (touch(mm, a + i * PAGE_SIZE, tag + i))
+			return false;
+	return true;
+}
+
+static unsigned long wrong_tags(unsigned long a, unsigned long pages, uint64_t tag)
+{
+	unsigned long i, wrong = 0;
+
+	for (i = 0; i < pages; i++)
+		wrong += peek(mm, a + i * PAGE_SIZE) != tag + i;
+	return wrong;
+}
+
+static struct lruvec *lruvec0(void)
+{
+	return &NODE_DATA(0)->__lruvec;
+}
+
+static bool up(unsigned long mem_mb, unsigned long swap_mb)
+{
+	mm_swap_mb = swap_mb;
+	return mm_up_with_mm(mem_mb);
+}
+
+/*
+ * 64 freshly faulted pages, proactive reclaim of 64 with swappiness=max
+ * (anon only). The first try's priorities 6..1 look at 1, 2, 4, 8, 16 and
+ * 32 pages from the tail (63 pages, each young: kept with PG_referenced
+ * and rotated to the head); priority 0 looks at all 64 in two batches: the
+ * one page not looked at yet is young and kept, the 63 others are
+ * reclaimed. The last page asks for a try of 0 pages ((64 - 63) / 4): one
+ * pass at priority 12 scans 1 >> 12 = 0 pages, so the 17 tries allowed
+ * free nothing and the write fails with EAGAIN.
+ */
+static bool test_anon_needs_two_looks(void)
+{
+	uint64_t tag = 1ull << 16;
+	unsigned long a;
+
+	ASSERT_TRUE(up(64, 64));
+	a = map(64 * PAGE_SIZE);
+	ASSERT_TRUE(a && fill(a, 64, tag));
+	lru_add_drain();
+	ASSERT_EQ(lruvec0()->nr_pages[LRU_INACTIVE_ANON], 64);
+	ASSERT_EQ(node_reclaim_proactive(0, 64, SWAPPINESS_ANON_ONLY), -EAGAIN);
+	ASSERT_EQ(counter("pgscan_proactive"), 1 + 2 + 4 + 8 + 16 + 32 + 64);
+	ASSERT_EQ(counter("pgscan_anon"), 127);
+	ASSERT_EQ(counter("pgsteal_proactive"), 63);
+	ASSERT_EQ(counter("pgsteal_anon"), 63);
+	ASSERT_EQ(counter("pswpout"), 63);
+	ASSERT_EQ(counter("pgscan_direct") + counter("pgscan_kswapd"), 0);
+	ASSERT_EQ(counter("allocstall_normal") + counter("allocstall_movable"), 0);
+	ASSERT_EQ(counter("pgactivate"), 0);
+	ASSERT_EQ(lruvec0()->nr_pages[LRU_INACTIVE_ANON], 1);
+	ASSERT_EQ(counter("nr_isolated_anon"), 0);
+	/* the data comes back from swap */
+	ASSERT_EQ(wrong_tags(a, 64, tag), 0);
+	ASSERT_EQ(counter("pswpin"), 63);
+	return mm_down_with_mm();
+}
+
+/*
+ * 32 pages looked at once (each kept with PG_referenced), then all used
+ * again, then proactive reclaim of 32 at swappiness=max. Try 1 (a batch of
+ * 8): priorities 5, 4, 3, 2, 1 look at 32 >> 5 = 1, 31 >> 4 = 1... of the
+ * inactive list as it shrinks: 1, 2, 3, 6 and 10 pages, each young with
+ * PG_referenced: activated. With 10 inactive and 22 active the inactive
+ * list is low, so shrink_active_list() deactivates all 22 (their bits
+ * were cleared by the look that activated them; PG_referenced was
+ * cleared too). Priority 0 looks at all 32 inactive: the 10 never looked
+ * at are activated, the 22 reclaimed; the 10 then go back the same way
+ * (pgrefill, pgdeactivate), keeping PG_referenced. Tries 2 to 6 (batches
+ * of 2, 1, 1, 1, 1) reclaim 3, 1, 1, 1 and 1 of them; the last 3 ask for
+ * batches of 0, which scan nothing: EAGAIN after 17 such tries.
+ */
+static bool test_referenced_twice_activates(void)
+{
+	uint64_t tag = 2ull << 16;
+	unsigned long a, i, vm_flags;
+
+	ASSERT_TRUE(up(64, 64));
+	a = map(32 * PAGE_SIZE);
+	ASSERT_TRUE(a && fill(a, 32, tag));
+	lru_add_drain();
+	/* the first look, as folio_check_references() takes it: young, so referenced */
+	for (i = 0; i < 32; i++) {
+		struct folio *f = mapped_folio(mm, a + i * PAGE_SIZE);
+
+		folio_lock(f);
+		ASSERT_EQ(folio_referenced(f, true, &vm_flags), 1);
+		ASSERT_EQ(folio_referenced(f, true, &vm_flags), 0); /* the bit is cleared */
+		folio_unlock(f);
+		folio_set_referenced(f);
+	}
+	ASSERT_TRUE(fill(a, 32, tag)); /* used again: the accessed bits are set */
+	ASSERT_EQ(node_reclaim_proactive(0, 32, SWAPPINESS_ANON_ONLY), -EAGAIN);
+	ASSERT_EQ(counter("pgactivate"), 1 + 2 + 3 + 6 + 10 + 10);
+	ASSERT_EQ(counter("pgrefill"), 22 + 10);
+	ASSERT_EQ(counter("pgdeactivate"), 22 + 10);
+	ASSERT_EQ(counter("pgsteal_proactive"), 22 + 3 + 1 + 1 + 1 + 1);
+	ASSERT_EQ(lruvec0()->nr_pages[LRU_INACTIVE_ANON], 3);
+	ASSERT_EQ(lruvec0()->nr_pages[LRU_ACTIVE_ANON], 0);
+	/* the 3 still resident went through shrink_active_list(): workingset */
+	for (i = 0, vm_flags = 0; i < 32; i++) {
+		struct folio *f = mapped_folio(mm, a + i * PAGE_SIZE);
+
+		vm_flags += f && folio_test_workingset(f);
+	}
+	ASSERT_EQ(vm_flags, 3);
+	ASSERT_EQ(wrong_tags(a, 32, tag), 0);
+	return mm_down_with_mm();
+}
+
+/* Without swap, reclaim scans no anon page: nothing can go. */
+static bool test_no_swap_no_anon_scan(void)
+{
+	uint64_t tag = 3ull << 16;
+	unsigned long a;
+
+	ASSERT_TRUE(up(64, 0));
+	a = map(64 * PAGE_SIZE);
+	ASSERT_TRUE(a && fill(a, 64, tag));
+	lru_add_drain();
+	ASSERT_EQ(node_reclaim_proactive(0, 64, -1), -EAGAIN);
+	ASSERT_EQ(counter("pgscan_proactive"), 0);
+	ASSERT_EQ(counter("pgscan_anon"), 0);
+	ASSERT_EQ(wrong_tags(a, 64, tag), 0);
+	return mm_down_with_mm();
+}
+
+/*
+ * A 16 MiB machine, 32 MiB of swap, 24 MiB of anon written twice:
+ * allocation below the low watermark reclaims directly (allocstall,
+ * pgscan_direct, pgsteal_direct = what was swapped out), and every page
+ * reads back its tag. Free memory never goes below min for long: only
+ * reclaim's own allocations may.
+ */
+static bool test_direct_reclaim(void)
+{
+	uint64_t tag = 4ull << 16;
+	unsigned long pages = (24ul << 20) / PAGE_SIZE, a;
+
+	ASSERT_TRUE(up(16, 32));
+	a = map(pages * PAGE_SIZE);
+	ASSERT_TRUE(a && fill(a, pages, tag));
+	ASSERT_EQ(wrong_tags(a, pages, tag), 0);
+	ASSERT_GT(counter("allocstall_movable"), 0);
+	ASSERT_GT(counter("pgscan_direct"), 0);
+	ASSERT_GT(counter("pgsteal_direct"), 0);
+	ASSERT_EQ(counter("pgsteal_direct"), counter("pswpout") + counter("swpout_zero"));
+	ASSERT_EQ(counter("pgscan_proactive") + counter("pgscan_kswapd"), 0);
+	ASSERT_EQ(counter("oom_kill"), 0);
+	ASSERT_EQ(counter("nr_isolated_anon"), 0);
+	return mm_down_with_mm();
+}
+
+/* Without swap the same machine runs out: the fault fails and the report says why. */
+static bool test_oom_without_swap(void)
+{
+	unsigned long pages = (24ul << 20) / PAGE_SIZE, a, i;
+	char report[512];
+	int ret = 0;
+
+	ASSERT_TRUE(up(16, 0));
+	a = map(pages * PAGE_SIZE);
+	ASSERT_TRUE(a != 0);
+	for (i = 0; i < pages && !ret; i++)
+		ret = touch(mm, a + i * PAGE_SIZE, i + 1);
+	ASSERT_EQ(ret, -ENOMEM);
+	ASSERT_EQ(counter("oom_kill"), 1);
+	ASSERT_EQ(fl__oom_report(report, sizeof(report)), 1);
+	ASSERT_TRUE(strstr(report, "out of memory: an order-0") != NULL);
+	ASSERT_TRUE(strstr(report, "swap free 0 pages") != NULL);
+	ASSERT_EQ(counter("pgscan_direct"), 0);
+	return mm_down_with_mm();
+}
+
+TEST_MAIN(TEST(test_anon_needs_two_looks), TEST(test_referenced_twice_activates),
+	  TEST(test_no_swap_no_anon_scan), TEST(test_direct_reclaim), TEST(test_oom_without_swap))
