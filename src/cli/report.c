@@ -275,6 +275,37 @@ static void report_mthp(FILE *f, const struct fl_result *r)
 }
 
 /* The counters that changed; on the host with where each value comes from. */
+/*
+ * Who reclaimed, when anything was: kswapd beside the tasks or the
+ * allocating tasks themselves (direct reclaim), their time (model; the
+ * host kernel does not say), pages scanned and stolen, allocation stalls.
+ */
+static void report_reclaim(FILE *f, const struct fl_result *r)
+{
+	const struct fl_counters *c = &r->counters;
+	int64_t sk = fl_counters_get(c, "pgscan_kswapd"), sd = fl_counters_get(c, "pgscan_direct");
+	int64_t sp = fl_counters_get(c, "pgscan_proactive");
+	bool model = !strcmp(r->target, "model");
+
+	if (!sk && !sd && !sp)
+		return;
+	fprintf(f, "  reclaim: kswapd scanned %lld stole %lld", (long long)sk,
+		(long long)fl_counters_get(c, "pgsteal_kswapd"));
+	if (model)
+		fprintf(f, " in %.1f ms", (double)fl_counters_get(c, "fl_kswapd_ns") / 1e6);
+	fprintf(f, "; direct scanned %lld stole %lld", (long long)sd,
+		(long long)fl_counters_get(c, "pgsteal_direct"));
+	if (model)
+		fprintf(f, " in %.1f ms", (double)fl_counters_get(c, "fl_direct_reclaim_ns") / 1e6);
+	fprintf(f, " (%lld stalls)",
+		(long long)(fl_counters_get(c, "allocstall_normal") +
+			    fl_counters_get(c, "allocstall_movable")));
+	if (sp)
+		fprintf(f, "; proactive scanned %lld stole %lld", (long long)sp,
+			(long long)fl_counters_get(c, "pgsteal_proactive"));
+	fputc('\n', f);
+}
+
 static void report_counters(FILE *f, const struct fl_result *r)
 {
 	static const char *const scopes[] = { "", "workload", "system" };
@@ -386,6 +417,7 @@ void report_run(FILE *f, const struct fl_result *r)
 		(long long)fl_counters_get(&r->counters, "fl_tag_mismatch"));
 	if (r->note[0])
 		fprintf(f, "  note: %s\n", r->note);
+	report_reclaim(f, r);
 	report_counters(f, r);
 	report_mthp(f, r);
 	if (r->noise.nr)

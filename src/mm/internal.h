@@ -79,7 +79,7 @@ static __always_inline uint64_t tag_to_store(uint64_t tag)
 {
 	return unlikely(fl__corrupt_tag_every) ? fl__corrupt_tag(tag) : tag;
 }
-int fl__page_alloc_init(unsigned long nr_pages, int nr_nodes);
+int fl__page_alloc_init(unsigned long nr_pages, int nr_nodes, int nr_cpus);
 void fl__page_alloc_exit(void);
 struct page *__alloc_pages(gfp_t gfp, unsigned int order, int nid);
 struct page *alloc_pages(gfp_t gfp, unsigned int order);
@@ -116,6 +116,15 @@ static inline unsigned long high_wmark_pages(const struct zone *z)
 #define SWAPPINESS_ANON_ONLY (MAX_SWAPPINESS + 1) /* memory.reclaim's swappiness=max */
 #define MAX_SWAPPINESS 200
 unsigned long try_to_free_pages(gfp_t gfp_mask, int order, int nid);
+bool zone_watermark_ok(struct zone *z, unsigned int order, unsigned long mark);
+void wakeup_kswapd(struct pglist_data *pgdat, int order);
+/*
+ * kswapd runs on a model CPU of its own per node (the last ones), which
+ * the target's machine has when it was booted with room for them.
+ */
+int fl__kswapd_start(int nr_tasks);
+void fl__kswapd_task_done(void);
+void fl__kswapd_join(void);
 int node_reclaim_proactive(int nid, unsigned long nr_pages, int swappiness);
 unsigned long zone_reclaimable_pages(struct zone *zone);
 void lru_note_cost_refault(struct folio *folio);

@@ -68,7 +68,7 @@ int fl__mm_boot(const struct fl_mm_config *cfg, char *err, size_t len)
 	knobs_default();
 	if (fl__vmstat_init())
 		goto nomem;
-	if (fl__page_alloc_init(cfg->nr_pages / unit * unit, cfg->nr_nodes))
+	if (fl__page_alloc_init(cfg->nr_pages / unit * unit, cfg->nr_nodes, cfg->nr_cpus))
 		goto nomem_vmstat;
 	if (fl__swap_init())
 		goto nomem_pages;

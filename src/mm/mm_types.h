@@ -292,6 +292,9 @@ struct pglist_data {
 	struct lruvec __lruvec;	   /* one lruvec per node until memcg comes */
 	struct deferred_split deferred_split_queue;
 	int kswapd_failures; /* atomic: reclaim runs in a row that freed nothing */
+	int kswapd_order;    /* atomic: the largest order a waker asked for */
+	int kswapd_cpu;	     /* the model CPU kswapd runs on; -1: no kswapd */
+	struct fl_waitq kswapd_wait;
 	int node_id;
 	unsigned long node_start_pfn;
 	unsigned long node_spanned_pages;

@@ -416,6 +416,12 @@ static bool __zone_watermark_ok(struct zone *z, unsigned int order, unsigned lon
 	return zone_end_pfn(z) - READ_ONCE(z->frontier_pfn) >= (1ul << order);
 }
 
+/* zone_watermark_ok() - the same with the zone's free pages now */
+bool zone_watermark_ok(struct zone *z, unsigned int order, unsigned long mark)
+{
+	return __zone_watermark_ok(z, order, mark, READ_ONCE(z->free_pages), 0);
+}
+
 /* zone_watermark_fast(): an order-0 allocation well above the mark needs one compare */
 static __always_inline bool zone_watermark_fast(struct zone *z, unsigned int order,
 						unsigned long mark, unsigned int alloc_flags)
@@ -514,6 +520,18 @@ static void out_of_memory(gfp_t gfp, unsigned int order, int nid, int tries)
 	fl_atomic_store(&oom_reported, 1, __ATOMIC_RELEASE);
 }
 
+/* wake_all_kswapds(): each node the allocation may use, @nid first */
+static void wake_all_kswapds(unsigned int order, gfp_t gfp, int nid)
+{
+	int i;
+
+	for (i = 0; i < fl__nr_node_ids; i++) {
+		if (i && (gfp & __GFP_THISNODE))
+			break;
+		wakeup_kswapd(NODE_DATA((nid + i) % fl__nr_node_ids), (int)order);
+	}
+}
+
 /*
  * should_reclaim_retry() - go on reclaiming while the last try made
  * progress or fewer than MAX_RECLAIM_RETRIES tries in a row made none,
@@ -558,6 +576,8 @@ static noinline struct page *__alloc_pages_slowpath(gfp_t gfp, unsigned int orde
 	bool drained = false;
 	struct page *page;
 
+	if (gfp & __GFP_KSWAPD_RECLAIM)
+		wake_all_kswapds(order, gfp, nid);
 	page = get_page_from_freelist(gfp, order, alloc_flags, nid, pnid);
 	if (page)
 		return page;
@@ -566,7 +586,11 @@ static noinline struct page *__alloc_pages_slowpath(gfp_t gfp, unsigned int orde
 	if (!(gfp & __GFP_DIRECT_RECLAIM))
 		return NULL;
 	for (;;) {
-		unsigned long progress = try_to_free_pages(gfp, (int)order, nid);
+		unsigned long progress;
+
+		if (tries && (gfp & __GFP_KSWAPD_RECLAIM))
+			wake_all_kswapds(order, gfp, nid);
+		progress = try_to_free_pages(gfp, (int)order, nid);
 
 		tries++;
 		if (progress) {
@@ -919,15 +943,21 @@ static int zone_highsize(unsigned long managed, unsigned long total, int batch, 
 }
 
 /**
- * fl__page_alloc_init() - set up @nr_pages frames over @nr_nodes nodes.
+ * fl__page_alloc_init() - set up @nr_pages frames over @nr_nodes nodes,
+ * for @nr_cpus CPUs that run tasks. If the platform has a CPU more per
+ * node than that, those are the nodes' kswapd CPUs (kswapd runs beside
+ * the tasks, as on a machine with idle CPUs); else there is no kswapd.
  * @nr_pages must be a multiple of 2^MAX_PAGE_ORDER * @nr_nodes.
  * Return: 0 or -ENOMEM.
  */
-int fl__page_alloc_init(unsigned long nr_pages, int nr_nodes)
+int fl__page_alloc_init(unsigned long nr_pages, int nr_nodes, int nr_cpus)
 {
 	unsigned long per_node = nr_pages / (unsigned long)nr_nodes;
 	int nid, cpu, i, cpus = nr_cpu_ids_get();
+	bool kswapd_cpus = nr_cpus > 0 && nr_cpus + nr_nodes <= cpus;
 
+	if (nr_cpus <= 0 || nr_cpus > cpus)
+		nr_cpus = cpus;
 	fl__max_pfn = nr_pages;
 	fl__zero_pfn = nr_pages; /* one extra frame past the managed range */
 	mem_map_bytes = ALIGN_UP((nr_pages + 1) * sizeof(struct page), PMD_SIZE);
@@ -943,7 +973,8 @@ int fl__page_alloc_init(unsigned long nr_pages, int nr_nodes)
 		goto err;
 	fl__nr_node_ids = nr_nodes;
 	for (cpu = 0; cpu < cpus; cpu++)
-		fl__cpu_node[cpu] = cpu * nr_nodes / cpus;
+		fl__cpu_node[cpu] = cpu < nr_cpus ? cpu * nr_nodes / nr_cpus
+						  : (cpu - nr_cpus) % nr_nodes;
 	for (nid = 0; nid < nr_nodes; nid++) {
 		struct pglist_data *pgdat = fl_aligned_alloc(FL_CACHELINE, sizeof(*pgdat));
 		struct zone *zone;
@@ -973,8 +1004,9 @@ int fl__page_alloc_init(unsigned long nr_pages, int nr_nodes)
 								 (size_t)cpus);
 		if (!zone->per_cpu_pageset)
 			goto err;
-		for (cpu = 0; cpu < cpus; cpu++)
+		for (cpu = 0; cpu < nr_cpus; cpu++)
 			node_cpus += fl__cpu_node[cpu] == nid;
+		pgdat->kswapd_cpu = kswapd_cpus ? nr_cpus + nid : -1;
 		for (cpu = 0; cpu < cpus; cpu++) {
 			struct per_cpu_pages *pcp = &zone->per_cpu_pageset[cpu];
 

@@ -599,6 +599,7 @@ unsigned long reclaim_pages(struct list_head *folio_list)
 /* ---- the LRU scan: shrink_node() and below ---- */
 
 static unsigned long vm_swappiness = 60;
+static int kswapd_should_stop; /* atomic: the workload's tasks ended */
 
 static inline bool is_file_lru(enum lru_list lru)
 {
@@ -1095,6 +1096,8 @@ retry:
  */
 unsigned long try_to_free_pages(gfp_t gfp_mask, int order, int nid)
 {
+	uint64_t t0 = fl_clock_ns();
+	unsigned long nr;
 	struct scan_control sc = { .nr_to_reclaim = SWAP_CLUSTER_MAX,
 				   .gfp_mask = gfp_mask,
 				   .order = order,
@@ -1105,7 +1108,9 @@ unsigned long try_to_free_pages(gfp_t gfp_mask, int order, int nid)
 				   .may_unmap = 1,
 				   .may_swap = 1 };
 
-	return do_try_to_free_pages(nid, &sc);
+	nr = do_try_to_free_pages(nid, &sc);
+	count_fl_stat(FL_DIRECT_RECLAIM_NS, (long)(fl_clock_ns() - t0));
+	return nr;
 }
 
 /**
@@ -1163,4 +1168,199 @@ unsigned long zone_reclaimable_pages(struct zone *zone)
 		nr += lruvec_lru_size(lruvec, LRU_INACTIVE_ANON) +
 		      lruvec_lru_size(lruvec, LRU_ACTIVE_ANON);
 	return nr;
+}
+
+/* ---- kswapd: reclaim ahead of need ---- */
+
+/*
+ * pgdat_balanced() - the node's zone meets its high watermark for @order
+ * (zone_watermark_ok_safe(): the exact free count).
+ */
+static bool pgdat_balanced(struct pglist_data *pgdat, int order)
+{
+	struct zone *z = &pgdat->node_zones[0];
+
+	return zone_watermark_ok(z, (unsigned int)order, high_wmark_pages(z));
+}
+
+/* kswapd_age_node(): keep the anon inactive list from running low ahead of need */
+static void kswapd_age_node(struct pglist_data *pgdat, struct scan_control *sc)
+{
+	if (!can_age_anon_pages() || !inactive_is_low(&pgdat->__lruvec, LRU_INACTIVE_ANON))
+		return;
+	shrink_active_list(SWAP_CLUSTER_MAX, &pgdat->__lruvec, sc, LRU_ACTIVE_ANON);
+}
+
+/*
+ * kswapd_shrink_node(): aim at the high watermark (at least
+ * SWAP_CLUSTER_MAX); a high-order run that freed twice its size goes on
+ * at order 0. Return: whether the scan was large enough not to raise the
+ * priority.
+ */
+static bool kswapd_shrink_node(struct pglist_data *pgdat, struct scan_control *sc)
+{
+	sc->nr_to_reclaim = fl_max_ul(high_wmark_pages(&pgdat->node_zones[0]), SWAP_CLUSTER_MAX);
+	shrink_node(pgdat, sc);
+	if (sc->order && sc->nr_reclaimed >= (2ul << sc->order))
+		sc->order = 0;
+	return sc->nr_scanned >= sc->nr_to_reclaim;
+}
+
+/*
+ * balance_pgdat() - reclaim at falling priority (12 down to 1) until the
+ * node is balanced at its high watermark, aging the anon lists first each
+ * round; the priority stays while a round scans enough and frees
+ * something. A run that frees nothing counts a kswapd failure (16 in a row
+ * and kswapd leaves the node to direct reclaim). Return: the order it
+ * ended at.
+ */
+static int balance_pgdat(struct pglist_data *pgdat, int order)
+{
+	struct scan_control sc = { .gfp_mask = GFP_KERNEL,
+				   .order = order,
+				   .swappiness = (int)READ_ONCE(vm_swappiness),
+				   .reclaimer = RECLAIMER_KSWAPD,
+				   .may_unmap = 1 };
+
+	count_vm_event(PAGEOUTRUN);
+	sc.priority = DEF_PRIORITY;
+	do {
+		unsigned long nr_reclaimed = sc.nr_reclaimed;
+		bool raise_priority = true;
+
+		if (pgdat_balanced(pgdat, sc.order))
+			goto out;
+		sc.may_writepage = 1;
+		sc.may_swap = 1;
+		kswapd_age_node(pgdat, &sc);
+		sc.nr_scanned = 0;
+		if (kswapd_shrink_node(pgdat, &sc))
+			raise_priority = false;
+		if (fl_atomic_load(&kswapd_should_stop, __ATOMIC_ACQUIRE))
+			break; /* kthread_should_stop() */
+		if (raise_priority || sc.nr_reclaimed == nr_reclaimed)
+			sc.priority--;
+	} while (sc.priority >= 1);
+	if (!sc.nr_reclaimed)
+		fl_atomic_fetch_add(&pgdat->kswapd_failures, 1, __ATOMIC_RELAXED);
+out:
+	snapshot_refaults(pgdat);
+	return sc.order;
+}
+
+/*
+ * kswapd_try_to_sleep() - sleep until woken if the node is balanced (or
+ * hopeless); else count kswapd_high_wmark_hit_quickly and go on. The
+ * kernel first naps HZ/10 and counts kswapd_low_wmark_hit_quickly when a
+ * waker cuts the nap short; the model does not nap.
+ */
+static void kswapd_try_to_sleep(struct pglist_data *pgdat, int order)
+{
+	unsigned long seen = fl_waitq_prepare(&pgdat->kswapd_wait);
+
+	if (fl_atomic_load(&kswapd_should_stop, __ATOMIC_ACQUIRE))
+		goto done;
+	if (fl_atomic_load(&pgdat->kswapd_failures, __ATOMIC_RELAXED) >= MAX_RECLAIM_RETRIES ||
+	    pgdat_balanced(pgdat, order))
+		fl_waitq_sleep(&pgdat->kswapd_wait, seen);
+	else
+		count_vm_event(KSWAPD_HIGH_WMARK_HIT_QUICKLY);
+done:
+	fl_waitq_finish(&pgdat->kswapd_wait);
+}
+
+/* kswapd() - the node's reclaim thread, until the workload's tasks end. */
+static void kswapd(void *arg)
+{
+	struct pglist_data *pgdat = arg;
+	int alloc_order, reclaim_order = 0;
+
+	for (;;) {
+		kswapd_try_to_sleep(pgdat, reclaim_order);
+		if (fl_atomic_load(&kswapd_should_stop, __ATOMIC_ACQUIRE))
+			break;
+		uint64_t t0;
+
+		alloc_order = fl_atomic_xchg(&pgdat->kswapd_order, 0, __ATOMIC_RELAXED);
+		t0 = fl_clock_ns();
+		reclaim_order = balance_pgdat(pgdat, alloc_order);
+		count_fl_stat(FL_KSWAPD_NS, (long)(fl_clock_ns() - t0));
+	}
+}
+
+/**
+ * wakeup_kswapd() - an allocation of @order fell below the low watermark
+ * on @pgdat: raise kswapd's order and wake it if it sleeps, unless the
+ * node is hopeless or balanced after all.
+ */
+void wakeup_kswapd(struct pglist_data *pgdat, int order)
+{
+	int cur = fl_atomic_load(&pgdat->kswapd_order, __ATOMIC_RELAXED);
+
+	if (pgdat->kswapd_cpu < 0)
+		return;
+	while (cur < order && !fl_atomic_cmpxchg(&pgdat->kswapd_order, &cur, order, true,
+						 __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+		;
+	if (!fl_waitq_active(&pgdat->kswapd_wait))
+		return;
+	if (fl_atomic_load(&pgdat->kswapd_failures, __ATOMIC_RELAXED) >= MAX_RECLAIM_RETRIES ||
+	    pgdat_balanced(pgdat, order))
+		return;
+	fl_waitq_wake_all(&pgdat->kswapd_wait);
+}
+
+static struct fl_thread_handle *kswapd_threads[MAX_NUMNODES];
+static int kswapd_workers; /* atomic: the workload's tasks still running */
+
+/**
+ * fl__kswapd_start() - start every node's kswapd for a run of @nr_tasks
+ * tasks; each task calls fl__kswapd_task_done() at its end, and the last
+ * one stops kswapd. Return: 0 or -errno.
+ */
+int fl__kswapd_start(int nr_tasks)
+{
+	int nid, ret = 0;
+
+	fl_atomic_store(&kswapd_should_stop, 0, __ATOMIC_RELEASE);
+	fl_atomic_store(&kswapd_workers, nr_tasks, __ATOMIC_RELEASE);
+	for_each_online_node (nid) {
+		struct pglist_data *pgdat = NODE_DATA(nid);
+
+		if (pgdat->kswapd_cpu < 0)
+			continue;
+		kswapd_threads[nid] = fl__thread_start(kswapd, pgdat, pgdat->kswapd_cpu, -1, &ret);
+		if (!kswapd_threads[nid])
+			break;
+	}
+	return ret;
+}
+
+static void kswapd_stop_all(void)
+{
+	int nid;
+
+	fl_atomic_store(&kswapd_should_stop, 1, __ATOMIC_RELEASE);
+	for_each_online_node (nid)
+		if (kswapd_threads[nid])
+			fl_waitq_wake_all(&NODE_DATA(nid)->kswapd_wait);
+}
+
+void fl__kswapd_task_done(void)
+{
+	if (fl_atomic_sub_fetch(&kswapd_workers, 1, __ATOMIC_ACQ_REL) == 0)
+		kswapd_stop_all();
+}
+
+/** fl__kswapd_join() - after the tasks: wait for every kswapd to end. */
+void fl__kswapd_join(void)
+{
+	int nid;
+
+	kswapd_stop_all();
+	for_each_online_node (nid) {
+		if (kswapd_threads[nid])
+			fl__thread_join(kswapd_threads[nid]);
+		kswapd_threads[nid] = NULL;
+	}
 }

@@ -113,6 +113,8 @@ static const char *const fl_stat_names[NR_FL_STAT_ITEMS] = {
 	[FL_VMA_LOCK_RETRY] = "fl_vma_lock_retry",
 	[FL_PGFREE_RCU] = "fl_pgfree_rcu",
 	[FL_PGFREE_ATOMIC] = "fl_pgfree_atomic",
+	[FL_KSWAPD_NS] = "fl_kswapd_ns",
+	[FL_DIRECT_RECLAIM_NS] = "fl_direct_reclaim_ns",
 };
 
 /* Order 1 (8kB) exists for shmem and the page cache only: its stats are these. */

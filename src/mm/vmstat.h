@@ -137,6 +137,8 @@ enum fl_stat_item {
 	FL_VMA_LOCK_RETRY,     /* faults under the VMA lock done again under mmap_lock */
 	FL_PGFREE_RCU,	       /* of pgfree: page tables the kernel frees after RCU */
 	FL_PGFREE_ATOMIC,      /* of pgfree: pages the kernel frees with preemption off */
+	FL_KSWAPD_NS,	       /* time kswapd spent reclaiming (balance_pgdat()) */
+	FL_DIRECT_RECLAIM_NS,  /* time allocations spent in direct reclaim */
 	NR_FL_STAT_ITEMS
 };
 

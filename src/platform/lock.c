@@ -325,6 +325,45 @@ void fl_word_wake_all(unsigned long *word)
 	futex((unsigned int *)word, FUTEX_WAKE_PRIVATE, INT_MAX, NULL);
 }
 
+unsigned long fl_waitq_prepare(struct fl_waitq *wq)
+{
+	fl_atomic_fetch_add(&wq->waiters, 1u, __ATOMIC_SEQ_CST);
+	return fl_atomic_load(&wq->seq, __ATOMIC_SEQ_CST);
+}
+
+void fl_waitq_sleep(struct fl_waitq *wq, unsigned long seen)
+{
+	if (fl__sim_active && fl_sim_in_task()) {
+		/* one host thread: nothing runs between this look and the sleep */
+		if (fl_atomic_load(&wq->seq, __ATOMIC_RELAXED) == seen)
+			fl_sim_wait(&wq->sim);
+		return;
+	}
+	struct timespec ts = { 0, PARK_TIMEOUT_NS };
+
+	futex((unsigned int *)&wq->seq, FUTEX_WAIT_PRIVATE, (unsigned int)seen, &ts);
+}
+
+void fl_waitq_finish(struct fl_waitq *wq)
+{
+	fl_atomic_fetch_sub(&wq->waiters, 1u, __ATOMIC_SEQ_CST);
+}
+
+bool fl_waitq_active(struct fl_waitq *wq)
+{
+	return fl_atomic_load(&wq->waiters, __ATOMIC_SEQ_CST) != 0;
+}
+
+void fl_waitq_wake_all(struct fl_waitq *wq)
+{
+	fl_atomic_fetch_add(&wq->seq, 1ul, __ATOMIC_SEQ_CST);
+	if (fl__sim_active && fl_sim_in_task()) {
+		fl_sim_wake_all(&wq->sim);
+		return;
+	}
+	futex((unsigned int *)&wq->seq, FUTEX_WAKE_PRIVATE, INT_MAX, NULL);
+}
+
 int fl_rwsem_init(struct fl_rwsem *sem, const struct fl_lock_class *cls)
 {
 	pthread_rwlockattr_t attr;

@@ -307,6 +307,26 @@ int fl__lock_stats_read(struct fl_lock_row *rows);
  */
 void fl_word_wait(unsigned long *word, unsigned long val);
 void fl_word_wake_all(unsigned long *word);
+
+/*
+ * A wait queue for a kernel thread that sleeps until there is work
+ * (kswapd): fl_waitq_prepare() says the caller is about to sleep and
+ * returns the wake-up count to sleep on; fl_waitq_sleep() sleeps while no
+ * wake-up came since (native: may return early, the caller looks again;
+ * on virtual CPUs the task sleeps, its CPU idle, until woken), then
+ * leaves the queue; fl_waitq_active() tells whether anyone prepared to
+ * sleep; fl_waitq_wake_all() wakes them all.
+ */
+struct fl_waitq {
+	unsigned long seq;    /* atomic: wake-ups so far */
+	unsigned int waiters; /* atomic: prepared to sleep */
+	struct fl_sim_waitq sim;
+};
+unsigned long fl_waitq_prepare(struct fl_waitq *wq);
+void fl_waitq_sleep(struct fl_waitq *wq, unsigned long seen);
+void fl_waitq_finish(struct fl_waitq *wq);
+bool fl_waitq_active(struct fl_waitq *wq);
+void fl_waitq_wake_all(struct fl_waitq *wq);
 void fl__lock_stats_reset(void);
 
 #endif /* FL_PLATFORM_LOCK_H */

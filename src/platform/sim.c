@@ -649,6 +649,22 @@ static void count_wait(struct fl_sim_lockstat *st)
 		st->wait_max = wait;
 }
 
+void fl_sim_wait(struct fl_sim_waitq *q)
+{
+	settle();
+	block_on(q, false);
+}
+
+void fl_sim_wake_all(struct fl_sim_waitq *q)
+{
+	uint64_t now;
+
+	settle();
+	now = S.cpus[S.current->cpu].now;
+	while (q->head)
+		wake_task(waitq_pop(q), now);
+}
+
 void fl_sim_mutex_lock(struct fl_sim_mutex *m)
 {
 	settle();

@@ -119,6 +119,10 @@ void fl_sim_spin_unlock(struct fl_sim_spinlock *l);
  */
 int fl_sim_spin_wait(const void *key, bool sleep);
 bool fl_sim_spin_handoff(const void *key);
+/* Sleep in @q (the CPU idles or runs another task) until fl_sim_wake_all(@q). */
+void fl_sim_wait(struct fl_sim_waitq *q);
+/* Wake every task sleeping in @q: each can run from the waker's time on. */
+void fl_sim_wake_all(struct fl_sim_waitq *q);
 void fl_sim_mutex_lock(struct fl_sim_mutex *m);
 void fl_sim_mutex_unlock(struct fl_sim_mutex *m);
 void fl_sim_down_read(struct fl_sim_rwsem *r);

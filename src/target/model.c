@@ -77,7 +77,8 @@ static int model_open(const struct fl_target_config *cfg, struct fl_target **out
 		snprintf(err, len, "out of memory");
 		return -ENOMEM;
 	}
-	ret = fl__platform_init(mc.nr_cpus);
+	/* with swap, a CPU more per node for its kswapd (fl__page_alloc_init()) */
+	ret = fl__platform_init(mc.nr_cpus + (mc.swap_pages ? mc.nr_nodes : 0));
 	if (ret) {
 		snprintf(err, len, "cannot set up %d model CPUs", mc.nr_cpus);
 		goto err_free;
@@ -360,6 +361,7 @@ static void thread_trampoline(void *p)
 	fl__mm_cpu_enter(mm);
 	ts->fn(&ts->th, ts->arg);
 	fl__mm_cpu_leave(mm);
+	fl__kswapd_task_done();
 }
 
 static int model_run_tasks(struct fl_target *t, struct fl_proc **procs, int n,
@@ -370,7 +372,7 @@ static int model_run_tasks(struct fl_target *t, struct fl_proc **procs, int n,
 	struct fl_thread_handle **h;
 	struct thread_start *ts;
 	int i, started = 0, ret = 0;
-	bool up = n == 1 && !mt->cfg.locked_atomics;
+	bool up = n == 1 && !mt->cfg.locked_atomics && !mt->cfg.swap_bytes; /* kswapd runs too */
 
 	/* on sim, tasks beyond the CPUs share them: task i on CPU i mod CPUs */
 	if (n < 1 || (n > t->nr_cpus && !mt->cfg.sim))
@@ -386,7 +388,8 @@ static int model_run_tasks(struct fl_target *t, struct fl_proc **procs, int n,
 	/* one task and this thread waiting: atomics need no LOCK prefix */
 	if (up)
 		fl__uniproc_begin();
-	for (i = 0; i < n; i++) {
+	ret = fl__kswapd_start(n);
+	for (i = 0; i < n && !ret; i++) {
 		ts[i].th.proc = procs[i];
 		ts[i].th.index = i;
 		ts[i].th.cpu = i % t->nr_cpus;
@@ -398,8 +401,12 @@ static int model_run_tasks(struct fl_target *t, struct fl_proc **procs, int n,
 			break;
 		started++;
 	}
+	/* the tasks never started count as done, so kswapd stops when the rest end */
+	for (i = started; i < n; i++)
+		fl__kswapd_task_done();
 	for (i = 0; i < started; i++)
 		fl__thread_join(h[i]);
+	fl__kswapd_join();
 	if (up)
 		fl__uniproc_end();
 	fl_cpu_bind(0);

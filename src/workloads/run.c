@@ -309,14 +309,16 @@ static int make_plan(const struct fl_config *cfg, struct plan *pl, char *err, si
 	pl->needed = pl->wl->mem_needed(pl->params);
 	unit = (4ull << 20) * (uint64_t)nodes;
 	if (cfg->mem_bytes) {
-		if (cfg->mem_bytes < pl->needed || cfg->mem_bytes < unit) {
+		/* with swap, reclaim makes room: memory and swap together must hold it */
+		if (cfg->mem_bytes + cfg->swap_bytes < pl->needed || cfg->mem_bytes < unit) {
 			fl_format_size(ALIGN_UP_U64(pl->needed > unit ? pl->needed : unit,
 						    1ull << 20),
 				       need, sizeof(need));
 			fl_format_size(cfg->mem_bytes, have, sizeof(have));
 			snprintf(err, len,
-				 "--mem %s is too small: %s with these options needs at least %s",
-				 have, cfg->workload, need);
+				 "--mem %s is too small: %s with these options needs at least %s%s",
+				 have, cfg->workload, need,
+				 cfg->swap_bytes ? " of memory and swap together" : "");
 			return -EINVAL;
 		}
 		pl->tcfg.mem_bytes = cfg->mem_bytes;
