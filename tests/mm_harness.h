@@ -16,6 +16,8 @@
 static bool mm_booted;
 /* a zram swap device of this many MiB for the next mm_up() (0: none) */
 static unsigned long mm_swap_mb;
+/* the next mm_up() gets a CPU more per node for kswapd (fl__kswapd_start()) */
+static bool mm_kswapd;
 
 static inline bool mm_up(unsigned long mem_mb, int nodes, int cpus)
 {
@@ -33,7 +35,8 @@ static inline bool mm_up(unsigned long mem_mb, int nodes, int cpus)
 		fl__platform_exit();
 	}
 	mm_booted = true;
-	if (fl__platform_init(cpus) || fl_cpu_bind(0) || fl__mm_boot(&mc, err, sizeof(err))) {
+	if (fl__platform_init(cpus + (mm_kswapd ? nodes : 0)) || fl_cpu_bind(0) ||
+	    fl__mm_boot(&mc, err, sizeof(err))) {
 		printf("# boot failed: %s\n", err);
 		return false;
 	}

@@ -103,7 +103,7 @@ static inline void set_buddy_order(struct page *page, unsigned int order, int ni
 static inline void add_to_free_list(struct page *page, struct zone *zone, unsigned int order)
 {
 	list_add(&page->lru, &zone->free_area[order].free_list);
-	zone->free_area[order].nr_free++;
+	WRITE_ONCE(zone->free_area[order].nr_free, zone->free_area[order].nr_free + 1);
 }
 
 static inline void del_page_from_free_list(struct page *page, struct zone *zone, unsigned int order)
@@ -111,7 +111,7 @@ static inline void del_page_from_free_list(struct page *page, struct zone *zone,
 	list_del(&page->lru);
 	WRITE_ONCE(page->flags, page->flags & ~(1ul << PG_buddy));
 	WRITE_ONCE(page->private, 0ul);
-	zone->free_area[order].nr_free--;
+	WRITE_ONCE(zone->free_area[order].nr_free, zone->free_area[order].nr_free - 1);
 }
 
 /* Split a 2^high block down to 2^low, returning the upper halves. */
@@ -149,10 +149,10 @@ static struct page *__rmqueue_smallest(struct zone *zone, unsigned int order)
 	if (zone->frontier_pfn >= zone_end_pfn(zone))
 		return NULL;
 	page = pfn_to_page(zone->frontier_pfn);
-	zone->frontier_pfn += 1ul << MAX_PAGE_ORDER;
+	WRITE_ONCE(zone->frontier_pfn, zone->frontier_pfn + (1ul << MAX_PAGE_ORDER));
 	expand(zone, page, order, MAX_PAGE_ORDER);
 found:
-	zone->free_pages -= 1l << order;
+	WRITE_ONCE(zone->free_pages, zone->free_pages - (1l << order));
 	return page;
 }
 
@@ -163,7 +163,7 @@ static void __free_one_page(struct page *page, unsigned long pfn, struct zone *z
 	unsigned long start = zone->zone_start_pfn;
 	unsigned long limit = zone->frontier_pfn;
 
-	zone->free_pages += 1l << order;
+	WRITE_ONCE(zone->free_pages, zone->free_pages + (1l << order));
 	while (order < MAX_PAGE_ORDER) {
 		unsigned long buddy_pfn = pfn ^ (1ul << order);
 		struct page *buddy;

@@ -1007,7 +1007,8 @@ static void prepare_scan_control(struct pglist_data *pgdat, struct scan_control 
 	if (!sc->force_deactivate) {
 		unsigned long refaults = node_page_state(pgdat, WORKINGSET_ACTIVATE_ANON);
 
-		if (refaults != lruvec->refaults[0] || inactive_is_low(lruvec, LRU_INACTIVE_ANON))
+		if (refaults != READ_ONCE(lruvec->refaults[0]) ||
+		    inactive_is_low(lruvec, LRU_INACTIVE_ANON))
 			sc->may_deactivate |= DEACTIVATE_ANON;
 		else
 			sc->may_deactivate &= ~DEACTIVATE_ANON;
@@ -1032,7 +1033,7 @@ static void prepare_scan_control(struct pglist_data *pgdat, struct scan_control 
 /* snapshot_refaults(): where may_deactivate's refault test starts next time */
 static void snapshot_refaults(struct pglist_data *pgdat)
 {
-	pgdat->__lruvec.refaults[0] = node_page_state(pgdat, WORKINGSET_ACTIVATE_ANON);
+	WRITE_ONCE(pgdat->__lruvec.refaults[0], node_page_state(pgdat, WORKINGSET_ACTIVATE_ANON));
 }
 
 /* shrink_node() - one pass over the node's lruvec and its shrinkers at sc->priority. */

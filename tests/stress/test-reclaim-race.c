@@ -20,7 +20,15 @@
  *     random order and runs the deferred split shrinker.
  * The run must see swap-outs and swap-ins, no tag out of place, and
  * mm_down()'s teardown check (every frame and every swap slot free, zram
- * empty) must hold. Run under TSan by make SAN=thread check-stress.
+ * empty) must hold.
+ *
+ * The second case puts the LRU scan under the same kind of load: a 16
+ * MiB machine with kswapd, three CPUs each writing and reading back their
+ * own 8 MiB (more than fits: kswapd and direct reclaim swap it out while
+ * it is used), one of them now and then zapping or MADV_FREEing a piece of
+ * its own, and CPU 0 splitting everything and running the deferred split
+ * shrinker. Every tag must read back (0 only where its owner zapped).
+ * Run under TSan by make SAN=thread check-stress.
  *
  * Usage: test-reclaim-race [CASE] [--seed N] [--seconds S]
  *
@@ -186,10 +194,119 @@ static bool test_reclaim_while_faulting_zapping_splitting(void)
 	return mm_down();
 }
 
+#define PRESS_PAGES 2048ul	 /* 8 MiB a CPU */
+static unsigned long max_rounds; /* 0: until the time is up */
+static int go;			 /* atomic: the pressers start together */
+
+struct presser {
+	int cpu;
+	unsigned long base;
+	uint64_t rounds;
+};
+
+static void *press(void *arg)
+{
+	struct presser *p = arg;
+	unsigned long r = seed ^ (unsigned long)p->cpu, round, i;
+
+	if (fl_cpu_bind(p->cpu))
+		return NULL;
+	while (!__atomic_load_n(&go, __ATOMIC_ACQUIRE))
+		;
+	for (round = 1;
+	     !__atomic_load_n(&stop, __ATOMIC_ACQUIRE) && (!max_rounds || round <= max_rounds);
+	     round++) {
+		unsigned long hole = p->cpu == 3 ? next_rand(&r) % PRESS_PAGES : PRESS_PAGES;
+
+		for (i = 0; i < PRESS_PAGES; i++) {
+			uint64_t t = (uint64_t)p->cpu << 56 | round << 16 | i;
+
+			if (touch(mm, p->base + i * PAGE_SIZE, t))
+				note_bad("presser (fault failed)", i, 0);
+		}
+		/* CPU 3 zaps or frees 16 pages of its own at a random place */
+		if (hole < PRESS_PAGES) {
+			hole &= ~15ul;
+			if (do_madvise(mm, p->base + hole * PAGE_SIZE, 16 * PAGE_SIZE,
+				       next_rand(&r) % 2 ? MADV_DONTNEED : MADV_FREE))
+				note_bad("presser (madvise failed)", hole, 0);
+		}
+		for (i = 0; i < PRESS_PAGES; i++) {
+			uint64_t t = (uint64_t)p->cpu << 56 | round << 16 | i;
+			uint64_t got = peek(mm, p->base + i * PAGE_SIZE);
+
+			if (got != t && !(got == 0 && i >= hole && i < hole + 16))
+				note_bad("presser", i, got);
+		}
+		p->rounds = round;
+	}
+	fl_cpu_unbind();
+	fl__kswapd_task_done();
+	return NULL;
+}
+
+static bool test_lru_reclaim_under_pressure(void)
+{
+	struct presser ps[3];
+	pthread_t t[3];
+	uint64_t t0;
+	char in[128];
+	int k;
+
+	mm_swap_mb = 64;
+	mm_kswapd = true;
+	ASSERT_TRUE(mm_up(16, 1, 4));
+	mm_kswapd = false;
+	ASSERT_EQ(NODE_DATA(0)->kswapd_cpu, 4);
+	ASSERT_TRUE(knob(THP "enabled", "always"));
+	ASSERT_TRUE(knob(THP "hugepages-16kB/enabled", "always"));
+	mm = mm_alloc(1);
+	ASSERT_TRUE(mm != NULL);
+	__atomic_store_n(&stop, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&bad, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&go, 0, __ATOMIC_RELAXED);
+	ASSERT_EQ(fl__kswapd_start(3), 0);
+	for (k = 0; k < 3; k++) {
+		ps[k] = (struct presser){ .cpu = k + 1, .base = map(PRESS_PAGES * PAGE_SIZE) };
+		ASSERT_NE(ps[k].base, 0ul);
+		ASSERT_EQ(pthread_create(&t[k], NULL, press, &ps[k]), 0);
+	}
+	__atomic_store_n(&go, 1, __ATOMIC_RELEASE);
+	t0 = fl_clock_ns();
+	while ((double)(fl_clock_ns() - t0) < seconds * 1e9 &&
+	       !__atomic_load_n(&bad, __ATOMIC_ACQUIRE)) {
+		snprintf(in, sizeof(in), "%d,0x%lx,0x%lx,0", mm->id, ps[0].base,
+			 ps[2].base + PRESS_PAGES * PAGE_SIZE);
+		fl__split_huge_pages_write(in);
+		deferred_split_scan(0, 32);
+	}
+	__atomic_store_n(&stop, 1, __ATOMIC_RELEASE);
+	for (k = 0; k < 3; k++)
+		pthread_join(t[k], NULL);
+	fl__kswapd_join();
+	printf("# %llu+%llu+%llu rounds in %.1f s; pgscan_kswapd %lld, pgscan_direct %lld, "
+	       "pswpout %lld, pswpin %lld, pglazyfreed %lld, allocstall %lld, oom_kill %lld\n",
+	       (unsigned long long)ps[0].rounds, (unsigned long long)ps[1].rounds,
+	       (unsigned long long)ps[2].rounds, (double)(fl_clock_ns() - t0) / 1e9,
+	       (long long)counter("pgscan_kswapd"), (long long)counter("pgscan_direct"),
+	       (long long)counter("pswpout"), (long long)counter("pswpin"),
+	       (long long)counter("pglazyfreed"), (long long)counter("allocstall_movable"),
+	       (long long)counter("oom_kill"));
+	ASSERT_EQ(__atomic_load_n(&bad, __ATOMIC_ACQUIRE), 0);
+	ASSERT_GT(counter("pgscan_kswapd"), 0);
+	ASSERT_GT(counter("pswpout"), 0);
+	ASSERT_GT(counter("pswpin"), 0);
+	ASSERT_EQ(counter("oom_kill"), 0);
+	mmput(mm);
+	mm_swap_mb = 0;
+	return mm_down();
+}
+
 int main(int argc, char **argv)
 {
 	static const struct fl_test tests[] = {
 		TEST(test_reclaim_while_faulting_zapping_splitting),
+		TEST(test_lru_reclaim_under_pressure),
 	};
 	char *args[2] = { argv[0], NULL };
 	int i, n = 1;
@@ -197,6 +314,8 @@ int main(int argc, char **argv)
 	for (i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--seed") && i + 1 < argc)
 			seed = strtoul(argv[++i], NULL, 0);
+		else if (!strcmp(argv[i], "--rounds") && i + 1 < argc)
+			max_rounds = strtoul(argv[++i], NULL, 0);
 		else if (!strcmp(argv[i], "--seconds") && i + 1 < argc)
 			seconds = strtod(argv[++i], NULL);
 		else if (n < 2)
