@@ -175,7 +175,7 @@ struct fl_result {
 	struct fl_metric metrics[FL_MAX_METRICS];
 	int nr_metrics;
 	int status; /* 0 ok, else the run failed (see error) */
-	char error[256];
+	char error[512];
 	/*
 	 * What the run could not do on this target and did without (e.g. a
 	 * host in lockdown refusing a debugfs write): said in every report

@@ -508,9 +508,9 @@ static void out_of_memory(gfp_t gfp, unsigned int order, int nid, int tries)
 		return;
 	count_vm_event(OOM_KILL);
 	snprintf(oom_report, sizeof(oom_report),
-		 "out of memory: an order-%u %s allocation on node %d found %ld pages free "
-		 "(min %lu, low %lu, high %lu) after %d reclaim tries; "
-		 "LRU anon %lu inactive + %lu active, file %lu + %lu; swap free %ld pages",
+		 "out of memory: an order-%u %s allocation on node %d: %ld pages free "
+		 "(min %lu, low %lu, high %lu) after %d reclaim tries; LRU (inactive + active) "
+		 "anon %lu + %lu, file %lu + %lu; swap free %ld pages",
 		 order, gfp_name(gfp), nid, READ_ONCE(z->free_pages), min_wmark_pages(z),
 		 low_wmark_pages(z), high_wmark_pages(z), tries,
 		 READ_ONCE(lruvec->nr_pages[LRU_INACTIVE_ANON]),

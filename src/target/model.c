@@ -252,6 +252,12 @@ static int model_begin(struct fl_target *t, char *err, size_t len)
 	return 0;
 }
 
+static int model_oom_report(struct fl_target *t, char *buf, size_t len)
+{
+	(void)t;
+	return fl__oom_report(buf, len);
+}
+
 static void model_describe(struct fl_target *t, struct fl_result *res)
 {
 	struct model_target *mt = (struct model_target *)t;
@@ -741,6 +747,7 @@ const struct fl_target_ops fl__model_target_ops = {
 	.meminfo = model_meminfo,
 	.locks = model_locks,
 	.describe = model_describe,
+	.oom_report = model_oom_report,
 	.begin = model_begin,
 	.shared_alloc = model_shared_alloc,
 	.proc_create = model_proc_create,

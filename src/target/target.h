@@ -96,6 +96,8 @@ struct fl_target_ops {
 	int (*locks)(struct fl_target *t, struct fl_locks *out);
 	/* kernel release and CPU model of the machine, for the record */
 	void (*describe)(struct fl_target *t, struct fl_result *res);
+	/* optional: 1 and why, if the machine ran out of memory (the model's OOM report) */
+	int (*oom_report)(struct fl_target *t, char *buf, size_t len);
 	/* zeroed memory every process of the target sees; freed at close */
 	void *(*shared_alloc)(struct fl_target *t, size_t size);
 	int (*proc_create)(struct fl_target *t, struct fl_proc **out);

@@ -702,7 +702,11 @@ FL_API int fl_run(const struct fl_config *cfg, struct fl_result *res, char *err,
 	res->user_s = u1 - u0;
 	res->sys_s = s1 - s0;
 	if (ret) {
+		char oom[sizeof(res->error)];
+
 		res->status = 1;
+		if (ret == -ENOMEM && t->ops->oom_report && t->ops->oom_report(t, oom, sizeof(oom)))
+			snprintf(ctx.why, sizeof(ctx.why), "%s", oom);
 		snprintf(res->error, sizeof(res->error), "%s failed: %s", pl.wl->info.name,
 			 ctx.why[0] ? ctx.why : strerror(-ret));
 	} else if (ctx.tags_wrong) {

@@ -21,7 +21,7 @@ struct fl_wl_ctx {
 	uint64_t tags_checked;
 	uint64_t tags_wrong;
 	/* why the run failed, when the target said more than an errno */
-	char why[200];
+	char why[400];
 	struct fl_counters window; /* counters at fl__window_begin() */
 };
 
