@@ -576,6 +576,10 @@ static noinline struct page *__alloc_pages_slowpath(gfp_t gfp, unsigned int orde
 	bool drained = false;
 	struct page *page;
 
+	/* the rest of the fast path's pass: every node at the low watermark */
+	page = get_page_from_freelist(gfp, order, WMARK_LOW, nid, pnid);
+	if (page)
+		return page;
 	if (gfp & __GFP_KSWAPD_RECLAIM)
 		wake_all_kswapds(order, gfp, nid);
 	page = get_page_from_freelist(gfp, order, alloc_flags, nid, pnid);
@@ -619,12 +623,15 @@ static noinline struct page *__alloc_pages_slowpath(gfp_t gfp, unsigned int orde
  */
 __always_inline struct page *__alloc_pages(gfp_t gfp, unsigned int order, int nid)
 {
-	struct page *page;
+	struct zone *zone = &NODE_DATA(nid)->node_zones[0];
+	struct page *page = NULL;
 	int n = nid;
 
 	if (unlikely(order > MAX_PAGE_ORDER || should_fail_alloc_page(order)))
 		return NULL;
-	page = get_page_from_freelist(gfp, order, WMARK_LOW, nid, &n);
+	/* get_page_from_freelist()'s first zone inline; the rest in the slow path */
+	if (likely(zone_watermark_fast(zone, order, low_wmark_pages(zone), 0)))
+		page = rmqueue(zone, order);
 	if (unlikely(!page)) {
 		page = __alloc_pages_slowpath(gfp, order, nid, &n);
 		if (!page)
