@@ -138,6 +138,51 @@ unlock:
 }
 
 /*
+ * A large folio the range covers only in part: 6.18 splits it (to order
+ * 0) and goes on with the pieces, unless it may be mapped elsewhere or
+ * its lock is taken. @ptl, held by the caller, is dropped for the split
+ * (which takes the page-table locks itself) and not taken again.
+ * Return: -1 if not tried (@ptl still held), 0 if split, else the error.
+ */
+static int madvise_split_partial(struct folio *folio, struct fl_spinlock *ptl)
+{
+	int err;
+
+	if (folio_mapcount(folio) > (int)folio_nr_pages(folio) || !folio_trylock(folio))
+		return -1;
+	folio_get(folio);
+	spin_unlock(ptl);
+	err = split_folio(folio);
+	folio_unlock(folio);
+	folio_put(folio);
+	return err ? 1 : 0;
+}
+
+/*
+ * A THP mapped by the PMD at @pmdslot that the range covers in part:
+ * split the folio (the PMD goes with it). Return: true if it was split.
+ */
+static bool madvise_split_huge_pmd(struct pgtable *pmdt, pteval_t *pmdslot)
+{
+	FL_LOCK_SITE(site);
+	struct folio *folio;
+	pteval_t v;
+
+	fl_spin_lock_at(&pmdt->ptl, &site);
+	v = entry_load(pmdslot);
+	if (!pmd_trans_huge(v) || is_huge_zero_pmd(v)) {
+		spin_unlock(&pmdt->ptl);
+		return false;
+	}
+	folio = pfn_folio(pte_pfn(v));
+	if (madvise_split_partial(folio, &pmdt->ptl) < 0) {
+		spin_unlock(&pmdt->ptl);
+		return false;
+	}
+	return !pmd_trans_huge(entry_load(pmdslot));
+}
+
+/*
  * Walk the PTEs of @vma in [addr, end) for FREE, COLD or PAGEOUT under
  * each ptl; PAGEOUT reclaims what it isolated after each PMD range.
  */
@@ -146,7 +191,7 @@ static void madvise_lru_range(struct mmu_gather *tlb, struct vm_area_struct *vma
 {
 	FL_LOCK_SITE(site);
 	struct mm_struct *mm = vma->vm_mm;
-	bool lazyfree = behavior == MADV_FREE, pageout = behavior == MADV_PAGEOUT;
+	bool lazyfree = behavior == MADV_FREE, pageout = behavior == MADV_PAGEOUT, dropped;
 	struct list_head folio_list;
 
 	INIT_LIST_HEAD(&folio_list);
@@ -168,10 +213,14 @@ static void madvise_lru_range(struct mmu_gather *tlb, struct vm_area_struct *vma
 		pmdslot = &pmdt->e[pmd_index(addr)];
 		pmdv = entry_load(pmdslot);
 		if (pmd_trans_huge(pmdv)) {
-			/* only a range covering the whole THP acts on it */
-			if (IS_ALIGNED(addr, PMD_SIZE) && next - addr == PMD_SIZE)
+			if (IS_ALIGNED(addr, PMD_SIZE) && next - addr == PMD_SIZE) {
 				madvise_huge_pmd(tlb, pmdt, pmdslot, addr, behavior, &folio_list);
-			addr = next;
+				addr = next;
+				continue;
+			}
+			/* a range covering the THP in part splits it, then acts on its pages */
+			if (!madvise_split_huge_pmd(pmdt, pmdslot))
+				addr = next;
 			continue;
 		}
 		if (!entry_is_table(pmdv)) {
@@ -179,6 +228,7 @@ static void madvise_lru_range(struct mmu_gather *tlb, struct vm_area_struct *vma
 			continue;
 		}
 		ptet = entry_table(pmdv);
+		dropped = false;
 		fl_spin_lock_at(&ptet->ptl, &site);
 		if (entry_load(pmdslot) != pmdv) {
 			spin_unlock(&ptet->ptl);
@@ -207,10 +257,22 @@ static void madvise_lru_range(struct mmu_gather *tlb, struct vm_area_struct *vma
 			if (folio_test_large(folio)) {
 				unsigned long fstart = addr - (pte_pfn(v) - fpfn) * PAGE_SIZE;
 
-				/* partly covered, or mapped elsewhere too: skip it */
+				/* partly covered: split it and look again; mapped elsewhere: skip */
 				if (fstart < ALIGN_DOWN(addr, PMD_SIZE) || fstart < addr ||
-				    fstart + nr * PAGE_SIZE > next ||
-				    (unsigned long)folio_mapcount(folio) != nr) {
+				    fstart + nr * PAGE_SIZE > next) {
+					int ret = madvise_split_partial(folio, &ptet->ptl);
+
+					if (ret < 0) {
+						addr += PAGE_SIZE;
+						continue;
+					}
+					/* the lock went: split, look again; else go past */
+					if (ret)
+						addr += PAGE_SIZE;
+					dropped = true;
+					break;
+				}
+				if ((unsigned long)folio_mapcount(folio) != nr) {
 					addr += PAGE_SIZE;
 					continue;
 				}
@@ -239,7 +301,8 @@ static void madvise_lru_range(struct mmu_gather *tlb, struct vm_area_struct *vma
 			}
 			addr += nr * PAGE_SIZE;
 		}
-		spin_unlock(&ptet->ptl);
+		if (!dropped)
+			spin_unlock(&ptet->ptl);
 	}
 	if (pageout)
 		reclaim_pages(&folio_list);

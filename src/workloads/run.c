@@ -702,7 +702,7 @@ FL_API int fl_run(const struct fl_config *cfg, struct fl_result *res, char *err,
 	res->user_s = u1 - u0;
 	res->sys_s = s1 - s0;
 	if (ret) {
-		char oom[sizeof(res->error)];
+		char oom[sizeof(ctx.why)];
 
 		res->status = 1;
 		if (ret == -ENOMEM && t->ops->oom_report && t->ops->oom_report(t, oom, sizeof(oom)))

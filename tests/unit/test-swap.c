@@ -331,8 +331,65 @@ static bool test_workingset_refault(void)
 	return mm_down_with_mm();
 }
 
+/*
+ * A range covering a large folio in part splits it (6.18's
+ * madvise_cold_or_pageout_pte_range() and madvise_free_pte_range()), then
+ * acts on the covered pages only: PAGEOUT of the first half of a 64K
+ * folio swaps 8 pages out (order 0 now: no 64K swpout) and leaves 8
+ * mapped; FREE of half a 16K folio marks 2 pages lazy-free; PAGEOUT of
+ * the first MiB of a PMD THP splits the THP (and its PMD) and swaps 256.
+ */
+static bool test_partial_folio_is_split(void)
+{
+	uint64_t tag = 11ull << 16;
+	unsigned long a, t, i;
+
+	ASSERT_TRUE(up(64));
+	ASSERT_TRUE(knob("transparent_hugepage/hugepages-64kB/enabled", "always"));
+	a = map(SZ_2M);
+	ASSERT_TRUE(fill(a, 16, tag));
+	lru_add_drain();
+	ASSERT_EQ(mapped_order(mm, a), 4);
+	ASSERT_EQ(do_madvise(mm, a, 8 * PAGE_SIZE, MADV_PAGEOUT), 0);
+	ASSERT_EQ(mthp(64, "split"), 1);
+	ASSERT_EQ(mthp(64, "swpout"), 0);
+	ASSERT_EQ(counter("pswpout"), 8);
+	ASSERT_EQ(swap_ptes(a, 16), 8);
+	for (i = 8; i < 16; i++)
+		ASSERT_EQ(mapped_order(mm, a + i * PAGE_SIZE), 0);
+	ASSERT_EQ(wrong_tags(a, 16, tag), 0);
+
+	/* MADV_FREE of half a 16K folio */
+	ASSERT_TRUE(knob("transparent_hugepage/hugepages-64kB/enabled", "never"));
+	ASSERT_TRUE(knob("transparent_hugepage/hugepages-16kB/enabled", "always"));
+	t = a + 64 * PAGE_SIZE;
+	ASSERT_TRUE(fill(t, 4, tag + 64));
+	ASSERT_EQ(mapped_order(mm, t), 2);
+	ASSERT_EQ(do_madvise(mm, t + 2 * PAGE_SIZE, 2 * PAGE_SIZE, MADV_FREE), 0);
+	ASSERT_EQ(mthp(16, "split"), 1);
+	lru_add_drain(); /* the lazy-free batch moves: pglazyfree */
+	ASSERT_EQ(counter("pglazyfree"), 2);
+	ASSERT_EQ(mapped_order(mm, t), 0);
+
+	/* PAGEOUT of the first half of a PMD THP */
+	ASSERT_TRUE(knob("transparent_hugepage/hugepages-16kB/enabled", "never"));
+	ASSERT_TRUE(knob("transparent_hugepage/enabled", "always"));
+	t = map(2 * SZ_2M);
+	t = ALIGN_UP(t, SZ_2M);
+	ASSERT_TRUE(fill(t, 512, tag + 1024));
+	ASSERT_EQ(counter("thp_fault_alloc"), 1);
+	ASSERT_EQ(do_madvise(mm, t, SZ_2M / 2, MADV_PAGEOUT), 0);
+	ASSERT_EQ(counter("thp_split_page"), 1);
+	ASSERT_EQ(counter("thp_swpout"), 0);
+	ASSERT_EQ(counter("pswpout"), 8 + 256);
+	ASSERT_EQ(swap_ptes(t, 512), 256);
+	ASSERT_EQ(mapped_order(mm, t + SZ_2M / 2), 0);
+	ASSERT_EQ(wrong_tags(t, 512, tag + 1024), 0);
+	return mm_down_with_mm();
+}
+
 TEST_MAIN(TEST(test_pageout_order0), TEST(test_pageout_mthp),
 	  TEST(test_swapin_order0_when_mthp_off), TEST(test_pageout_without_swap),
 	  TEST(test_lazyfree_dropped_or_kept), TEST(test_zero_pages_use_the_zeromap),
 	  TEST(test_pmd_thp_swaps_whole), TEST(test_zap_frees_slots), TEST(test_swap_full),
-	  TEST(test_workingset_refault))
+	  TEST(test_workingset_refault), TEST(test_partial_folio_is_split))
