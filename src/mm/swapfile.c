@@ -165,8 +165,17 @@ static unsigned long alloc_swap_scan_cluster(struct swap_info_struct *si,
 	if (!cluster_is_usable(ci, order) || ci->count + nr > SWAPFILE_CLUSTER)
 		goto out;
 	if (!ci->table_page) {
-		/* swap_cluster_alloc_table(): under the cluster lock, no reclaim */
+		/*
+		 * swap_cluster_alloc_table(): first under the cluster lock down
+		 * to half of min; then 6.18 drops the locks for a sleeping
+		 * GFP_KERNEL | __GFP_HIGH | __GFP_NORETRY allocation, which in
+		 * reclaim (PF_MEMALLOC: every caller here) takes the reserves
+		 * and never reclaims. The model makes that one under the lock.
+		 */
 		ci->table_page = alloc_pages(__GFP_HIGH | __GFP_NOMEMALLOC | __GFP_NOWARN, 0);
+		if (!ci->table_page)
+			ci->table_page = alloc_pages(__GFP_HIGH | __GFP_NORETRY | __GFP_MEMALLOC,
+						     0);
 		if (!ci->table_page)
 			goto out;
 	}

@@ -49,13 +49,22 @@ static bool test_free_makes_lazyfree(void)
 	ASSERT_EQ(lv->nr_pages[LRU_INACTIVE_FILE], 64);
 	/* the data is still there until reclaim drops it */
 	ASSERT_EQ(peek(mm, a + PAGE_SIZE), 7);
-	/* a 16K folio only half in the range is left alone */
+	/*
+	 * a 16K folio only half in the range is split (6.18's
+	 * madvise_free_pte_range()): the two covered pages become lazy-free,
+	 * the other two stay as they were
+	 */
 	ASSERT_TRUE(fill(a + 64 * PAGE_SIZE, 4 * PAGE_SIZE));
 	lru_add_drain();
 	ASSERT_EQ(do_madvise(mm, a + 66 * PAGE_SIZE, 2 * PAGE_SIZE, MADV_FREE), 0);
 	lru_add_drain();
+	ASSERT_EQ(mthp(16, "split"), 1);
+	ASSERT_EQ(mapped_order(mm, a + 64 * PAGE_SIZE), 0);
 	ASSERT_TRUE(!folio_test_lazyfree(mapped_folio(mm, a + 64 * PAGE_SIZE)));
-	ASSERT_EQ(counter("pglazyfree"), 64);
+	ASSERT_TRUE(!folio_test_lazyfree(mapped_folio(mm, a + 65 * PAGE_SIZE)));
+	ASSERT_TRUE(folio_test_lazyfree(mapped_folio(mm, a + 66 * PAGE_SIZE)));
+	ASSERT_TRUE(folio_test_lazyfree(mapped_folio(mm, a + 67 * PAGE_SIZE)));
+	ASSERT_EQ(counter("pglazyfree"), 66);
 	return mm_down_with_mm();
 }
 

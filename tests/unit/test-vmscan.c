@@ -13,7 +13,8 @@
  *   - a page found young again on the second look is activated;
  *   - shrink_active_list() deactivates every anon folio it scans,
  *     referenced or not, and marks it workingset;
- *   - without swap no anon page is scanned at all (get_scan_count());
+ *   - without swap no anon page is scanned at all (get_scan_count()), but
+ *     lazy-free pages, on the file list, are, and dropped (pglazyfreed);
  *   - an allocation below the watermarks reclaims directly (allocstall,
  *     pgscan_direct), and the data comes back from swap intact;
  *     without swap it ends in the OOM report.
@@ -208,5 +209,52 @@ static bool test_oom_without_swap(void)
 	return mm_down_with_mm();
 }
 
+/*
+ * Lazy-free pages go to the inactive file list (MADV_FREE cleared their
+ * accessed and dirty bits), so reclaim finds them without swap and drops
+ * them on the first look (pglazyfreed). 64 such pages, proactive reclaim
+ * of 64 at the default swappiness: no swap, so file only. Try 1 (batch
+ * 16) at priorities 6, 5, 4, 3, 2 looks at 1, 2, 3 (61 >> 4), 7 (58 >> 3)
+ * and 12 (51 >> 2) pages, all dropped (25, enough); the next tries, of
+ * batches 9, 6, 4, 2, 2, 1, 1 and 1, drop 15, 8, 5, 3, 2, 1, 1 and 1 the
+ * same way; the last 3 pages ask for batches of 0: EAGAIN.
+ */
+static bool test_lazyfree_dropped_by_the_scan(void)
+{
+	uint64_t tag = 5ull << 16;
+	unsigned long a;
+
+	ASSERT_TRUE(up(64, 0));
+	a = map(64 * PAGE_SIZE);
+	ASSERT_TRUE(a && fill(a, 64, tag));
+	lru_add_drain();
+	ASSERT_EQ(do_madvise(mm, a, 64 * PAGE_SIZE, MADV_FREE), 0);
+	lru_add_drain();
+	ASSERT_EQ(lruvec0()->nr_pages[LRU_INACTIVE_FILE], 64);
+	ASSERT_EQ(node_reclaim_proactive(0, 64, -1), -EAGAIN);
+	ASSERT_EQ(counter("pglazyfreed"), 61);
+	ASSERT_EQ(counter("pgscan_file"), 61);
+	ASSERT_EQ(counter("pgsteal_file"), 61);
+	ASSERT_EQ(counter("pgscan_proactive"), 61);
+	ASSERT_EQ(counter("pgscan_anon"), 0);
+	ASSERT_EQ(counter("pswpout"), 0);
+	ASSERT_EQ(lruvec0()->nr_pages[LRU_INACTIVE_FILE], 3);
+	/* the dropped pages read zero now, the kept ones their tags */
+	{
+		unsigned long i, zero = 0, kept = 0;
+
+		for (i = 0; i < 64; i++) {
+			uint64_t got = peek(mm, a + i * PAGE_SIZE);
+
+			zero += got == 0;
+			kept += got == tag + i;
+		}
+		ASSERT_EQ(zero, 61);
+		ASSERT_EQ(kept, 3);
+	}
+	return mm_down_with_mm();
+}
+
 TEST_MAIN(TEST(test_anon_needs_two_looks), TEST(test_referenced_twice_activates),
-	  TEST(test_no_swap_no_anon_scan), TEST(test_direct_reclaim), TEST(test_oom_without_swap))
+	  TEST(test_no_swap_no_anon_scan), TEST(test_direct_reclaim), TEST(test_oom_without_swap),
+	  TEST(test_lazyfree_dropped_by_the_scan))
