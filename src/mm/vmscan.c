@@ -1249,21 +1249,39 @@ out:
 	return sc.order;
 }
 
+#define KSWAPD_NAP_NS 100000000ull /* HZ / 10 */
+
+/* prepare_kswapd_sleep(): balanced, or hopeless (left to direct reclaim) */
+static bool prepare_kswapd_sleep(struct pglist_data *pgdat, int order)
+{
+	return fl_atomic_load(&pgdat->kswapd_failures, __ATOMIC_RELAXED) >= MAX_RECLAIM_RETRIES ||
+	       pgdat_balanced(pgdat, order);
+}
+
 /*
- * kswapd_try_to_sleep() - sleep until woken if the node is balanced (or
- * hopeless); else count kswapd_high_wmark_hit_quickly and go on. The
- * kernel first naps HZ/10 and counts kswapd_low_wmark_hit_quickly when a
- * waker cuts the nap short; the model does not nap.
+ * kswapd_try_to_sleep() - if the node is balanced (or hopeless), nap
+ * HZ/10, then, if nobody woke it and it is still balanced, sleep until
+ * woken. A wake-up during the nap counts kswapd_low_wmark_hit_quickly,
+ * finding the node unbalanced kswapd_high_wmark_hit_quickly; either way
+ * kswapd goes back to work.
  */
 static void kswapd_try_to_sleep(struct pglist_data *pgdat, int order)
 {
 	unsigned long seen = fl_waitq_prepare(&pgdat->kswapd_wait);
+	bool remaining = false;
 
 	if (fl_atomic_load(&kswapd_should_stop, __ATOMIC_ACQUIRE))
 		goto done;
-	if (fl_atomic_load(&pgdat->kswapd_failures, __ATOMIC_RELAXED) >= MAX_RECLAIM_RETRIES ||
-	    pgdat_balanced(pgdat, order))
+	if (prepare_kswapd_sleep(pgdat, order)) {
+		remaining = fl_waitq_sleep_timeout(&pgdat->kswapd_wait, seen, KSWAPD_NAP_NS);
+		seen = fl_atomic_load(&pgdat->kswapd_wait.seq, __ATOMIC_ACQUIRE);
+	}
+	if (fl_atomic_load(&kswapd_should_stop, __ATOMIC_ACQUIRE))
+		goto done;
+	if (!remaining && prepare_kswapd_sleep(pgdat, order))
 		fl_waitq_sleep(&pgdat->kswapd_wait, seen);
+	else if (remaining)
+		count_vm_event(KSWAPD_LOW_WMARK_HIT_QUICKLY);
 	else
 		count_vm_event(KSWAPD_HIGH_WMARK_HIT_QUICKLY);
 done:

@@ -344,6 +344,30 @@ void fl_waitq_sleep(struct fl_waitq *wq, unsigned long seen)
 	futex((unsigned int *)&wq->seq, FUTEX_WAIT_PRIVATE, (unsigned int)seen, &ts);
 }
 
+bool fl_waitq_sleep_timeout(struct fl_waitq *wq, unsigned long seen, uint64_t ns)
+{
+	uint64_t end;
+
+	if (fl_atomic_load(&wq->seq, __ATOMIC_ACQUIRE) != seen)
+		return true;
+	if (fl__sim_active && fl_sim_in_task())
+		return fl_sim_wait_timeout(&wq->sim, ns * 1000) ||
+		       fl_atomic_load(&wq->seq, __ATOMIC_ACQUIRE) != seen;
+	end = fl_clock_ns() + ns;
+	for (;;) {
+		uint64_t now = fl_clock_ns();
+		struct timespec ts;
+
+		if (fl_atomic_load(&wq->seq, __ATOMIC_ACQUIRE) != seen)
+			return true;
+		if (now >= end)
+			return false;
+		ts.tv_sec = (time_t)((end - now) / 1000000000u);
+		ts.tv_nsec = (long)((end - now) % 1000000000u);
+		futex((unsigned int *)&wq->seq, FUTEX_WAIT_PRIVATE, (unsigned int)seen, &ts);
+	}
+}
+
 void fl_waitq_finish(struct fl_waitq *wq)
 {
 	fl_atomic_fetch_sub(&wq->waiters, 1u, __ATOMIC_SEQ_CST);

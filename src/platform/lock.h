@@ -324,6 +324,8 @@ struct fl_waitq {
 };
 unsigned long fl_waitq_prepare(struct fl_waitq *wq);
 void fl_waitq_sleep(struct fl_waitq *wq, unsigned long seen);
+/* the same for at most @ns; Return: whether a wake-up came (else the time ran out) */
+bool fl_waitq_sleep_timeout(struct fl_waitq *wq, unsigned long seen, uint64_t ns);
 void fl_waitq_finish(struct fl_waitq *wq);
 bool fl_waitq_active(struct fl_waitq *wq);
 void fl_waitq_wake_all(struct fl_waitq *wq);

@@ -40,11 +40,13 @@ struct fl_sim_task {
 	void *arg;
 	int cpu;
 	enum task_state state;
-	uint64_t wake_at;	  /* T_SLEEPING */
-	uint64_t arrival;	  /* T_SPINNING, T_BLOCKED: when it began to wait */
-	uint64_t ready_at;	  /* on a run queue: when it became able to run */
-	bool reader;		  /* waiting for an rwsem, to read */
-	struct fl_sim_task *next; /* run queue, sleep list or lock queue */
+	uint64_t wake_at;	     /* T_SLEEPING */
+	uint64_t arrival;	     /* T_SPINNING, T_BLOCKED: when it began to wait */
+	uint64_t ready_at;	     /* on a run queue: when it became able to run */
+	bool reader;		     /* waiting for an rwsem, to read */
+	struct fl_sim_task *next;    /* run queue, sleep list or lock queue */
+	struct fl_sim_task *wq_next; /* a wait queue's timed sleepers */
+	bool woken;		     /* fl_sim_wait_timeout(): a waker took it off */
 	void *asan_fake;
 	unsigned char tls[FL_SIM_TLS_SIZE] __attribute__((aligned(16))); /* its per-thread state */
 };
@@ -655,6 +657,24 @@ void fl_sim_wait(struct fl_sim_waitq *q)
 	block_on(q, false);
 }
 
+bool fl_sim_wait_timeout(struct fl_sim_waitq *q, uint64_t t)
+{
+	struct fl_sim_task *me = S.current, **pp;
+
+	me->woken = false;
+	me->wq_next = q->timed;
+	q->timed = me;
+	fl_sim_sleep(t);  /* a waker may end the sleep early */
+	if (!me->woken) { /* the time ran out: leave the queue */
+		for (pp = &q->timed; *pp && *pp != me; pp = &(*pp)->wq_next)
+			;
+		if (*pp)
+			*pp = me->wq_next;
+	}
+	me->wq_next = NULL;
+	return me->woken;
+}
+
 void fl_sim_wake_all(struct fl_sim_waitq *q)
 {
 	uint64_t now;
@@ -663,6 +683,20 @@ void fl_sim_wake_all(struct fl_sim_waitq *q)
 	now = S.cpus[S.current->cpu].now;
 	while (q->head)
 		wake_task(waitq_pop(q), now);
+	while (q->timed) {
+		struct fl_sim_task *t = q->timed, **pp;
+		struct sim_cpu *c = &S.cpus[t->cpu];
+
+		q->timed = t->wq_next;
+		t->wq_next = NULL;
+		t->woken = true;
+		/* off its CPU's sleep list, onto its run queue from now */
+		for (pp = &c->sleepers; *pp && *pp != t; pp = &(*pp)->next)
+			;
+		if (*pp)
+			*pp = t->next;
+		wake_task(t, now);
+	}
 }
 
 void fl_sim_mutex_lock(struct fl_sim_mutex *m)

@@ -38,6 +38,7 @@ struct fl_sim_task;
 /* A queue of tasks waiting for a lock, in arrival order. */
 struct fl_sim_waitq {
 	struct fl_sim_task *head, *tail;
+	struct fl_sim_task *timed; /* fl_sim_wait_timeout()'s sleepers, any order */
 };
 
 struct fl_sim_spinlock {
@@ -121,6 +122,11 @@ int fl_sim_spin_wait(const void *key, bool sleep);
 bool fl_sim_spin_handoff(const void *key);
 /* Sleep in @q (the CPU idles or runs another task) until fl_sim_wake_all(@q). */
 void fl_sim_wait(struct fl_sim_waitq *q);
+/*
+ * Sleep in @q for at most @t (ps). Return: true if fl_sim_wake_all(@q)
+ * woke it, false if the time ran out.
+ */
+bool fl_sim_wait_timeout(struct fl_sim_waitq *q, uint64_t t);
 /* Wake every task sleeping in @q: each can run from the waker's time on. */
 void fl_sim_wake_all(struct fl_sim_waitq *q);
 void fl_sim_mutex_lock(struct fl_sim_mutex *m);

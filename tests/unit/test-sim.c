@@ -528,8 +528,56 @@ static bool test_xa_hot_nodes(void)
 	return true;
 }
 
-TEST_MAIN(TEST(test_bandwidth_known_answer), TEST(test_xa_hot_nodes), TEST(test_line_table),
-	  TEST(test_lock_known_answer), TEST(test_seed_decides_only_ties),
+/*
+ * fl_sim_wait_timeout(): a sleeper the waker reaches in time runs from the
+ * waker's time (woken: true); one nobody wakes runs when its time is up
+ * (false), its CPU idle meanwhile; the wait queue is empty after both.
+ */
+static struct fl_sim_waitq wq;
+static uint64_t tw_at[2];
+static bool woke[2];
+
+static void timed_sleeper(void *arg)
+{
+	int i = (int)(long)arg;
+
+	woke[i] = fl_sim_wait_timeout(&wq, i ? 300 : 1000);
+	tw_at[i] = fl_sim_now();
+}
+
+static void waker(void *arg)
+{
+	(void)arg;
+	fl_sim_charge(500);
+	fl_sim_wake_all(&wq);
+}
+
+static bool test_wait_timeout(void)
+{
+	fl_sim_exit(); /* a failed case may have left one */
+	memset(&wq, 0, sizeof(wq));
+	ASSERT_EQ(fl_sim_init(2, 1, H), 0);
+	ASSERT_EQ(fl_sim_spawn(0, timed_sleeper, (void *)0l), 0);
+	ASSERT_EQ(fl_sim_spawn(1, waker, NULL), 0);
+	ASSERT_EQ(fl_sim_run(), 0);
+	ASSERT_TRUE(woke[0]);
+	ASSERT_EQ(tw_at[0], 500); /* the waker's time, not 1000 */
+	ASSERT_TRUE(wq.head == NULL && wq.timed == NULL);
+	fl_sim_exit();
+	ASSERT_EQ(fl_sim_init(2, 1, H), 0);
+	ASSERT_EQ(fl_sim_spawn(0, timed_sleeper, (void *)1l), 0);
+	ASSERT_EQ(fl_sim_spawn(1, waker, NULL), 0);
+	ASSERT_EQ(fl_sim_run(), 0);
+	ASSERT_TRUE(!woke[1]);
+	ASSERT_EQ(tw_at[1], 300);	  /* the time ran out before the wake-up */
+	ASSERT_EQ(fl_sim_cpu_busy(0), 0); /* asleep, not spinning */
+	ASSERT_TRUE(wq.head == NULL && wq.timed == NULL);
+	fl_sim_exit();
+	return true;
+}
+
+TEST_MAIN(TEST(test_wait_timeout), TEST(test_bandwidth_known_answer), TEST(test_xa_hot_nodes),
+	  TEST(test_line_table), TEST(test_lock_known_answer), TEST(test_seed_decides_only_ties),
 	  TEST(test_mutex_known_answer), TEST(test_mutex_waiter_gives_the_cpu_away),
 	  TEST(test_rwsem_known_answer), TEST(test_sleep_gives_the_cpu_away),
 	  TEST(test_deadlock_found), TEST(test_a_thousand_cpus))
