@@ -1278,9 +1278,12 @@ static void kswapd_try_to_sleep(struct pglist_data *pgdat, int order)
 	}
 	if (fl_atomic_load(&kswapd_should_stop, __ATOMIC_ACQUIRE))
 		goto done;
-	if (!remaining && prepare_kswapd_sleep(pgdat, order))
-		fl_waitq_sleep(&pgdat->kswapd_wait, seen);
-	else if (remaining)
+	if (!remaining && prepare_kswapd_sleep(pgdat, order)) {
+		/* schedule(): until a wake-up (a native sleep may end early) */
+		while (fl_atomic_load(&pgdat->kswapd_wait.seq, __ATOMIC_ACQUIRE) == seen &&
+		       !fl_atomic_load(&kswapd_should_stop, __ATOMIC_ACQUIRE))
+			fl_waitq_sleep(&pgdat->kswapd_wait, seen);
+	} else if (remaining)
 		count_vm_event(KSWAPD_LOW_WMARK_HIT_QUICKLY);
 	else
 		count_vm_event(KSWAPD_HIGH_WMARK_HIT_QUICKLY);

@@ -851,6 +851,31 @@ else
 	skip "pageout counts" "python3 is not installed"
 	skip "lazyfree counts" "python3 is not installed"
 fi
+# Memory pressure: 32 MiB written on a 16 MiB machine with swap reclaims
+# (kswapd on its own CPU and the faulting tasks themselves) and every tag
+# comes back; 19 MiB with 4 MiB of swap fills the swap, and the next
+# order-0 fault finds nothing reclaimable: the run ends with the OOM report.
+bad "--mem and --swap below the need" "of memory and swap together" \
+	run page-fault1 --size 64M --mem 16M --swap zram:16M
+"$FL" run page-fault1 --threads 2 --size 16M --iterations 2 --mem 16M --swap zram:64M \
+	>"$T/stdout" 2>"$T/stderr"
+rc=$?
+line=$(grep '^  reclaim: kswapd scanned' "$T/stdout")
+ks=$(echo "$line" | sed -n 's/.*kswapd scanned \([0-9]*\) stole \([0-9]*\).*/\1 \2/p')
+ds=$(echo "$line" | sed -n 's/.*direct scanned \([0-9]*\) stole \([0-9]*\).*/\1 \2/p')
+if [ $rc -eq 0 ] && [ -n "$ks" ] && [ -n "$ds" ] && [ "${ks% *}" -gt 0 ] && [ "${ks#* }" -gt 0 ] &&
+	[ "${ds% *}" -gt 0 ] && grep -q "data check: 16384 page tags read back, 0 wrong" "$T/stdout"; then
+	ok "page-fault1 on 16 MiB with swap: kswapd and direct reclaim both scan and steal, tags intact"
+else
+	nok "page-fault1 on 16 MiB with swap (exit $rc): '$line'"; sed 's/^/# /' "$T/stderr"
+fi
+"$FL" run page-fault1 --size 19M --iterations 1 --mem 16M --swap zram:4M >"$T/stdout" 2>"$T/stderr"
+rc=$?
+if [ $rc -eq 1 ] && grep -q "^FAILED: page-fault1 failed: out of memory: an order-0 GFP_HIGHUSER_MOVABLE allocation on node 0: .* swap free 0 pages$" "$T/stdout"; then
+	ok "page-fault1 past memory and swap: exit 1 with the OOM report"
+else
+	nok "page-fault1 past memory and swap (exit $rc)"; sed 's/^/# /' "$T/stdout" | tail -3
+fi
 if command -v gnuplot >/dev/null 2>&1; then
 	if "$FL" compare lru-microbench --cpus 1,2 --loops 2 --size 1M --lru-cache=order0,pages31 \
 		--plot "$T/p.svg" >/dev/null 2>"$T/p.err" && head -c 200 "$T/p.svg" | grep -q "<svg" &&
