@@ -108,6 +108,8 @@ struct fl_config {
 	int nodes;	       /* 0: 1 */
 	int cpus;	       /* 0: one per workload thread */
 	uint64_t swap_bytes;   /* --swap zram:SIZE: swap on a zram disk of SIZE; 0: no swap */
+	uint64_t memcg_max;    /* --memcg-max: the run's memory cgroup's memory.max; 0: max */
+	uint64_t memcg_high;   /* --memcg-high: its memory.high; 0: max */
 	struct fl_knobs knobs; /* applied in order before the run */
 	struct fl_param params[FL_MAX_PARAMS];
 	int nr_params;
@@ -138,6 +140,8 @@ struct fl_result {
 	int nodes;
 	int cpus;
 	uint64_t swap_bytes; /* the zram swap device the run had; 0: none */
+	uint64_t memcg_max;  /* the run's memcg's memory.max and memory.high; 0: max */
+	uint64_t memcg_high;
 	bool locked_atomics; /* the options the run was made with (struct fl_config) */
 	bool pin_cpus;
 	char platform[8]; /* "native" (host threads) or "sim" (virtual CPUs); "" on the host */

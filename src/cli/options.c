@@ -439,6 +439,19 @@ int cli_parse(int argc, char **argv, struct cli_opts *o, char *err, size_t len)
 			} else {
 				o->base.swap_bytes = size;
 			}
+		} else if (!strcmp(optbuf, "--memcg-max") || !strcmp(optbuf, "--memcg-high")) {
+			if (fl_parse_size(val, &size) || size < (1ull << 20) || size % 4096) {
+				snprintf(err, len,
+					 "%s %s: accepted a size of at least 1M in whole pages, "
+					 "such "
+					 "as 64M or 1G",
+					 optbuf, val);
+				return -EINVAL;
+			}
+			if (!strcmp(optbuf, "--memcg-max"))
+				o->base.memcg_max = size;
+			else
+				o->base.memcg_high = size;
 		} else if (!strcmp(optbuf, "--nodes")) {
 			if (parse_int(optbuf, val, 1, 8, &num, err, len))
 				return -EINVAL;

@@ -306,6 +306,48 @@ static void report_reclaim(FILE *f, const struct fl_result *r)
 	fputc('\n', f);
 }
 
+/*
+ * The run's memory cgroup, when it had a limit: memory.max and .high, the
+ * peak, memory.events, and the reclaim its limit forced (memory.stat's
+ * pgscan and pgsteal, which /proc/vmstat's do not count).
+ */
+static void report_memcg(FILE *f, const struct fl_result *r)
+{
+	const struct fl_counters *c = &r->counters;
+	char max[32] = "max", high[32] = "max", peak[32];
+
+	if (!r->memcg_max && !r->memcg_high)
+		return;
+	if (r->memcg_max)
+		fl_format_size(r->memcg_max, max, sizeof(max));
+	if (r->memcg_high)
+		fl_format_size(r->memcg_high, high, sizeof(high));
+	fl_format_size((uint64_t)fl_counters_get(c, "memory.peak"), peak, sizeof(peak));
+	fprintf(f, "  memcg: memory.max %s, memory.high %s, peak %s", max, high, peak);
+	/* cgroup v1 has no memory.events and no reclaim counts in memory.stat */
+	if (!fl_counters_find(c, "memory.events.max")) {
+		fprintf(f, " (cgroup v1: no memory.events, no reclaim in memory.stat)\n");
+		return;
+	}
+	fprintf(f, "; events high %lld max %lld oom %lld oom_kill %lld\n",
+		(long long)fl_counters_get(c, "memory.events.high"),
+		(long long)fl_counters_get(c, "memory.events.max"),
+		(long long)fl_counters_get(c, "memory.events.oom"),
+		(long long)fl_counters_get(c, "memory.events.oom_kill"));
+	fprintf(f,
+		"  memcg reclaim: scanned %lld stole %lld (kswapd %lld/%lld, direct %lld/%lld); "
+		"swapped out %lld, in %lld pages; lazily freed %lld\n",
+		(long long)fl_counters_get(c, "memory.stat.pgscan"),
+		(long long)fl_counters_get(c, "memory.stat.pgsteal"),
+		(long long)fl_counters_get(c, "memory.stat.pgscan_kswapd"),
+		(long long)fl_counters_get(c, "memory.stat.pgsteal_kswapd"),
+		(long long)fl_counters_get(c, "memory.stat.pgscan_direct"),
+		(long long)fl_counters_get(c, "memory.stat.pgsteal_direct"),
+		(long long)fl_counters_get(c, "memory.stat.pswpout"),
+		(long long)fl_counters_get(c, "memory.stat.pswpin"),
+		(long long)fl_counters_get(c, "memory.stat.pglazyfreed"));
+}
+
 static void report_counters(FILE *f, const struct fl_result *r)
 {
 	static const char *const scopes[] = { "", "workload", "system" };
@@ -418,6 +460,7 @@ void report_run(FILE *f, const struct fl_result *r)
 	if (r->note[0])
 		fprintf(f, "  note: %s\n", r->note);
 	report_reclaim(f, r);
+	report_memcg(f, r);
 	report_counters(f, r);
 	report_mthp(f, r);
 	if (r->noise.nr)

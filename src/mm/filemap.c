@@ -186,13 +186,11 @@ struct folio *filemap_lock_folio(struct address_space *mapping, pgoff_t index)
 
 static void filemap_unaccount_folio(struct folio *folio, long nr)
 {
-	struct pglist_data *pgdat = folio_pgdat(folio);
-
-	mod_node_page_state(pgdat, NR_FILE_PAGES, -nr);
+	lruvec_stat_mod_folio(folio, NR_FILE_PAGES, -nr);
 	if (folio_test_swapbacked(folio)) {
-		mod_node_page_state(pgdat, NR_SHMEM, -nr);
+		lruvec_stat_mod_folio(folio, NR_SHMEM, -nr);
 		if (folio_test_pmd_mappable(folio))
-			mod_node_page_state(pgdat, NR_SHMEM_THPS, -nr);
+			lruvec_stat_mod_folio(folio, NR_SHMEM_THPS, -nr);
 	}
 }
 

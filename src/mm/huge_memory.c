@@ -519,11 +519,21 @@ int fl__huge_zero_folio_left(char *msg, size_t len)
 /* vma_alloc_anon_folio_pmd(): a zeroed PMD-sized folio, or NULL (counted as a fallback) */
 static struct folio *vma_alloc_anon_folio_pmd(struct vm_area_struct *vma)
 {
-	struct folio *folio = folio_alloc(vma_thp_gfp_mask(vma) | __GFP_ZERO, PMD_ORDER);
+	gfp_t gfp = vma_thp_gfp_mask(vma);
+	struct folio *folio = folio_alloc(gfp | __GFP_ZERO, PMD_ORDER);
 
 	if (!folio) {
 		count_vm_event(THP_FAULT_FALLBACK);
 		count_mthp_stat(PMD_ORDER, MTHP_STAT_ANON_FAULT_FALLBACK);
+		return NULL;
+	}
+	if (unlikely(mem_cgroup_charge(folio, vma->vm_mm, gfp))) {
+		folio_put(folio);
+		count_vm_event(THP_FAULT_FALLBACK);
+		count_vm_event(THP_FAULT_FALLBACK_CHARGE);
+		count_mthp_stat(PMD_ORDER, MTHP_STAT_ANON_FAULT_FALLBACK);
+		count_mthp_stat(PMD_ORDER, MTHP_STAT_ANON_FAULT_FALLBACK_CHARGE);
+		return NULL;
 	}
 	return folio;
 }
@@ -550,6 +560,7 @@ static void map_anon_folio_pmd(struct vm_fault *vmf, struct folio *folio, unsign
 	vmf_access(vmf, folio_pfn(folio) + (unsigned long)pte_index(vmf->address));
 	count_vm_event(THP_FAULT_ALLOC);
 	count_mthp_stat(PMD_ORDER, MTHP_STAT_ANON_FAULT_ALLOC);
+	count_memcg_event_mm(vma->vm_mm, THP_FAULT_ALLOC);
 }
 
 /*
@@ -887,9 +898,15 @@ void fl__deferred_split_init(struct deferred_split *ds_queue)
 	ds_queue->split_queue_len = 0;
 }
 
+/* a memcg's queue (one per memcg, as 6.18's), or the node's for the root */
+static struct deferred_split *split_queue_of(int nid, struct mem_cgroup *memcg)
+{
+	return memcg ? &memcg->deferred_split_queue : &NODE_DATA(nid)->deferred_split_queue;
+}
+
 static struct deferred_split *folio_split_queue(const struct folio *folio)
 {
-	return &folio_pgdat(folio)->deferred_split_queue;
+	return split_queue_of(folio_nid(folio), folio_memcg(folio));
 }
 
 /**
@@ -974,10 +991,13 @@ void folio_unqueue_deferred_split(struct folio *folio)
 	spin_unlock(&ds_queue->split_queue_lock);
 }
 
-/** deferred_split_count() - the shrinker's count: folios queued on node @nid. */
-unsigned long deferred_split_count(int nid)
+/**
+ * deferred_split_count() - the shrinker's count: folios queued on node
+ * @nid for the root, or in @memcg's queue (which 6.18 counts for every node)
+ */
+unsigned long deferred_split_count(int nid, struct mem_cgroup *memcg)
 {
-	return READ_ONCE(NODE_DATA(nid)->deferred_split_queue.split_queue_len);
+	return READ_ONCE(split_queue_of(nid, memcg)->split_queue_len);
 }
 
 /*
@@ -1020,10 +1040,10 @@ static int __folio_split(struct folio *folio, unsigned int new_order, struct pag
  * folio, as foliolab/deferred_split_drain says.
  * Return: the folios split, or SHRINK_STOP when none was and the queue is empty.
  */
-unsigned long deferred_split_scan(int nid, unsigned long nr_to_scan)
+unsigned long deferred_split_scan(int nid, struct mem_cgroup *memcg, unsigned long nr_to_scan)
 {
 	FL_LOCK_SITE_NAMED(site, "deferred_split_scan");
-	struct deferred_split *ds_queue = &NODE_DATA(nid)->deferred_split_queue;
+	struct deferred_split *ds_queue = split_queue_of(nid, memcg);
 	enum lru_cache_drained drained = LRU_CACHE_NOT_DRAINED;
 	bool per_batch = READ_ONCE(fl__deferred_split_drain_batch);
 	unsigned long split = 0;
@@ -1033,8 +1053,8 @@ unsigned long deferred_split_scan(int nid, unsigned long nr_to_scan)
 	unsigned int i;
 
 	/* each folio queued now is looked at once: requeued ones go to the tail */
-	if (nr_to_scan > deferred_split_count(nid))
-		nr_to_scan = deferred_split_count(nid);
+	if (nr_to_scan > deferred_split_count(nid, memcg))
+		nr_to_scan = deferred_split_count(nid, memcg);
 	while (nr_to_scan && more) {
 		folio_batch_init(&fbatch);
 		fl_spin_lock_at(&ds_queue->split_queue_lock, &site);
@@ -1097,7 +1117,7 @@ next:
 		}
 		folios_put(&fbatch);
 	}
-	if (!split && !deferred_split_count(nid))
+	if (!split && !deferred_split_count(nid, memcg))
 		return SHRINK_STOP;
 	return split;
 }
@@ -1515,8 +1535,7 @@ static int __folio_split(struct folio *folio, unsigned int new_order, struct pag
 	spin_unlock(&ds_queue->split_queue_lock);
 	if (mapping && folio_test_pmd_mappable(folio) && new_order < HPAGE_PMD_ORDER &&
 	    folio_test_swapbacked(folio))
-		mod_node_page_state(folio_pgdat(folio), NR_SHMEM_THPS,
-				    -(long)folio_nr_pages(folio));
+		lruvec_stat_mod_folio(folio, NR_SHMEM_THPS, -(long)folio_nr_pages(folio));
 	/* a swap-cache folio: its slots' swap table is rewritten under the cluster lock */
 	if (is_anon && folio_test_swapcache(folio))
 		ci = swap_cluster_lock(fl__swap_info, swp_offset(folio_swap_entry(folio, 0)));

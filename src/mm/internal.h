@@ -15,6 +15,7 @@
 #include "folio_batch.h"
 #include "vmstat.h"
 #include "tlbflush.h"
+#include "memcontrol.h"
 #include <foliolab/foliolab.h>
 
 /* Lock ranks: a lock may only be taken while holding lower-ranked ones. */
@@ -35,6 +36,7 @@ enum {
 	FL_RANK_ZS_POOL = 44,	   /* zsmalloc's size_class->lock */
 	FL_RANK_I_PAGES = 45,
 	FL_RANK_SHMEM_INODE = 46, /* shmem_inode_info->lock: the inode's charge */
+	FL_RANK_MEMCG_STOCK = 49, /* memcg_stock_pcp.lock: a local lock in the kernel */
 	FL_RANK_LOCAL_LOCK = 50,
 	FL_RANK_LOCAL_LOCK_IRQ = 51,
 	FL_RANK_LRU = 60,
@@ -90,6 +92,8 @@ unsigned long free_unref_folios(struct folio_batch *folios);
 void drain_all_pages(struct zone *zone);
 /* fl__oom_report() - 1 and the report if an allocation hit out_of_memory() */
 int fl__oom_report(char *buf, size_t len);
+/* fl__oom_record() - keep @report as the run's OOM report, unless one is kept already */
+void fl__oom_record(const char *report);
 long fl__page_alloc_check(char *msg, size_t len);
 unsigned long fl__nr_free_pages(void);
 
@@ -101,6 +105,7 @@ void lruvec_del_folio(struct lruvec *lruvec, struct folio *folio);
 bool folio_isolate_lru(struct folio *folio);
 unsigned long reclaim_pages(struct list_head *folio_list);
 #define MAX_RECLAIM_RETRIES 16
+#define SWAP_CLUSTER_MAX 32ul
 static inline unsigned long min_wmark_pages(const struct zone *z)
 {
 	return z->_watermark[WMARK_MIN];
@@ -141,9 +146,10 @@ void workingset_refault(struct folio *folio, unsigned long shadow);
  */
 bool fl__lruvec_validate(struct lruvec *lruvec, char *msg, size_t len);
 
+/* folio_lruvec() - the lruvec of @folio's memcg on its node (the node's own for the root) */
 static inline struct lruvec *folio_lruvec(const struct folio *folio)
 {
-	return &folio_pgdat(folio)->__lruvec;
+	return mem_cgroup_lruvec(folio_memcg(folio), folio_pgdat(folio));
 }
 
 static inline enum lru_list folio_lru_list(const struct folio *folio)
@@ -450,9 +456,9 @@ bool split_huge_pmd_address(struct vm_area_struct *vma, unsigned long address, b
 void fl__deferred_split_init(struct deferred_split *ds_queue);
 void deferred_split_folio(struct folio *folio, bool partially_mapped);
 /* The deferred split shrinker ("thp-deferred_split" in shrinker debugfs). */
-unsigned long deferred_split_count(int nid);
+unsigned long deferred_split_count(int nid, struct mem_cgroup *memcg);
 #define SHRINK_STOP (~0ul)
-unsigned long deferred_split_scan(int nid, unsigned long nr_to_scan);
+unsigned long deferred_split_scan(int nid, struct mem_cgroup *memcg, unsigned long nr_to_scan);
 /* vmscan.c: every shrinker to the end, as "echo 2 > /proc/sys/vm/drop_caches" does */
 void drop_slab(void);
 bool can_split_folio(struct folio *folio, int caller_pins, int *pextra_pins);

@@ -177,6 +177,22 @@ static unsigned long thp_vma_suitable_orders(struct vm_area_struct *vma, unsigne
 	return orders;
 }
 
+/*
+ * folio_prealloc() - an order-0 folio for an anon fault (zeroed if
+ * @need_zero), charged to @mm's memcg (GFP_KERNEL: it may reclaim).
+ * Return: the folio, or NULL (out of memory, or over the memcg's limit).
+ */
+static __always_inline struct folio *folio_prealloc(struct mm_struct *mm, bool need_zero)
+{
+	struct folio *folio = folio_alloc(GFP_HIGHUSER_MOVABLE | (need_zero ? __GFP_ZERO : 0), 0);
+
+	if (folio && unlikely(mem_cgroup_charge(folio, mm, GFP_KERNEL))) {
+		folio_put(folio);
+		return NULL;
+	}
+	return folio;
+}
+
 static __always_inline struct folio *alloc_anon_folio(struct vm_fault *vmf, struct pgtable *ptet)
 {
 	unsigned long orders = vmf->orders & ((1ul << PMD_ORDER) - 1);
@@ -195,14 +211,21 @@ static __always_inline struct folio *alloc_anon_folio(struct vm_fault *vmf, stru
 		order = next_order(&orders, order);
 	}
 	while (orders) {
-		folio = folio_alloc(vma_thp_gfp_mask(vmf->vma) | __GFP_ZERO, (unsigned int)order);
-		if (folio)
-			return folio;
+		gfp_t gfp = vma_thp_gfp_mask(vmf->vma);
+
+		folio = folio_alloc(gfp | __GFP_ZERO, (unsigned int)order);
+		if (folio) {
+			/* under the default defrag, a charge at the limit fails at once */
+			if (likely(!mem_cgroup_charge(folio, vmf->vma->vm_mm, gfp)))
+				return folio;
+			count_mthp_stat((int)order, MTHP_STAT_ANON_FAULT_FALLBACK_CHARGE);
+			folio_put(folio);
+		}
 		count_mthp_stat((int)order, MTHP_STAT_ANON_FAULT_FALLBACK);
 		order = next_order(&orders, order);
 	}
 fallback:
-	return folio_alloc(GFP_HIGHUSER_MOVABLE | __GFP_ZERO, 0);
+	return folio_prealloc(vmf->vma->vm_mm, true);
 }
 
 /*
@@ -324,7 +347,7 @@ static int wp_page_copy(struct vm_fault *vmf, pteval_t orig, struct folio *old,
 	if (ret)
 		return ret;
 	/* a copy needs no zeroing first */
-	new = folio_alloc(GFP_HIGHUSER_MOVABLE | (old ? 0 : __GFP_ZERO), 0);
+	new = folio_prealloc(vma->vm_mm, !old);
 	if (!new)
 		return VM_FAULT_OOM;
 	if (old) {
@@ -475,14 +498,25 @@ static struct folio *alloc_swap_folio(struct vm_fault *vmf, swp_entry_t entry)
 	}
 	spin_unlock(&ptet->ptl);
 	while (orders) {
-		folio = folio_alloc(vma_thp_gfp_mask(vmf->vma), (unsigned int)order);
-		if (folio)
-			return folio;
+		gfp_t gfp = vma_thp_gfp_mask(vmf->vma);
+
+		folio = folio_alloc(gfp, (unsigned int)order);
+		if (folio) {
+			if (!mem_cgroup_swapin_charge_folio(folio, vmf->vma->vm_mm, gfp, entry))
+				return folio;
+			count_mthp_stat((int)order, MTHP_STAT_SWPIN_FALLBACK_CHARGE);
+			folio_put(folio);
+		}
 		count_mthp_stat((int)order, MTHP_STAT_SWPIN_FALLBACK);
 		order = next_order(&orders, order);
 	}
 fallback:
-	return folio_alloc(GFP_HIGHUSER_MOVABLE, 0);
+	folio = folio_alloc(GFP_HIGHUSER_MOVABLE, 0);
+	if (folio && mem_cgroup_swapin_charge_folio(folio, vmf->vma->vm_mm, GFP_KERNEL, entry)) {
+		folio_put(folio);
+		return NULL;
+	}
+	return folio;
 }
 
 /*
@@ -492,16 +526,24 @@ fallback:
  * It joins the LRU when it is first mapped (do_swap_page()).
  * Return: the folio with a reference, NULL if the slot went or is busy.
  */
-static struct folio *swapin_order0(swp_entry_t entry)
+static struct folio *swapin_order0(swp_entry_t entry, struct mm_struct *mm, bool *oom)
 {
 	struct folio *folio = folio_alloc(GFP_HIGHUSER_MOVABLE, 0);
 
+	*oom = !folio;
 	if (!folio)
 		return NULL;
 	folio_set_locked(folio);
 	if (swapcache_prepare(entry, 1)) {
 		folio_clear_locked(folio);
 		folio_put(folio);
+		return NULL;
+	}
+	if (mem_cgroup_swapin_charge_folio(folio, mm, GFP_KERNEL, entry)) {
+		swapcache_clear(entry, 1);
+		folio_clear_locked(folio);
+		folio_put(folio);
+		*oom = true;
 		return NULL;
 	}
 	folio_set_swapbacked(folio);
@@ -567,11 +609,15 @@ static noinline int do_swap_page(struct vm_fault *vmf, pteval_t orig)
 		workingset_refault(folio, swap_cache_get_shadow(start));
 		swap_read_folio(folio, start);
 		count_vm_event(PGMAJFAULT);
+		count_memcg_event_mm(vma->vm_mm, PGMAJFAULT);
 	} else {
-		swapcache = folio = swapin_order0(slot);
+		bool oom;
+
+		swapcache = folio = swapin_order0(slot, vma->vm_mm, &oom);
 		if (!folio)
-			return 0; /* the slot changed under us: refault */
+			return oom ? VM_FAULT_OOM : 0; /* or the slot changed under us: refault */
 		count_vm_event(PGMAJFAULT);
+		count_memcg_event_mm(vma->vm_mm, PGMAJFAULT);
 	}
 	if (swapcache) {
 		folio_lock(folio);
@@ -900,7 +946,7 @@ static int do_cow_fault(struct vm_fault *vmf)
 	ret = vmf_anon_prepare(vmf);
 	if (ret)
 		return ret;
-	new = folio_alloc(GFP_HIGHUSER_MOVABLE, 0);
+	new = folio_prealloc(vmf->vma->vm_mm, false);
 	if (!new)
 		return VM_FAULT_OOM;
 	ret = __do_fault(vmf);
@@ -1050,6 +1096,7 @@ int handle_mm_fault(struct vm_area_struct *vma, unsigned long address, unsigned 
 		    uint64_t *tag, bool *done)
 {
 	count_vm_event(PGFAULT);
+	count_memcg_event_mm(vma->vm_mm, PGFAULT);
 	fl_cost(FL_COST_FAULT);
 	return __handle_mm_fault(vma, address & PAGE_MASK, flags, tag, done);
 }
@@ -1118,8 +1165,8 @@ static struct vm_area_struct *lock_mm_and_find_vma(struct mm_struct *mm, unsigne
  * possible), fault, and maybe complete it. A fault that needs mmap_lock
  * (VM_FAULT_RETRY) is done again under it, as the kernel does.
  */
-static __always_inline int do_user_fault(struct mm_struct *mm, unsigned long addr, bool write,
-					 uint64_t *tag, bool *done)
+static __always_inline int __do_user_fault(struct mm_struct *mm, unsigned long addr, bool write,
+					   uint64_t *tag, bool *done)
 {
 	unsigned int flags = write ? FAULT_FLAG_WRITE : 0;
 	struct vm_area_struct *vma = lock_vma_under_rcu(mm, addr);
@@ -1146,6 +1193,17 @@ static __always_inline int do_user_fault(struct mm_struct *mm, unsigned long add
 	else
 		ret = handle_mm_fault(vma, addr, flags, tag, done);
 	up_read(&mm->mmap_lock);
+	return ret;
+}
+
+static __always_inline int do_user_fault(struct mm_struct *mm, unsigned long addr, bool write,
+					 uint64_t *tag, bool *done)
+{
+	int ret = __do_user_fault(mm, addr, write, tag, done);
+
+	/* resume_user_mode_work(): what the fault charged over memory.high */
+	if (unlikely(mm->memcg))
+		mem_cgroup_handle_over_high();
 	return ret;
 }
 

@@ -72,10 +72,15 @@ int fl__mm_boot(const struct fl_mm_config *cfg, char *err, size_t len)
 		goto nomem_vmstat;
 	if (fl__swap_init())
 		goto nomem_pages;
+	if (fl__memcg_init()) {
+		fl__swap_exit();
+		goto nomem_pages;
+	}
 	if (cfg->swap_pages) {
 		int ret = fl__swapon(cfg->swap_pages);
 
 		if (ret) {
+			fl__memcg_exit();
 			fl__swap_exit();
 			fl__page_alloc_exit();
 			fl__vmstat_exit();
@@ -105,6 +110,7 @@ void fl__mm_shutdown(void)
 	fl__rmap_exit();
 	fl__mmap_exit();
 	fl__swapoff();
+	fl__memcg_exit();
 	fl__swap_exit();
 	fl__page_alloc_exit();
 	fl__vmstat_exit();
@@ -377,7 +383,7 @@ int fl__mm_knobs_read(struct fl_knobs *out)
 long fl__mm_quiesce_and_check(char *msg, size_t len)
 {
 	long leaked, zero;
-	int nid, lru;
+	int nid, lru, m;
 
 	if (fl__shmem_mounts_check(msg, len))
 		return 1;
@@ -386,17 +392,35 @@ long fl__mm_quiesce_and_check(char *msg, size_t len)
 		return 1;
 	lru_add_drain_all();
 	for_each_online_node (nid) {
-		struct lruvec *lruvec = &NODE_DATA(nid)->__lruvec;
+		for (m = 0; m <= fl__nr_memcgs; m++) {
+			struct lruvec *lruvec = mem_cgroup_lruvec(fl__memcgs[m], NODE_DATA(nid));
 
-		if (!fl__lruvec_validate(lruvec, msg, len))
-			return 1;
-		for (lru = 0; lru < NR_LRU_LISTS; lru++) {
-			if (lruvec->nr_pages[lru]) {
-				snprintf(msg, len,
-					 "node %d LRU list %d still holds %lu pages after teardown",
-					 nid, lru, lruvec->nr_pages[lru]);
+			if (!fl__lruvec_validate(lruvec, msg, len))
 				return 1;
+			for (lru = 0; lru < NR_LRU_LISTS; lru++) {
+				if (lruvec->nr_pages[lru]) {
+					snprintf(msg, len,
+						 "node %d memcg %d LRU list %d still holds %lu "
+						 "pages after teardown",
+						 nid, m, lru, lruvec->nr_pages[lru]);
+					return 1;
+				}
 			}
+		}
+	}
+	/* every page charged went back: memory.current and swap.current are 0 */
+	drain_all_stock();
+	for (m = 1; m <= fl__nr_memcgs; m++) {
+		struct mem_cgroup *memcg = fl__memcgs[m];
+		long mem = fl_atomic_load(&memcg->memory.usage, __ATOMIC_RELAXED);
+		long swp = fl_atomic_load(&memcg->swap.usage, __ATOMIC_RELAXED);
+
+		if (mem || swp) {
+			snprintf(
+				msg, len,
+				"memcg %s still charged after teardown: memory %ld pages, swap %ld",
+				memcg->name, mem, swp);
+			return 1;
 		}
 	}
 	/* the huge zero folio stays, as in the kernel, until its shrinker runs;

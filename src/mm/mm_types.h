@@ -214,6 +214,8 @@ enum lru_list {
 
 struct pglist_data;
 
+struct mem_cgroup;
+
 struct lruvec {
 	struct fl_spinlock lru_lock;
 	struct list_head lists[NR_LRU_LISTS]; /* lru_lock */
@@ -221,7 +223,8 @@ struct lruvec {
 	struct fl_cacheline lists_line;	      /* sim: the list heads' line */
 	struct fl_cacheline size_line;	      /* sim: the LRU sizes' line (lru_zone_size) */
 	struct pglist_data *pgdat;
-	long nonresident_age; /* atomic: evictions and activations (workingset.c) */
+	struct mem_cgroup *memcg; /* NULL: the node's own, the root memcg's */
+	long nonresident_age;	  /* atomic: evictions and activations (workingset.c) */
 	/* lru_lock: what reclaiming each type cost lately (lru_note_cost()) */
 	unsigned long anon_cost, file_cost;
 	unsigned long refaults[2]; /* workingset activations at the last reclaim (anon, file) */
@@ -294,6 +297,7 @@ struct pglist_data {
 	int kswapd_failures; /* atomic: reclaim runs in a row that freed nothing */
 	int kswapd_order;    /* atomic: the largest order a waker asked for */
 	int kswapd_cpu;	     /* the model CPU kswapd runs on; -1: no kswapd */
+	int memcg_iter_pos;  /* atomic: where partial memcg walks go on (the reclaim cookie) */
 	struct fl_waitq kswapd_wait;
 	int node_id;
 	unsigned long node_start_pfn;
@@ -456,11 +460,12 @@ struct mm_struct {
 	struct pgtable *pgtable_pool[2]; /* [1]: PMD tables, [0]: the other levels */
 	struct mm_rss_cpu *rss;		 /* [nr_cpu_ids] */
 	unsigned long mmap_base;
-	long nr_ptes;		 /* page_table_lock */
-	unsigned long flags;	 /* MMF_*, atomic bit operations */
-	int id;			 /* the process's pid in the model */
-	int mm_users;		 /* atomic: the process, and mmget_not_zero() users */
-	struct list_head mmlist; /* every live mm; mm_list_lock */
+	long nr_ptes;		  /* page_table_lock */
+	unsigned long flags;	  /* MMF_*, atomic bit operations */
+	int id;			  /* the process's pid in the model */
+	struct mem_cgroup *memcg; /* its tasks' memcg (the owner's); NULL: the root */
+	int mm_users;		  /* atomic: the process, and mmget_not_zero() users */
+	struct list_head mmlist;  /* every live mm; mm_list_lock */
 	/*
 	 * mm_cpumask(): the CPUs running one of its tasks, as a count of its
 	 * tasks on each CPU (several share a CPU on sim) and of such CPUs

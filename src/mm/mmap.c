@@ -102,6 +102,7 @@ struct mm_struct *mm_alloc(int id)
 	}
 	mm->mmap_base = MMAP_BASE;
 	mm->id = id;
+	mm->memcg = fl__run_memcg; /* the process is made in the run's cgroup */
 	mm->mm_users = 1;
 	fl_spin_lock_at(&mm_list_lock, &site);
 	list_add_tail(&mm->mmlist, &mm_list);

@@ -501,22 +501,36 @@ static const char *gfp_name(gfp_t gfp)
 static void out_of_memory(gfp_t gfp, unsigned int order, int nid, int tries)
 {
 	struct zone *z = &NODE_DATA(nid)->node_zones[0];
-	struct lruvec *lruvec = &NODE_DATA(nid)->__lruvec;
+	unsigned long lru[NR_LRU_LISTS] = { 0 };
+	char report[sizeof(oom_report)];
+	int m, l;
+
+	if (fl_atomic_load(&oom_reported, __ATOMIC_ACQUIRE))
+		return;
+	/* the node's LRUs: the root's lruvec and every memcg's */
+	for (m = 0; m <= fl__nr_memcgs; m++)
+		for (l = 0; l < NR_LRU_LISTS; l++)
+			lru[l] += READ_ONCE(
+				mem_cgroup_lruvec(fl__memcgs[m], NODE_DATA(nid))->nr_pages[l]);
+	snprintf(report, sizeof(report),
+		 "out of memory: an order-%u %s allocation on node %d: %ld pages free "
+		 "(min %lu, low %lu, high %lu) after %d reclaim tries; LRU (inactive + active) "
+		 "anon %lu + %lu, file %lu + %lu; swap free %ld pages",
+		 order, gfp_name(gfp), nid, READ_ONCE(z->free_pages), min_wmark_pages(z),
+		 low_wmark_pages(z), high_wmark_pages(z), tries, lru[LRU_INACTIVE_ANON],
+		 lru[LRU_ACTIVE_ANON], lru[LRU_INACTIVE_FILE], lru[LRU_ACTIVE_FILE],
+		 get_nr_swap_pages());
+	fl__oom_record(report);
+}
+
+void fl__oom_record(const char *report)
+{
 	int zero = 0;
 
 	if (!fl_atomic_cmpxchg(&oom_reported, &zero, -1, false, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
 		return;
 	count_vm_event(OOM_KILL);
-	snprintf(oom_report, sizeof(oom_report),
-		 "out of memory: an order-%u %s allocation on node %d: %ld pages free "
-		 "(min %lu, low %lu, high %lu) after %d reclaim tries; LRU (inactive + active) "
-		 "anon %lu + %lu, file %lu + %lu; swap free %ld pages",
-		 order, gfp_name(gfp), nid, READ_ONCE(z->free_pages), min_wmark_pages(z),
-		 low_wmark_pages(z), high_wmark_pages(z), tries,
-		 READ_ONCE(lruvec->nr_pages[LRU_INACTIVE_ANON]),
-		 READ_ONCE(lruvec->nr_pages[LRU_ACTIVE_ANON]),
-		 READ_ONCE(lruvec->nr_pages[LRU_INACTIVE_FILE]),
-		 READ_ONCE(lruvec->nr_pages[LRU_ACTIVE_FILE]), get_nr_swap_pages());
+	snprintf(oom_report, sizeof(oom_report), "%s", report);
 	fl_atomic_store(&oom_reported, 1, __ATOMIC_RELEASE);
 }
 
@@ -676,6 +690,9 @@ static __always_inline bool free_pages_prepare(struct page *page, unsigned int o
 		WRITE_ONCE(p->flags, 0ul);
 		WRITE_ONCE(p->private, 0ul);
 	}
+	/* mem_cgroup_uncharge(): the kernel's callers uncharge just before */
+	if (unlikely(page->memcg_data))
+		__mem_cgroup_uncharge(folio, nr);
 	WRITE_ONCE(page->flags, flags & NODES_MASK);
 	page->mapping = NULL;
 	WRITE_ONCE(page->private, 0ul);

@@ -21,9 +21,12 @@ static void count_swpout_vm_event(struct folio *folio)
 {
 	long nr = (long)folio_nr_pages(folio);
 
-	if (folio_order(folio) == PMD_ORDER)
+	if (folio_order(folio) == PMD_ORDER) {
+		count_memcg_folio_events(folio, THP_SWPOUT, 1);
 		count_vm_event(THP_SWPOUT);
+	}
 	count_mthp_stat((int)folio_order(folio), MTHP_STAT_SWPOUT);
+	count_memcg_folio_events(folio, PSWPOUT, (unsigned long)nr);
 	count_vm_events(PSWPOUT, (unsigned long)nr);
 }
 
@@ -62,6 +65,7 @@ int swap_writeout(struct folio *folio)
 			WRITE_ONCE(si->slot_flags[off + i],
 				   (unsigned char)(si->slot_flags[off + i] | SLOT_ZERO));
 		count_vm_events(SWPOUT_ZERO, nr);
+		count_memcg_folio_events(folio, SWPOUT_ZERO, nr);
 		folio_unlock(folio);
 		return 0;
 	}
@@ -104,6 +108,7 @@ void swap_read_folio(struct folio *folio, swp_entry_t entry)
 		for (i = 0; i < nr; i++)
 			page_tag_set(pfn + i, 0);
 		count_vm_events(SWPIN_ZERO, nr);
+		count_memcg_folio_events(folio, SWPIN_ZERO, nr);
 		folio_set_uptodate(folio);
 		return;
 	}
@@ -113,6 +118,7 @@ void swap_read_folio(struct folio *folio, swp_entry_t entry)
 		fl_cost(FL_COST_COPY_PAGE); /* zram fills the page (no decompression cost yet) */
 	}
 	count_mthp_stat((int)folio_order(folio), MTHP_STAT_SWPIN);
+	count_memcg_folio_events(folio, PSWPIN, nr);
 	count_vm_events(PSWPIN, nr);
 	count_vm_events(PGPGIN, nr * (PAGE_SIZE / 1024));
 	folio_set_uptodate(folio);

@@ -293,16 +293,15 @@ bool fl__page_mapcount = true;
 /* The pages of a folio that became mapped or unmapped, by kind. */
 static __always_inline void folio_mod_stat(struct folio *folio, long nr, long nr_pmdmapped)
 {
-	struct pglist_data *pgdat = folio_pgdat(folio);
 	bool anon = folio_test_anon(folio);
 
 	if (nr)
-		mod_node_page_state(pgdat, anon ? NR_ANON_MAPPED : NR_FILE_MAPPED, nr);
+		lruvec_stat_mod_folio(folio, anon ? NR_ANON_MAPPED : NR_FILE_MAPPED, nr);
 	if (nr_pmdmapped) {
 		if (anon)
-			mod_node_page_state(pgdat, NR_ANON_THPS, nr_pmdmapped);
+			lruvec_stat_mod_folio(folio, NR_ANON_THPS, nr_pmdmapped);
 		else if (folio_test_swapbacked(folio))
-			mod_node_page_state(pgdat, NR_SHMEM_PMDMAPPED, nr_pmdmapped);
+			lruvec_stat_mod_folio(folio, NR_SHMEM_PMDMAPPED, nr_pmdmapped);
 	}
 }
 
@@ -316,7 +315,6 @@ __always_inline void folio_add_new_anon_rmap(struct folio *folio, struct vm_area
 					     unsigned long address, int flags, bool pmd)
 {
 	unsigned long i, nr = folio_nr_pages(folio);
-	struct pglist_data *pgdat = folio_pgdat(folio);
 	unsigned long set = 1ul << PG_anon;
 
 	/* one plain store sets them all: nobody else sees the folio yet */
@@ -329,14 +327,14 @@ __always_inline void folio_add_new_anon_rmap(struct folio *folio, struct vm_area
 			set |= 1ul << PG_anon_exclusive;
 		WRITE_ONCE(folio->flags, READ_ONCE(folio->flags) | set);
 		fl_atomic_store(&folio->_mapcount, 1, __ATOMIC_RELAXED);
-		mod_node_page_state(pgdat, NR_ANON_MAPPED, 1);
+		lruvec_stat_mod_folio(folio, NR_ANON_MAPPED, 1);
 		return;
 	}
 	WRITE_ONCE(folio->flags, READ_ONCE(folio->flags) | set);
 	if (pmd) {
 		fl_atomic_store(&folio->_entire_mapcount, 1, __ATOMIC_RELAXED);
 		fl_atomic_store(&folio->_large_mapcount, 1, __ATOMIC_RELAXED);
-		mod_node_page_state(pgdat, NR_ANON_THPS, (long)nr);
+		lruvec_stat_mod_folio(folio, NR_ANON_THPS, (long)nr);
 	} else {
 		fl_atomic_store(&folio->_large_mapcount, (int)nr, __ATOMIC_RELAXED);
 	}
@@ -355,7 +353,7 @@ __always_inline void folio_add_new_anon_rmap(struct folio *folio, struct vm_area
 				page->_mapcount = 1;
 		}
 	}
-	mod_node_page_state(pgdat, NR_ANON_MAPPED, (long)nr);
+	lruvec_stat_mod_folio(folio, NR_ANON_MAPPED, (long)nr);
 	mod_mthp_stat((int)folio_order(folio), MTHP_STAT_NR_ANON, 1);
 }
 

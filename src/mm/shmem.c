@@ -321,7 +321,6 @@ static int shmem_add_to_page_cache(struct folio *folio, struct address_space *ma
 	unsigned int order = folio_order(folio);
 	long nr = (long)folio_nr_pages(folio);
 	XA_STATE_ORDER(xas, &mapping->i_pages, index, order);
-	struct pglist_data *pgdat = folio_pgdat(folio);
 
 	VM_BUG_ON(index & (unsigned long)(nr - 1));
 	VM_BUG_ON(!folio_test_locked(folio));
@@ -337,10 +336,10 @@ static int shmem_add_to_page_cache(struct folio *folio, struct address_space *ma
 		} else {
 			xas_store(&xas, folio);
 			if (!xas_error(&xas)) {
-				mod_node_page_state(pgdat, NR_FILE_PAGES, nr);
-				mod_node_page_state(pgdat, NR_SHMEM, nr);
+				lruvec_stat_mod_folio(folio, NR_FILE_PAGES, nr);
+				lruvec_stat_mod_folio(folio, NR_SHMEM, nr);
 				if (folio_test_pmd_mappable(folio))
-					mod_node_page_state(pgdat, NR_SHMEM_THPS, nr);
+					lruvec_stat_mod_folio(folio, NR_SHMEM_THPS, nr);
 				WRITE_ONCE(mapping->nrpages, mapping->nrpages + (unsigned long)nr);
 			}
 		}
@@ -395,6 +394,18 @@ static struct folio *shmem_alloc_and_add_folio(struct inode *inode, pgoff_t inde
 	}
 	__folio_set_locked(folio);
 	__folio_set_swapbacked(folio);
+	error = mem_cgroup_charge(folio, vmf ? vmf->vma->vm_mm : NULL, GFP_HIGHUSER_MOVABLE);
+	if (error) {
+		if (pages == HPAGE_PMD_NR) {
+			count_vm_event(THP_FILE_FALLBACK);
+			count_vm_event(THP_FILE_FALLBACK_CHARGE);
+		}
+		if (pages > 1) {
+			count_mthp_stat((int)folio_order(folio), MTHP_STAT_SHMEM_FALLBACK);
+			count_mthp_stat((int)folio_order(folio), MTHP_STAT_SHMEM_FALLBACK_CHARGE);
+		}
+		goto unlock;
+	}
 	error = shmem_add_to_page_cache(folio, mapping, index);
 	if (error)
 		goto unlock;

@@ -142,6 +142,7 @@ static void lru_activate(struct lruvec *lruvec, struct folio *folio)
 	folio_set_active(folio);
 	lruvec_add_folio(lruvec, folio);
 	count_vm_events(PGACTIVATE, folio_nr_pages(folio));
+	count_memcg_events(lruvec_memcg(lruvec), PGACTIVATE, folio_nr_pages(folio));
 }
 
 static void lru_deactivate_file(struct lruvec *lruvec, struct folio *folio)
@@ -162,8 +163,10 @@ static void lru_deactivate_file(struct lruvec *lruvec, struct folio *folio)
 		lruvec_add_folio_tail(lruvec, folio);
 		count_vm_events(PGROTATED, nr_pages);
 	}
-	if (active)
+	if (active) {
 		count_vm_events(PGDEACTIVATE, nr_pages);
+		count_memcg_events(lruvec_memcg(lruvec), PGDEACTIVATE, nr_pages);
+	}
 }
 
 static void lru_deactivate(struct lruvec *lruvec, struct folio *folio)
@@ -175,6 +178,7 @@ static void lru_deactivate(struct lruvec *lruvec, struct folio *folio)
 	folio_clear_referenced(folio);
 	lruvec_add_folio(lruvec, folio);
 	count_vm_events(PGDEACTIVATE, folio_nr_pages(folio));
+	count_memcg_events(lruvec_memcg(lruvec), PGDEACTIVATE, folio_nr_pages(folio));
 }
 
 static void lru_lazyfree(struct lruvec *lruvec, struct folio *folio)
@@ -189,6 +193,7 @@ static void lru_lazyfree(struct lruvec *lruvec, struct folio *folio)
 	folio_clear_swapbacked(folio);
 	lruvec_add_folio(lruvec, folio);
 	count_vm_events(PGLAZYFREE, folio_nr_pages(folio));
+	count_memcg_events(lruvec_memcg(lruvec), PGLAZYFREE, folio_nr_pages(folio));
 }
 
 /* ---- moving a batch ---- */

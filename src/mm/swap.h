@@ -95,8 +95,9 @@ struct swap_info_struct {
 	unsigned char *swap_map;
 	unsigned char *slot_flags;
 	uint64_t *slot_tag;
-	struct folio **table;  /* the swap cache: the folio standing for each slot */
-	unsigned long *shadow; /* ... or the shadow its evicted folio left (workingset.c) */
+	unsigned short *slot_memcg; /* the swap_cgroup: the id of the memcg charged; 0 the root */
+	struct folio **table;	    /* the swap cache: the folio standing for each slot */
+	unsigned long *shadow;	    /* ... or the shadow its evicted folio left (workingset.c) */
 	struct swap_cluster_info *cluster_info;
 	struct fl_spinlock lock;
 	struct list_head free_clusters, full_clusters;

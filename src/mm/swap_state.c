@@ -37,8 +37,8 @@ void swap_cache_add_folio(struct folio *folio, swp_entry_t entry)
 	folio_set_swapcache(folio);
 	folio->private = entry.val;
 	swap_cluster_unlock(ci);
-	mod_node_page_state(folio_pgdat(folio), NR_FILE_PAGES, (long)nr);
-	mod_node_page_state(folio_pgdat(folio), NR_SWAPCACHE, (long)nr);
+	lruvec_stat_mod_folio(folio, NR_FILE_PAGES, (long)nr);
+	lruvec_stat_mod_folio(folio, NR_SWAPCACHE, (long)nr);
 }
 
 /*
@@ -59,8 +59,8 @@ void __swap_cache_del_folio(struct folio *folio, unsigned long shadow)
 	folio_clear_swapcache(folio);
 	folio->private = 0;
 	swap_cluster_unlock(ci);
-	mod_node_page_state(folio_pgdat(folio), NR_FILE_PAGES, -(long)nr);
-	mod_node_page_state(folio_pgdat(folio), NR_SWAPCACHE, -(long)nr);
+	lruvec_stat_mod_folio(folio, NR_FILE_PAGES, -(long)nr);
+	lruvec_stat_mod_folio(folio, NR_SWAPCACHE, -(long)nr);
 }
 
 /* swap_cache_del_folio() - ... and drop HAS_CACHE and the cache's references. */

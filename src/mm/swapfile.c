@@ -279,6 +279,7 @@ int folio_alloc_swap(struct folio *folio)
 	spin_unlock(&si->lock);
 	if (!offset)
 		return -ENOMEM;
+	mem_cgroup_try_charge_swap(folio, swp_entry(0, offset)); /* no swap.max: cannot fail */
 	swap_cache_add_folio(folio, swp_entry(0, offset));
 	return 0;
 }
@@ -292,6 +293,7 @@ int folio_alloc_swap(struct folio *folio)
 static void swap_range_free(struct swap_info_struct *si, unsigned long offset)
 {
 	si->shadow[offset] = 0;
+	mem_cgroup_uncharge_swap(swp_entry(0, offset), 1);
 	stat_add(&si->zram.notify_free, 1); /* zram_slot_free_notify(): every slot freed */
 	WRITE_ONCE(si->slot_flags[offset], (unsigned char)(si->slot_flags[offset] & ~SLOT_ZERO));
 	if (si->slot_flags[offset] & SLOT_STORED)
@@ -738,6 +740,7 @@ int fl__swapon(unsigned long nr_pages)
 	si->swap_map = fl_calloc(nr_pages, 1);
 	si->slot_flags = fl_calloc(nr_pages, 1);
 	si->slot_tag = fl_calloc(nr_pages, sizeof(*si->slot_tag));
+	si->slot_memcg = fl_calloc(nr_pages, sizeof(*si->slot_memcg));
 	si->cluster_info = fl_calloc(nr_clusters, sizeof(*si->cluster_info));
 	si->table = fl_calloc(nr_pages, sizeof(*si->table));
 	si->shadow = fl_calloc(nr_pages, sizeof(*si->shadow));
@@ -745,8 +748,9 @@ int fl__swapon(unsigned long nr_pages)
 	si->slot_zspage = fl_calloc(nr_pages, sizeof(*si->slot_zspage));
 	si->zs_handle_pages = fl_calloc(nr_pages / ZS_HANDLES_PER_PAGE + 1,
 					sizeof(*si->zs_handle_pages));
-	if (!si->swap_map || !si->slot_flags || !si->slot_tag || !si->cluster_info || !si->table ||
-	    !si->shadow || !si->percpu_next || !si->slot_zspage || !si->zs_handle_pages) {
+	if (!si->swap_map || !si->slot_flags || !si->slot_tag || !si->slot_memcg ||
+	    !si->cluster_info || !si->table || !si->shadow || !si->percpu_next ||
+	    !si->slot_zspage || !si->zs_handle_pages) {
 		si->nr_clusters = 0;
 		fl__swap_info = si;
 		fl__swapoff();
@@ -802,6 +806,7 @@ void fl__swapoff(void)
 	fl_free(si->swap_map);
 	fl_free(si->slot_flags);
 	fl_free(si->slot_tag);
+	fl_free(si->slot_memcg);
 	fl_free(si->cluster_info);
 	fl_free(si->table);
 	fl_free(si->shadow);

@@ -202,19 +202,21 @@ bool fl__lruvec_validate(struct lruvec *lruvec, char *msg, size_t len)
  * Each keeps the work it deferred, per node, as the kernel's nr_deferred.
  */
 enum { SHRINKER_DEFERRED_SPLIT, SHRINKER_HUGE_ZERO, NR_SHRINKERS };
-static long nr_deferred[NR_SHRINKERS][MAX_NUMNODES]; /* atomic */
+/* by memcg id (0: the root), shrinker and node; atomic */
+static long nr_deferred[MEMCG_MAX_CHILDREN + 1][NR_SHRINKERS][MAX_NUMNODES];
 
-static unsigned long shrinker_count(int id, int nid)
+static unsigned long shrinker_count(int id, int nid, struct mem_cgroup *memcg)
 {
 	if (id == SHRINKER_DEFERRED_SPLIT)
-		return deferred_split_count(nid);
+		return deferred_split_count(nid, memcg);
 	return nid == 0 ? huge_zero_folio_shrink_count() : 0;
 }
 
-static unsigned long shrinker_scan(int id, int nid, unsigned long nr_to_scan)
+static unsigned long shrinker_scan(int id, int nid, struct mem_cgroup *memcg,
+				   unsigned long nr_to_scan)
 {
 	if (id == SHRINKER_DEFERRED_SPLIT)
-		return deferred_split_scan(nid, nr_to_scan);
+		return deferred_split_scan(nid, memcg, nr_to_scan);
 	return huge_zero_folio_shrink_scan();
 }
 
@@ -223,14 +225,15 @@ static unsigned long shrinker_scan(int id, int nid, unsigned long nr_to_scan)
  * growing as @priority falls (all of it, twice over, at 0), plus what it
  * deferred before; SHRINK_BATCH at a time; slabs_scanned counts the scans.
  */
-static unsigned long do_shrink_slab(int id, int nid, int priority)
+static unsigned long do_shrink_slab(int id, int nid, struct mem_cgroup *memcg, int priority)
 {
-	unsigned long freeable = shrinker_count(id, nid), freed = 0, scanned = 0, ret;
-	long nr, delta, total_scan, next_deferred;
+	unsigned long freeable = shrinker_count(id, nid, memcg), freed = 0, scanned = 0, ret;
+	long nr, delta, total_scan, next_deferred, *deferred;
 
 	if (!freeable)
 		return 0;
-	nr = fl_atomic_xchg(&nr_deferred[id][nid], 0, __ATOMIC_RELAXED);
+	deferred = &nr_deferred[memcg ? memcg->id : 0][id][nid];
+	nr = fl_atomic_xchg(deferred, 0, __ATOMIC_RELAXED);
 	delta = (long)((freeable >> priority) * 4 / DEFAULT_SEEKS);
 	total_scan = (nr >> priority) + delta;
 	if (total_scan > (long)(2 * freeable))
@@ -240,7 +243,7 @@ static unsigned long do_shrink_slab(int id, int nid, int priority)
 								   ? total_scan
 								   : SHRINK_BATCH);
 
-		ret = shrinker_scan(id, nid, nr_to_scan);
+		ret = shrinker_scan(id, nid, memcg, nr_to_scan);
 		if (ret == SHRINK_STOP)
 			break;
 		freed += ret;
@@ -253,18 +256,25 @@ static unsigned long do_shrink_slab(int id, int nid, int priority)
 		next_deferred = 0;
 	if (next_deferred > (long)(2 * freeable))
 		next_deferred = (long)(2 * freeable);
-	fl_atomic_fetch_add(&nr_deferred[id][nid], next_deferred, __ATOMIC_RELAXED);
+	fl_atomic_fetch_add(deferred, next_deferred, __ATOMIC_RELAXED);
 	return freed;
 }
 
-/** shrink_slab() - every registered shrinker of node @nid at @priority. Return: freed objects. */
-static unsigned long shrink_slab(int nid, int priority)
+/**
+ * shrink_slab() - the shrinkers of node @nid for @memcg at @priority:
+ * every registered one for the root, the memcg-aware ones (the deferred
+ * split queue) for a child. Return: freed objects.
+ */
+static unsigned long shrink_slab(int nid, struct mem_cgroup *memcg, int priority)
 {
 	unsigned long freed = 0;
 	int id;
 
-	for (id = 0; id < NR_SHRINKERS; id++)
-		freed += do_shrink_slab(id, nid, priority);
+	for (id = 0; id < NR_SHRINKERS; id++) {
+		if (memcg && id != SHRINKER_DEFERRED_SPLIT)
+			continue;
+		freed += do_shrink_slab(id, nid, memcg, priority);
+	}
 	return freed;
 }
 
@@ -275,19 +285,19 @@ static unsigned long shrink_slab(int nid, int priority)
 void drop_slab(void)
 {
 	unsigned long freed;
-	int nid, shift = 0;
+	int nid, i, shift = 0;
 
 	do {
 		freed = 0;
 		for_each_online_node (nid)
-			freed += shrink_slab(nid, 0);
+			for (i = 0; i <= fl__nr_memcgs; i++)
+				freed += shrink_slab(nid, fl__memcgs[i], 0);
 	} while ((freed >> shift++) > 1);
 }
 
 /* ---- shrink_folio_list(): reclaiming isolated folios ---- */
 
 #define DEF_PRIORITY 12
-#define SWAP_CLUSTER_MAX 32ul
 #define DEACTIVATE_ANON 1
 #define DEACTIVATE_FILE 2
 
@@ -299,7 +309,9 @@ struct scan_control {
 	int order;
 	int priority; /* scan (lru size >> priority) pages per list */
 	int swappiness;
-	enum reclaimer reclaimer; /* which pgscan_* and pgsteal_* count it */
+	enum reclaimer reclaimer;	      /* which pgscan_* and pgsteal_* count it */
+	struct mem_cgroup *target_mem_cgroup; /* memcg reclaim: its tree only; NULL: global */
+	unsigned int memcg_full_walk : 1;     /* every memcg of the tree, not a partial walk */
 	unsigned int may_writepage : 1;
 	unsigned int may_unmap : 1;
 	unsigned int may_swap : 1;
@@ -481,8 +493,10 @@ static unsigned long shrink_folio_list(struct list_head *folio_list, struct scan
 				/* fall back to swapping its pages one by one */
 				if (split_folio_to_list(folio, folio_list))
 					goto activate_locked;
-				if (nr_pages >= HPAGE_PMD_NR)
+				if (nr_pages >= HPAGE_PMD_NR) {
+					count_memcg_folio_events(folio, THP_SWPOUT_FALLBACK, 1);
 					count_vm_event(THP_SWPOUT_FALLBACK);
+				}
 				count_mthp_stat(order, MTHP_STAT_SWPOUT_FALLBACK);
 				if (folio_alloc_swap(folio))
 					goto activate_locked_split;
@@ -537,6 +551,7 @@ static unsigned long shrink_folio_list(struct list_head *folio_list, struct scan
 				goto keep_locked;
 			}
 			count_vm_events(PGLAZYFREED, nr_pages);
+			count_memcg_folio_events(folio, PGLAZYFREED, nr_pages);
 		} else if (!__remove_mapping(folio)) {
 			goto keep_locked;
 		}
@@ -554,6 +569,7 @@ activate_locked:
 			folio_set_active(folio);
 			stat->nr_activate += nr_pages;
 			pgactivate += nr_pages;
+			count_memcg_folio_events(folio, PGACTIVATE, nr_pages);
 		}
 keep_locked:
 		folio_unlock(folio);
@@ -618,6 +634,37 @@ static unsigned long lruvec_lru_size(struct lruvec *lruvec, enum lru_list lru)
 	return READ_ONCE(lruvec->nr_pages[lru]);
 }
 
+/*
+ * tree_lruvec() - the @i-th lruvec of @target's tree on @pgdat, NULL past
+ * the end (mem_cgroup_iter()): the root's (the node's own) and then each
+ * child's for the root; a child's own (no grandchildren here).
+ */
+static struct lruvec *tree_lruvec(struct mem_cgroup *target, struct pglist_data *pgdat, int i)
+{
+	if (target)
+		return i ? NULL : mem_cgroup_lruvec(target, pgdat);
+	if (!i)
+		return &pgdat->__lruvec;
+	return i <= fl__nr_memcgs ? mem_cgroup_lruvec(fl__memcgs[i], pgdat) : NULL;
+}
+
+/*
+ * lruvec_tree_size() - an LRU size as lruvec_page_state() reads it:
+ * hierarchical, so the root's lruvec counts the whole node
+ */
+static unsigned long lruvec_tree_size(struct lruvec *lruvec, enum lru_list lru)
+{
+	struct lruvec *l;
+	unsigned long n = 0;
+	int i;
+
+	if (lruvec->memcg)
+		return lruvec_lru_size(lruvec, lru);
+	for (i = 0; (l = tree_lruvec(NULL, lruvec->pgdat, i)); i++)
+		n += lruvec_lru_size(l, lru);
+	return n;
+}
+
 /* Anon can be reclaimed (and so aged) while swap has free slots. */
 static bool can_reclaim_anon_pages(void)
 {
@@ -630,8 +677,8 @@ static bool can_reclaim_anon_pages(void)
  */
 static bool inactive_is_low(struct lruvec *lruvec, enum lru_list inactive_lru)
 {
-	unsigned long inactive = lruvec_lru_size(lruvec, inactive_lru);
-	unsigned long active = lruvec_lru_size(lruvec, inactive_lru + LRU_ACTIVE);
+	unsigned long inactive = lruvec_tree_size(lruvec, inactive_lru);
+	unsigned long active = lruvec_tree_size(lruvec, inactive_lru + LRU_ACTIVE);
 	unsigned long gb = (inactive + active) >> (30 - PAGE_SHIFT), ratio = 1;
 
 	if (gb)
@@ -643,7 +690,8 @@ static bool inactive_is_low(struct lruvec *lruvec, enum lru_list inactive_lru)
  * lru_note_cost() - what reclaiming a type cost (@nr_io pages written or
  * read, at SWAP_CLUSTER_MAX each, plus @nr_rotated put back); halved
  * together once they outgrow a quarter of the LRUs, so old costs fade.
- * Context: @lruvec's lock is held.
+ * Context: @lruvec's lock is held; lru_note_cost_unlock() goes on up the
+ * hierarchy.
  */
 static void lru_note_cost_locked(struct lruvec *lruvec, bool file, unsigned long nr_io,
 				 unsigned long nr_rotated)
@@ -654,12 +702,35 @@ static void lru_note_cost_locked(struct lruvec *lruvec, bool file, unsigned long
 		lruvec->file_cost += cost;
 	else
 		lruvec->anon_cost += cost;
-	lrusize = lruvec->nr_pages[LRU_INACTIVE_ANON] + lruvec->nr_pages[LRU_ACTIVE_ANON] +
-		  lruvec->nr_pages[LRU_INACTIVE_FILE] + lruvec->nr_pages[LRU_ACTIVE_FILE];
+	lrusize = lruvec_tree_size(lruvec, LRU_INACTIVE_ANON) +
+		  lruvec_tree_size(lruvec, LRU_ACTIVE_ANON) +
+		  lruvec_tree_size(lruvec, LRU_INACTIVE_FILE) +
+		  lruvec_tree_size(lruvec, LRU_ACTIVE_FILE);
 	if (lruvec->file_cost + lruvec->anon_cost > lrusize / 4) {
 		lruvec->file_cost /= 2;
 		lruvec->anon_cost /= 2;
 	}
+}
+
+/*
+ * lru_note_cost_unlock_irq(): note the cost in @lruvec, unlock it, then
+ * in each ancestor's lruvec on the node under that one's lock
+ */
+static void lru_note_cost_unlock(struct lruvec *lruvec, bool file, unsigned long nr_io,
+				 unsigned long nr_rotated)
+{
+	FL_LOCK_SITE(site);
+	struct pglist_data *pgdat = lruvec->pgdat;
+	bool child = lruvec->memcg;
+
+	lru_note_cost_locked(lruvec, file, nr_io, nr_rotated);
+	spin_unlock(&lruvec->lru_lock);
+	if (!child)
+		return;
+	lruvec = &pgdat->__lruvec;
+	fl_spin_lock_at(&lruvec->lru_lock, &site);
+	lru_note_cost_locked(lruvec, file, nr_io, nr_rotated);
+	spin_unlock(&lruvec->lru_lock);
 }
 
 /** lru_note_cost_refault() - a workingset folio came back: its type's cost grows. */
@@ -669,8 +740,7 @@ void lru_note_cost_refault(struct folio *folio)
 	struct lruvec *lruvec = folio_lruvec(folio);
 
 	fl_spin_lock_at(&lruvec->lru_lock, &site);
-	lru_note_cost_locked(lruvec, !folio_test_swapbacked(folio), folio_nr_pages(folio), 0);
-	spin_unlock(&lruvec->lru_lock);
+	lru_note_cost_unlock(lruvec, !folio_test_swapbacked(folio), folio_nr_pages(folio), 0);
 }
 
 /*
@@ -764,6 +834,25 @@ static enum vm_event_item reclaimer_item(enum vm_event_item base, struct scan_co
 	return (enum vm_event_item)(base + sc->reclaimer);
 }
 
+/* cgroup_reclaim(): reclaim for a memcg's limit, not for the machine */
+static bool cgroup_reclaim(const struct scan_control *sc)
+{
+	return sc->target_mem_cgroup != NULL;
+}
+
+/*
+ * count_reclaim_events() - pgscan_*, pgsteal_* and pgrefill: in the
+ * lruvec's memcg's memory.stat always, in /proc/vmstat only when the
+ * reclaim is not for a memcg's limit
+ */
+static void count_reclaim_events(struct lruvec *lruvec, struct scan_control *sc,
+				 enum vm_event_item item, unsigned long n)
+{
+	if (!cgroup_reclaim(sc))
+		count_vm_events(item, n);
+	count_memcg_events(lruvec_memcg(lruvec), item, n);
+}
+
 /*
  * shrink_inactive_list() - isolate up to @nr_to_scan pages from the tail
  * of @lru, try to reclaim them, put the rest back.
@@ -783,8 +872,8 @@ static unsigned long shrink_inactive_list(unsigned long nr_to_scan, struct lruve
 	lru_add_drain();
 	fl_spin_lock_at(&lruvec->lru_lock, &site);
 	nr_taken = isolate_lru_folios(nr_to_scan, lruvec, &folio_list, &nr_scanned, sc, lru);
-	mod_node_page_state(lruvec->pgdat, isolated, (long)nr_taken);
-	count_vm_events(reclaimer_item(PGSCAN_KSWAPD, sc), nr_scanned);
+	mod_lruvec_state(lruvec, isolated, (long)nr_taken);
+	count_reclaim_events(lruvec, sc, reclaimer_item(PGSCAN_KSWAPD, sc), nr_scanned);
 	count_vm_events(file ? PGSCAN_FILE : PGSCAN_ANON, nr_scanned);
 	spin_unlock(&lruvec->lru_lock);
 	if (!nr_taken)
@@ -792,11 +881,10 @@ static unsigned long shrink_inactive_list(unsigned long nr_to_scan, struct lruve
 	nr_reclaimed = shrink_folio_list(&folio_list, sc, &stat, false);
 	fl_spin_lock_at(&lruvec->lru_lock, &site);
 	move_folios_to_lru(lruvec, &folio_list);
-	mod_node_page_state(lruvec->pgdat, isolated, -(long)nr_taken);
-	count_vm_events(reclaimer_item(PGSTEAL_KSWAPD, sc), nr_reclaimed);
+	mod_lruvec_state(lruvec, isolated, -(long)nr_taken);
+	count_reclaim_events(lruvec, sc, reclaimer_item(PGSTEAL_KSWAPD, sc), nr_reclaimed);
 	count_vm_events(file ? PGSTEAL_FILE : PGSTEAL_ANON, nr_reclaimed);
-	lru_note_cost_locked(lruvec, file, stat.nr_pageout, nr_scanned - nr_reclaimed);
-	spin_unlock(&lruvec->lru_lock);
+	lru_note_cost_unlock(lruvec, file, stat.nr_pageout, nr_scanned - nr_reclaimed);
 	return nr_reclaimed;
 }
 
@@ -821,8 +909,8 @@ static void shrink_active_list(unsigned long nr_to_scan, struct lruvec *lruvec,
 	lru_add_drain();
 	fl_spin_lock_at(&lruvec->lru_lock, &site);
 	nr_taken = isolate_lru_folios(nr_to_scan, lruvec, &l_hold, &nr_scanned, sc, lru);
-	mod_node_page_state(lruvec->pgdat, isolated, (long)nr_taken);
-	count_vm_events(PGREFILL, nr_scanned);
+	mod_lruvec_state(lruvec, isolated, (long)nr_taken);
+	count_reclaim_events(lruvec, sc, PGREFILL, nr_scanned);
 	spin_unlock(&lruvec->lru_lock);
 	while (!list_empty(&l_hold)) {
 		struct folio *folio = lru_to_folio(&l_hold);
@@ -843,9 +931,9 @@ static void shrink_active_list(unsigned long nr_to_scan, struct lruvec *lruvec,
 	move_folios_to_lru(lruvec, &l_active);
 	nr_deactivate = move_folios_to_lru(lruvec, &l_inactive);
 	count_vm_events(PGDEACTIVATE, nr_deactivate);
-	mod_node_page_state(lruvec->pgdat, isolated, -(long)nr_taken);
-	lru_note_cost_locked(lruvec, file, 0, nr_rotated);
-	spin_unlock(&lruvec->lru_lock);
+	count_memcg_events(lruvec_memcg(lruvec), PGDEACTIVATE, nr_deactivate);
+	mod_lruvec_state(lruvec, isolated, -(long)nr_taken);
+	lru_note_cost_unlock(lruvec, file, 0, nr_rotated);
 }
 
 static unsigned long shrink_list(enum lru_list lru, unsigned long nr_to_scan, struct lruvec *lruvec,
@@ -988,6 +1076,14 @@ static void shrink_lruvec(struct lruvec *lruvec, struct scan_control *sc)
 		shrink_active_list(SWAP_CLUSTER_MAX, lruvec, sc, LRU_ACTIVE_ANON);
 }
 
+/* workingset activations of anon in the lruvec's tree (the node's for the root's) */
+static unsigned long target_refaults(struct lruvec *lruvec)
+{
+	if (lruvec->memcg)
+		return (unsigned long)memcg_page_state(lruvec->memcg, WORKINGSET_ACTIVATE_ANON);
+	return node_page_state(lruvec->pgdat, WORKINGSET_ACTIVATE_ANON);
+}
+
 /*
  * prepare_scan_control(): the costs, which active lists may shrink (a
  * type whose refaults activated pages since the last snapshot, or whose
@@ -996,7 +1092,7 @@ static void shrink_lruvec(struct lruvec *lruvec, struct scan_control *sc)
 static void prepare_scan_control(struct pglist_data *pgdat, struct scan_control *sc)
 {
 	FL_LOCK_SITE(site);
-	struct lruvec *lruvec = &pgdat->__lruvec;
+	struct lruvec *lruvec = mem_cgroup_lruvec(sc->target_mem_cgroup, pgdat);
 	unsigned long file, free, anon;
 	struct zone *zone = &pgdat->node_zones[0];
 
@@ -1005,7 +1101,7 @@ static void prepare_scan_control(struct pglist_data *pgdat, struct scan_control 
 	sc->file_cost = lruvec->file_cost;
 	spin_unlock(&lruvec->lru_lock);
 	if (!sc->force_deactivate) {
-		unsigned long refaults = node_page_state(pgdat, WORKINGSET_ACTIVATE_ANON);
+		unsigned long refaults = target_refaults(lruvec);
 
 		if (refaults != READ_ONCE(lruvec->refaults[0]) ||
 		    inactive_is_low(lruvec, LRU_INACTIVE_ANON))
@@ -1020,30 +1116,66 @@ static void prepare_scan_control(struct pglist_data *pgdat, struct scan_control 
 	} else {
 		sc->may_deactivate = DEACTIVATE_ANON | DEACTIVATE_FILE;
 	}
-	file = lruvec_lru_size(lruvec, LRU_INACTIVE_FILE);
+	file = lruvec_tree_size(lruvec, LRU_INACTIVE_FILE);
 	sc->cache_trim_mode = (file >> sc->priority) && !(sc->may_deactivate & DEACTIVATE_FILE);
+	/* a tiny file LRU only counts in reclaim for the machine */
+	sc->file_is_tiny = 0;
+	if (cgroup_reclaim(sc))
+		return;
 	free = (unsigned long)READ_ONCE(zone->free_pages);
-	file = lruvec_lru_size(lruvec, LRU_ACTIVE_FILE) +
-	       lruvec_lru_size(lruvec, LRU_INACTIVE_FILE);
-	anon = lruvec_lru_size(lruvec, LRU_INACTIVE_ANON);
+	file = lruvec_tree_size(lruvec, LRU_ACTIVE_FILE) +
+	       lruvec_tree_size(lruvec, LRU_INACTIVE_FILE);
+	anon = lruvec_tree_size(lruvec, LRU_INACTIVE_ANON);
 	sc->file_is_tiny = file + free <= high_wmark_pages(zone) &&
 			   !(sc->may_deactivate & DEACTIVATE_ANON) && (anon >> sc->priority);
 }
 
 /* snapshot_refaults(): where may_deactivate's refault test starts next time */
-static void snapshot_refaults(struct pglist_data *pgdat)
+static void snapshot_refaults(struct mem_cgroup *target, struct pglist_data *pgdat)
 {
-	WRITE_ONCE(pgdat->__lruvec.refaults[0], node_page_state(pgdat, WORKINGSET_ACTIVATE_ANON));
+	struct lruvec *lruvec = mem_cgroup_lruvec(target, pgdat);
+
+	WRITE_ONCE(lruvec->refaults[0], target_refaults(lruvec));
 }
 
-/* shrink_node() - one pass over the node's lruvec and its shrinkers at sc->priority. */
+/*
+ * memcg_iter_start(): where a walk over the tree's lruvecs starts. kswapd
+ * and memcg_full_walk go over the whole tree; other reclaimers of the
+ * machine take turns from the node's shared position and may stop early
+ * (partial walks, so no memcg is always scanned first).
+ */
+static int memcg_iter_start(struct pglist_data *pgdat, struct scan_control *sc, bool *partial)
+{
+	*partial = !cgroup_reclaim(sc) && sc->reclaimer != RECLAIMER_KSWAPD && !sc->memcg_full_walk;
+	if (!*partial)
+		return 0;
+	return fl_atomic_load(&pgdat->memcg_iter_pos, __ATOMIC_RELAXED) % (fl__nr_memcgs + 1);
+}
+
+/*
+ * shrink_node() - one pass over the lruvecs of the target's tree on the
+ * node, and their shrinkers, at sc->priority (shrink_node_memcgs()).
+ */
 static void shrink_node(struct pglist_data *pgdat, struct scan_control *sc)
 {
 	unsigned long nr_reclaimed = sc->nr_reclaimed;
+	struct lruvec *lruvec;
+	bool partial;
+	int i;
 
 	prepare_scan_control(pgdat, sc);
-	shrink_lruvec(&pgdat->__lruvec, sc);
-	shrink_slab(pgdat->node_id, sc->priority);
+	for (i = memcg_iter_start(pgdat, sc, &partial);
+	     (lruvec = tree_lruvec(sc->target_mem_cgroup, pgdat, i)); i++) {
+		shrink_lruvec(lruvec, sc);
+		shrink_slab(pgdat->node_id, lruvec_memcg(lruvec), sc->priority);
+		if (partial) {
+			/* the shared position moves past what this walk took */
+			fl_atomic_store(&pgdat->memcg_iter_pos, (i + 1) % (fl__nr_memcgs + 1),
+					__ATOMIC_RELAXED);
+			if (sc->nr_reclaimed >= sc->nr_to_reclaim)
+				break;
+		}
+	}
 	if (sc->nr_reclaimed > nr_reclaimed)
 		fl_atomic_store(&pgdat->kswapd_failures, 0, __ATOMIC_RELAXED);
 }
@@ -1059,7 +1191,7 @@ static unsigned long do_try_to_free_pages(int nid, struct scan_control *sc)
 	int i, initial_priority = sc->priority;
 
 retry:
-	if (sc->reclaimer == RECLAIMER_DIRECT)
+	if (sc->reclaimer == RECLAIMER_DIRECT && !cgroup_reclaim(sc))
 		count_vm_event((sc->gfp_mask & __GFP_MOVABLE) ? ALLOCSTALL_MOVABLE
 							      : ALLOCSTALL_NORMAL);
 	do {
@@ -1077,9 +1209,15 @@ retry:
 			sc->may_writepage = 1;
 	} while (--sc->priority >= 0);
 	for (i = 0; i < fl__nr_node_ids; i++)
-		snapshot_refaults(NODE_DATA(i));
+		snapshot_refaults(sc->target_mem_cgroup, NODE_DATA(i));
 	if (sc->nr_reclaimed)
 		return sc->nr_reclaimed;
+	/* partial walks may have missed the memcgs with reclaimable memory (6.10 on) */
+	if (!sc->memcg_full_walk) {
+		sc->priority = initial_priority;
+		sc->memcg_full_walk = 1;
+		goto retry;
+	}
 	if (sc->skipped_deactivate) {
 		sc->priority = initial_priority;
 		sc->force_deactivate = 1;
@@ -1111,6 +1249,39 @@ unsigned long try_to_free_pages(gfp_t gfp_mask, int order, int nid)
 
 	nr = do_try_to_free_pages(nid, &sc);
 	count_fl_stat(FL_DIRECT_RECLAIM_NS, (long)(fl_clock_ns() - t0));
+	return nr;
+}
+
+/**
+ * try_to_free_mem_cgroup_pages() - reclaim for @memcg's limit: its own
+ * lruvecs, at falling priority until @nr_pages (at least
+ * SWAP_CLUSTER_MAX) came free, from the current node on. Counted in the
+ * memcg's memory.stat (pgscan_direct, or _proactive with
+ * MEMCG_RECLAIM_PROACTIVE), not in /proc/vmstat's pgscan/pgsteal.
+ * @swappiness: -1 for vm.swappiness. Return: the pages reclaimed.
+ */
+unsigned long try_to_free_mem_cgroup_pages(struct mem_cgroup *memcg, unsigned long nr_pages,
+					   gfp_t gfp_mask, unsigned int reclaim_options,
+					   int swappiness)
+{
+	uint64_t t0 = fl_clock_ns();
+	unsigned long nr;
+	bool proactive = reclaim_options & MEMCG_RECLAIM_PROACTIVE;
+	struct scan_control sc = {
+		.nr_to_reclaim = fl_max_ul(nr_pages, SWAP_CLUSTER_MAX),
+		.gfp_mask = gfp_mask,
+		.priority = DEF_PRIORITY,
+		.swappiness = swappiness < 0 ? (int)READ_ONCE(vm_swappiness) : swappiness,
+		.reclaimer = proactive ? RECLAIMER_PROACTIVE : RECLAIMER_DIRECT,
+		.target_mem_cgroup = memcg,
+		.may_writepage = 1,
+		.may_unmap = 1,
+		.may_swap = !!(reclaim_options & MEMCG_RECLAIM_MAY_SWAP),
+	};
+
+	nr = do_try_to_free_pages(numa_node_id(), &sc);
+	if (!proactive)
+		count_fl_stat(FL_DIRECT_RECLAIM_NS, (long)(fl_clock_ns() - t0));
 	return nr;
 }
 
@@ -1162,12 +1333,12 @@ int node_reclaim_proactive(int nid, unsigned long nr_pages, int swappiness)
 unsigned long zone_reclaimable_pages(struct zone *zone)
 {
 	struct lruvec *lruvec = &zone->zone_pgdat->__lruvec;
-	unsigned long nr = lruvec_lru_size(lruvec, LRU_INACTIVE_FILE) +
-			   lruvec_lru_size(lruvec, LRU_ACTIVE_FILE);
+	unsigned long nr = lruvec_tree_size(lruvec, LRU_INACTIVE_FILE) +
+			   lruvec_tree_size(lruvec, LRU_ACTIVE_FILE);
 
 	if (can_reclaim_anon_pages())
-		nr += lruvec_lru_size(lruvec, LRU_INACTIVE_ANON) +
-		      lruvec_lru_size(lruvec, LRU_ACTIVE_ANON);
+		nr += lruvec_tree_size(lruvec, LRU_INACTIVE_ANON) +
+		      lruvec_tree_size(lruvec, LRU_ACTIVE_ANON);
 	return nr;
 }
 
@@ -1187,9 +1358,13 @@ static bool pgdat_balanced(struct pglist_data *pgdat, int order)
 /* kswapd_age_node(): keep the anon inactive list from running low ahead of need */
 static void kswapd_age_node(struct pglist_data *pgdat, struct scan_control *sc)
 {
+	struct lruvec *lruvec;
+	int i;
+
 	if (!can_age_anon_pages() || !inactive_is_low(&pgdat->__lruvec, LRU_INACTIVE_ANON))
 		return;
-	shrink_active_list(SWAP_CLUSTER_MAX, &pgdat->__lruvec, sc, LRU_ACTIVE_ANON);
+	for (i = 0; (lruvec = tree_lruvec(NULL, pgdat, i)); i++)
+		shrink_active_list(SWAP_CLUSTER_MAX, lruvec, sc, LRU_ACTIVE_ANON);
 }
 
 /*
@@ -1245,7 +1420,7 @@ static int balance_pgdat(struct pglist_data *pgdat, int order)
 	if (!sc.nr_reclaimed)
 		fl_atomic_fetch_add(&pgdat->kswapd_failures, 1, __ATOMIC_RELAXED);
 out:
-	snapshot_refaults(pgdat);
+	snapshot_refaults(NULL, pgdat);
 	return sc.order;
 }
 

@@ -57,7 +57,7 @@ void workingset_refault(struct folio *folio, unsigned long shadow)
 	shadow -= 2;
 	workingset = shadow & 1;
 	eviction = shadow >> 1;
-	mod_node_page_state(folio_pgdat(folio), WORKINGSET_REFAULT_ANON, (long)nr);
+	lruvec_stat_mod_folio(folio, WORKINGSET_REFAULT_ANON, (long)nr);
 	distance = (unsigned long)fl_atomic_load(&lruvec->nonresident_age, __ATOMIC_RELAXED) -
 		   eviction;
 	size = READ_ONCE(lruvec->nr_pages[LRU_ACTIVE_FILE]) +
@@ -68,10 +68,10 @@ void workingset_refault(struct folio *folio, unsigned long shadow)
 		return;
 	folio_set_active(folio);
 	workingset_age_nonresident(lruvec, nr);
-	mod_node_page_state(folio_pgdat(folio), WORKINGSET_ACTIVATE_ANON, (long)nr);
+	lruvec_stat_mod_folio(folio, WORKINGSET_ACTIVATE_ANON, (long)nr);
 	if (workingset) {
 		folio_set_workingset(folio);
-		mod_node_page_state(folio_pgdat(folio), WORKINGSET_RESTORE_ANON, (long)nr);
+		lruvec_stat_mod_folio(folio, WORKINGSET_RESTORE_ANON, (long)nr);
 		lru_note_cost_refault(folio); /* a workingset folio came back: reclaim cost it */
 	}
 }

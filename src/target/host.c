@@ -41,6 +41,8 @@ static int host_check_knobs(const struct fl_target_config *cfg, const struct fl_
 	if (cfg && cfg->swap_bytes && !fl__host_undo_pending(HOST_UNDO_SWAP, NULL) &&
 	    fl__host_swap_check(cfg->swap_bytes, err, len))
 		return -EINVAL;
+	if (cfg && fl__host_memcg_check(cfg->memcg_max, cfg->memcg_high, err, len))
+		return -EINVAL;
 	return fl__host_knobs_check(k, err, len);
 }
 
@@ -260,8 +262,6 @@ static int host_begin(struct fl_target *t, char *err, size_t len)
 	struct host_target *ht = (struct host_target *)t;
 	char tracefs[HOST_PATH_MAX];
 
-	(void)err;
-	(void)len;
 	prime_huge_zero_folio();
 	ht->locks_note[0] = '\0';
 	if (!ht->cfg.locks) {
@@ -282,6 +282,10 @@ static int host_begin(struct fl_target *t, char *err, size_t len)
 	fl__host_scope_open(&ht->scope, ht->cfg.files, ht->scope_note, sizeof(ht->scope_note));
 	if (!ht->recording)
 		fl__host_tracefs_unmount();
+	if ((ht->cfg.memcg_max || ht->cfg.memcg_high) &&
+	    fl__host_scope_limit(ht->scope, ht->cfg.memcg_max, ht->cfg.memcg_high, ht->scope_note,
+				 err, len))
+		return -EIO;
 	if (ht->scope)
 		fl__host_scope_enable(ht->scope, true);
 	return 0;

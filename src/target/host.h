@@ -27,6 +27,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <sys/types.h>
 #include <foliolab/foliolab.h>
 #include "target.h"
@@ -218,6 +219,10 @@ void fl__host_scope_enable(struct host_scope *hsc, bool on);
 /** fl__host_scope_read() - overlay the workload's counts on @out's system-wide ones. */
 int fl__host_scope_read(struct host_scope *hsc, struct fl_counters *out);
 void fl__host_scope_close(struct host_scope *hsc);
+int fl__memcg_files_parse(FILE *stat, FILE *events, bool v2, struct fl_counters *out);
+int fl__host_memcg_check(uint64_t max, uint64_t high, char *err, size_t len);
+int fl__host_scope_limit(struct host_scope *hsc, uint64_t max, uint64_t high, const char *why,
+			 char *err, size_t len);
 int fl__memcg_v2_place(const char *mnt, const char *self, char *parent, size_t plen, char *origin,
 		       size_t olen, bool *enable, char *why, size_t wlen);
 int fl__memcg_stat_parse(FILE *f, bool v2, bool tracepoints, struct fl_counters *out);

@@ -423,6 +423,67 @@ fail:
 	return -EIO;
 }
 
+/**
+ * fl__host_memcg_check() - whether the host can give the run's memory
+ * cgroup memory.max @max and memory.high @high (bytes; 0: none): root,
+ * and, for memory.high, cgroup v2 (v1 has no memory.high).
+ * Return: 0, or -EINVAL with the reason in @err.
+ */
+int fl__host_memcg_check(uint64_t max, uint64_t high, char *err, size_t len)
+{
+	char parent[HOST_PATH_MAX], origin[HOST_PATH_MAX];
+
+	if (!max && !high)
+		return 0;
+	if (geteuid() != 0) {
+		snprintf(err, len, "--memcg-max and --memcg-high on the host need root");
+		return -EINVAL;
+	}
+	if (high && !memcg_v1_place(parent, sizeof(parent), origin, sizeof(origin))) {
+		snprintf(err, len,
+			 "--memcg-high needs cgroup v2's memory.high; this host's memory cgroup "
+			 "is v1 (use --memcg-max, memory.limit_in_bytes there)");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/**
+ * fl__host_scope_limit() - give the run's memory cgroup its limits:
+ * memory.max and memory.high on v2, memory.limit_in_bytes on v1 (the
+ * cgroup goes after the run, and its limits with it).
+ * Return: 0, or -EIO with the reason in @err.
+ */
+int fl__host_scope_limit(struct host_scope *hsc, uint64_t max, uint64_t high, const char *why,
+			 char *err, size_t len)
+{
+	char path[HOST_PATH_MAX + 32], val[32];
+
+	if (!hsc || !hsc->memcg[0]) {
+		snprintf(err, len, "--memcg-max/--memcg-high: the run has no memory cgroup (%s)",
+			 why && why[0] ? why : "no workload counts");
+		return -EIO;
+	}
+	if (max) {
+		snprintf(path, sizeof(path), "%s/%s", hsc->memcg,
+			 hsc->v2 ? "memory.max" : "memory.limit_in_bytes");
+		snprintf(val, sizeof(val), "%llu", (unsigned long long)max);
+		if (fl__host_write_file(path, val)) {
+			snprintf(err, len, "cannot write %s to %.200s", val, path);
+			return -EIO;
+		}
+	}
+	if (high) {
+		snprintf(path, sizeof(path), "%s/memory.high", hsc->memcg);
+		snprintf(val, sizeof(val), "%llu", (unsigned long long)high);
+		if (!hsc->v2 || fl__host_write_file(path, val)) {
+			snprintf(err, len, "cannot write %s to %.200s", val, path);
+			return -EIO;
+		}
+	}
+	return 0;
+}
+
 static void close_fds(struct host_scope *hsc)
 {
 	int o;
@@ -572,6 +633,107 @@ int fl__memcg_stat_parse(FILE *f, bool v2, bool tracepoints, struct fl_counters 
 	return ret;
 }
 
+/* v1's memory.stat names that are v2's under another name (mm/memcontrol-v1.c) */
+static const struct {
+	const char *v1, *v2;
+} memcg_v1_names[] = {
+	{ "rss", "anon" },
+	{ "rss_huge", "anon_thp" },
+	{ "cache", "file" },
+	{ "mapped_file", "file_mapped" },
+	{ "shmem", "shmem" },
+	{ "pgfault", "pgfault" },
+	{ "pgmajfault", "pgmajfault" },
+	{ "inactive_anon", "inactive_anon" },
+	{ "active_anon", "active_anon" },
+	{ "inactive_file", "inactive_file" },
+	{ "active_file", "active_file" },
+	{ "unevictable", "unevictable" },
+};
+
+/*
+ * fl__memcg_files_parse() - a memory cgroup's own files as counters, as
+ * the model names them: memory.stat's lines as memory.stat.<key> (on v1
+ * only those v2 has, under v2's names), memory.events' as
+ * memory.events.<key> (v2; NULL @events on v1).
+ * Return: 0 or -ENOMEM.
+ */
+int fl__memcg_files_parse(FILE *stat, FILE *events, bool v2, struct fl_counters *out)
+{
+	char line[256], key[64], name[FL_NAME_MAX];
+	long long v;
+	size_t i;
+	int ret = 0;
+
+	while (stat && fgets(line, sizeof(line), stat)) {
+		const char *k = NULL;
+
+		if (sscanf(line, "%63s %lld", key, &v) != 2)
+			continue;
+		for (i = 0; !v2 && i < sizeof(memcg_v1_names) / sizeof(memcg_v1_names[0]); i++)
+			if (!strcmp(key, memcg_v1_names[i].v1))
+				k = memcg_v1_names[i].v2;
+		if (v2)
+			k = key;
+		if (!k)
+			continue;
+		snprintf(name, sizeof(name), "memory.stat.%s", k);
+		ret |= fl_counters_set_scoped(out, name, v, FL_SCOPE_WORKLOAD);
+	}
+	while (events && fgets(line, sizeof(line), events)) {
+		if (sscanf(line, "%63s %lld", key, &v) != 2)
+			continue;
+		snprintf(name, sizeof(name), "memory.events.%s", key);
+		ret |= fl_counters_set_scoped(out, name, v, FL_SCOPE_WORKLOAD);
+	}
+	return ret;
+}
+
+/* a file of one number (bytes) as counter @name; nothing if it is not there */
+static int read_number(const char *dir, const char *file, const char *name, struct fl_counters *out)
+{
+	char path[HOST_PATH_MAX + 64];
+	long long v;
+	FILE *f;
+	int n;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, file);
+	f = fopen(path, "r");
+	if (!f)
+		return 0;
+	n = fscanf(f, "%lld", &v);
+	fclose(f);
+	return n == 1 ? fl_counters_set_scoped(out, name, v, FL_SCOPE_WORKLOAD) : 0;
+}
+
+static int read_memcg_files(struct host_scope *hsc, struct fl_counters *out)
+{
+	char path[HOST_PATH_MAX + 32];
+	FILE *stat, *events = NULL;
+	int ret;
+
+	snprintf(path, sizeof(path), "%s/memory.stat", hsc->memcg);
+	stat = fopen(path, "r");
+	if (hsc->v2) {
+		snprintf(path, sizeof(path), "%s/memory.events", hsc->memcg);
+		events = fopen(path, "r");
+	}
+	ret = fl__memcg_files_parse(stat, events, hsc->v2, out);
+	if (stat)
+		fclose(stat);
+	if (events)
+		fclose(events);
+	if (hsc->v2) {
+		ret |= read_number(hsc->memcg, "memory.current", "memory.current", out);
+		ret |= read_number(hsc->memcg, "memory.peak", "memory.peak", out);
+		ret |= read_number(hsc->memcg, "memory.swap.current", "memory.swap.current", out);
+	} else {
+		ret |= read_number(hsc->memcg, "memory.usage_in_bytes", "memory.current", out);
+		ret |= read_number(hsc->memcg, "memory.max_usage_in_bytes", "memory.peak", out);
+	}
+	return ret;
+}
+
 static int read_memcg(struct host_scope *hsc, struct fl_counters *out)
 {
 	char path[HOST_PATH_MAX + 16];
@@ -584,7 +746,7 @@ static int read_memcg(struct host_scope *hsc, struct fl_counters *out)
 		return -errno;
 	ret = fl__memcg_stat_parse(f, hsc->v2, hsc->tracepoints, out);
 	fclose(f);
-	return ret;
+	return ret | read_memcg_files(hsc, out);
 }
 
 int fl__host_scope_read(struct host_scope *hsc, struct fl_counters *out)

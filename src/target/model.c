@@ -100,6 +100,20 @@ static int model_open(const struct fl_target_config *cfg, struct fl_target **out
 	ret = fl__mm_boot(&mc, err, len);
 	if (ret)
 		goto err_platform;
+	/* the run's memory cgroup: its processes are made in it */
+	if (cfg->memcg_max || cfg->memcg_high) {
+		long max = cfg->memcg_max ? (long)(cfg->memcg_max / PAGE_SIZE) : PAGE_COUNTER_MAX;
+		long high = cfg->memcg_high ? (long)(cfg->memcg_high / PAGE_SIZE)
+					    : PAGE_COUNTER_MAX;
+
+		fl__run_memcg = fl__mem_cgroup_create("foliolab", max, high);
+		if (!fl__run_memcg) {
+			fl__mm_shutdown();
+			snprintf(err, len, "out of memory for the run's memory cgroup");
+			ret = -ENOMEM;
+			goto err_platform;
+		}
+	}
 	mt->base.ops = &fl__model_target_ops;
 	mt->cfg = *cfg;
 	mt->base.nr_cpus = mc.nr_cpus;
@@ -185,6 +199,9 @@ static int model_counters(struct fl_target *t, struct fl_counters *out)
 {
 	struct model_target *mt = (struct model_target *)t;
 	int ret = fl__vmstat_snapshot(out), i;
+
+	if (!ret && fl__run_memcg)
+		ret = fl__memcg_snapshot(fl__run_memcg, out);
 
 	/* sim: how often each cost was charged (model-only, as the fl_ counters) */
 	for (i = 0; !ret && mt->cfg.sim && i < FL_NR_COSTS; i++) {
@@ -686,7 +703,7 @@ static int model_split_huge_pages_range(struct fl_thread *th, uint64_t addr, uin
 static int model_shrinker_count(struct fl_thread *th, const char *name, uint64_t *count, char *err,
 				size_t len)
 {
-	int nid;
+	int nid, i;
 
 	(void)th;
 	if (!strcmp(name, HUGE_ZERO_SHRINKER)) {
@@ -698,15 +715,19 @@ static int model_shrinker_count(struct fl_thread *th, const char *name, uint64_t
 			 DEFERRED_SPLIT_SHRINKER, HUGE_ZERO_SHRINKER);
 		return -ENOENT;
 	}
+	/* the count file's lines summed: the root's per node, each memcg's on every node */
 	*count = 0;
 	for_each_online_node (nid)
-		*count += deferred_split_count(nid);
+		for (i = 0; i <= fl__nr_memcgs; i++)
+			*count += deferred_split_count(nid, fl__memcgs[i]);
 	return 0;
 }
 
 static int model_shrinker_scan(struct fl_thread *th, const char *name, int nid, uint64_t nr,
 			       char *err, size_t len)
 {
+	int i;
+
 	(void)th;
 	if (!strcmp(name, HUGE_ZERO_SHRINKER)) {
 		huge_zero_folio_shrink_scan();
@@ -722,7 +743,10 @@ static int model_shrinker_scan(struct fl_thread *th, const char *name, int nid, 
 			 fl__nr_node_ids - 1);
 		return -EINVAL;
 	}
-	deferred_split_scan(nid, nr);
+	/* as the host target does: the node's share of every memcg the count lists */
+	deferred_split_scan(nid, NULL, nr);
+	for (i = 1; i <= fl__nr_memcgs; i++)
+		deferred_split_scan(nid, fl__memcgs[i], nr);
 	return 0;
 }
 

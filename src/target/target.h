@@ -60,6 +60,8 @@ struct fl_target_config {
 	int nodes;
 	int cpus;
 	uint64_t swap_bytes; /* swap on a zram disk of this size; 0: none */
+	uint64_t memcg_max;  /* the run's memory cgroup's memory.max; 0: max */
+	uint64_t memcg_high; /* its memory.high; 0: max */
 	bool locks;	     /* host: record lock contention (perf lock) */
 	bool no_knobs;	     /* host: change no knob, run with what the host has */
 	bool locked_atomics; /* model: the LOCK prefix with one thread too */

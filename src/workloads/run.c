@@ -336,6 +336,8 @@ static int make_plan(const struct fl_config *cfg, struct plan *pl, char *err, si
 	pl->tcfg.nodes = nodes;
 	pl->tcfg.cpus = cfg->cpus ? cfg->cpus : pl->threads;
 	pl->tcfg.swap_bytes = cfg->swap_bytes;
+	pl->tcfg.memcg_max = cfg->memcg_max;
+	pl->tcfg.memcg_high = cfg->memcg_high;
 	return 0;
 }
 
@@ -640,6 +642,8 @@ FL_API int fl_run(const struct fl_config *cfg, struct fl_result *res, char *err,
 	mark_set_knobs(&res->knobs, &cfg->knobs);
 	res->mem_bytes = pl.tcfg.mem_bytes;
 	res->swap_bytes = pl.tcfg.swap_bytes;
+	res->memcg_max = pl.tcfg.memcg_max;
+	res->memcg_high = pl.tcfg.memcg_high;
 	res->nodes = pl.tcfg.nodes;
 	res->cpus = pl.tcfg.cpus;
 	res->locked_atomics = cfg->locked_atomics;

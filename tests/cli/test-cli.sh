@@ -876,6 +876,34 @@ if [ $rc -eq 1 ] && grep -q "^FAILED: page-fault1 failed: out of memory: an orde
 else
 	nok "page-fault1 past memory and swap (exit $rc)"; sed 's/^/# /' "$T/stdout" | tail -3
 fi
+# A memory cgroup: 16 MiB written twice into a memcg of 8 MiB with swap
+# reclaims from the memcg (its memory.stat's pgscan, not /proc/vmstat's:
+# no reclaim: line), never above the limit, every tag intact; without swap
+# the charge ends in a memcg OOM.
+bad "--memcg-max below a page" "accepted a size of at least 1M in whole pages" \
+	run page-fault1 --memcg-max 100K
+bad "--memcg-high not in pages" "accepted a size of at least 1M in whole pages" \
+	run page-fault1 --memcg-high 1000001
+"$FL" run page-fault1 --threads 2 --size 16M --iterations 2 --memcg-max 8M --swap zram:64M \
+	>"$T/stdout" 2>"$T/stderr"
+rc=$?
+line=$(grep '^  memcg reclaim: scanned' "$T/stdout")
+sc=$(echo "$line" | sed -n 's/.*scanned \([0-9]*\) stole \([0-9]*\).*/\1 \2/p')
+if [ $rc -eq 0 ] && [ -n "$sc" ] && [ "${sc% *}" -gt 0 ] && [ "${sc#* }" -gt 0 ] &&
+	grep -q "^  memcg: memory.max 8M, memory.high max, peak 8M; events high 0 max [1-9]" "$T/stdout" &&
+	! grep -q '^  reclaim:' "$T/stdout" && ! grep -q '^  pgscan_direct ' "$T/stdout" &&
+	grep -q "data check: 16384 page tags read back, 0 wrong" "$T/stdout"; then
+	ok "page-fault1 in a memcg of 8 MiB: the memcg reclaims, peak at the limit, tags intact"
+else
+	nok "page-fault1 in a memcg of 8 MiB (exit $rc): '$line'"; sed 's/^/# /' "$T/stderr"
+fi
+"$FL" run page-fault1 --size 16M --iterations 1 --memcg-max 8M >"$T/stdout" 2>"$T/stderr"
+rc=$?
+if [ $rc -eq 1 ] && grep -q "^FAILED: page-fault1 failed: memory cgroup out of memory: a charge of 1 page(s) (may reclaim) in foliolab: memory.current 2048, memory.max 2048 pages" "$T/stdout"; then
+	ok "page-fault1 past its memcg's limit without swap: exit 1 with the memcg OOM report"
+else
+	nok "page-fault1 past its memcg's limit without swap (exit $rc)"; sed 's/^/# /' "$T/stdout" | tail -3
+fi
 if command -v gnuplot >/dev/null 2>&1; then
 	if "$FL" compare lru-microbench --cpus 1,2 --loops 2 --size 1M --lru-cache=order0,pages31 \
 		--plot "$T/p.svg" >/dev/null 2>"$T/p.err" && head -c 200 "$T/p.svg" | grep -q "<svg" &&

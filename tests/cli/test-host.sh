@@ -414,6 +414,42 @@ else
 	skip "host restore of swap" "as above"
 	skip "after host restore of swap" "as above"
 fi
+# --memcg-max: the run's own memory cgroup gets the limit (cgroup v1:
+# memory.limit_in_bytes; v2: memory.max), 16 MiB written twice into 8 MiB
+# reclaims at least the 8 MiB that cannot stay, to zram, and every tag
+# comes back; the cgroup goes with the run. cgroup v1 has no memory.high.
+if [ -w /sys/block/zram0/disksize ] && [ "$(cat /sys/block/zram0/disksize)" = 0 ] &&
+	[ "$(awk 'NR > 1' /proc/swaps | wc -l)" -eq 0 ]; then
+	"$FL" run page-fault1 --target=host --threads 2 --size 16M --iterations 2 \
+		--memcg-max 8M --swap zram:64M >"$T/out" 2>"$T/err"
+	rc=$?
+	out=$(awk '$1 == "pswpout" { print $2 }' "$T/out")
+	if [ $rc -eq 0 ] && [ -n "$out" ] && [ "$out" -ge 2048 ] &&
+		grep -q "^  memcg: memory.max 8M, memory.high max, peak " "$T/out" &&
+		grep -q "data check: 16384 page tags read back, 0 wrong" "$T/out"; then
+		ok "page-fault1 --memcg-max 8M on the host: $out pages swapped out, tags right"
+	else
+		nok "page-fault1 --memcg-max 8M on the host (exit $rc): pswpout '$out'"
+		sed 's/^/# /' "$T/err"
+	fi
+	knobs_same "after a run with --memcg-max"
+else
+	skip "page-fault1 --memcg-max on the host" "zram0 missing, in use, or the host swaps already"
+	skip "after a run with --memcg-max" "as above"
+fi
+if mountpoint -q /sys/fs/cgroup/memory 2>/dev/null; then
+	"$FL" run page-fault1 --target=host --memcg-high 64M --size 4M --iterations 1 \
+		>"$T/out" 2>"$T/err"
+	rc=$?
+	if [ $rc -eq 2 ] && [ "$(wc -l <"$T/err")" -eq 1 ] && ! [ -s "$T/out" ] &&
+		grep -q "needs cgroup v2's memory.high" "$T/err"; then
+		ok "--memcg-high on a cgroup v1 host: exit 2, the reason on one line"
+	else
+		nok "--memcg-high on a cgroup v1 host (exit $rc)"; sed 's/^/# /' "$T/err"
+	fi
+else
+	skip "--memcg-high on a cgroup v1 host" "the host's memory cgroup is v2"
+fi
 mkdir -p "$T/zram"
 echo 1073741824 >"$T/zram/disksize"
 : >"$T/zram/reset"

@@ -28,6 +28,9 @@
  * it is used), one of them now and then zapping or MADV_FREEing a piece of
  * its own, and CPU 0 splitting everything and running the deferred split
  * shrinker. Every tag must read back (0 only where its owner zapped).
+ * The third case is the second in a memcg of 8 MiB on a 64 MiB machine:
+ * the memcg's limit makes the pressure, its reclaim and its deferred
+ * split queue race with the faults and splits.
  * Run under TSan by make SAN=thread check-stress.
  *
  * Usage: test-reclaim-race [CASE] [--seed N] [--seconds S]
@@ -172,7 +175,7 @@ static bool test_reclaim_while_faulting_zapping_splitting(void)
 			 (int)(next_rand(&r) % 3));
 		if (fl__split_huge_pages_write(in))
 			note_bad("splitter", 0, 0);
-		deferred_split_scan(0, 32);
+		deferred_split_scan(0, NULL, 32);
 		passes++;
 	}
 	__atomic_store_n(&stop, 1, __ATOMIC_RELEASE);
@@ -245,8 +248,14 @@ static void *press(void *arg)
 	return NULL;
 }
 
-static bool test_lru_reclaim_under_pressure(void)
+/*
+ * The pressers, the splitter and kswapd on a machine of @mem_mb; with
+ * @memcg_pages, the process runs in a memcg of that limit, and the
+ * pressure is the memcg's (its reclaim, its deferred split queue).
+ */
+static bool press_run(unsigned long mem_mb, long memcg_pages)
 {
+	struct mem_cgroup *memcg = NULL;
 	struct presser ps[3];
 	pthread_t t[3];
 	uint64_t t0;
@@ -255,11 +264,16 @@ static bool test_lru_reclaim_under_pressure(void)
 
 	mm_swap_mb = 64;
 	mm_kswapd = true;
-	ASSERT_TRUE(mm_up(16, 1, 4));
+	ASSERT_TRUE(mm_up(mem_mb, 1, 4));
 	mm_kswapd = false;
 	ASSERT_EQ(NODE_DATA(0)->kswapd_cpu, 4);
 	ASSERT_TRUE(knob(THP "enabled", "always"));
 	ASSERT_TRUE(knob(THP "hugepages-16kB/enabled", "always"));
+	if (memcg_pages) {
+		memcg = fl__mem_cgroup_create("press", memcg_pages, PAGE_COUNTER_MAX);
+		ASSERT_TRUE(memcg != NULL);
+		fl__run_memcg = memcg;
+	}
 	mm = mm_alloc(1);
 	ASSERT_TRUE(mm != NULL);
 	__atomic_store_n(&stop, 0, __ATOMIC_RELAXED);
@@ -278,7 +292,7 @@ static bool test_lru_reclaim_under_pressure(void)
 		snprintf(in, sizeof(in), "%d,0x%lx,0x%lx,0", mm->id, ps[0].base,
 			 ps[2].base + PRESS_PAGES * PAGE_SIZE);
 		fl__split_huge_pages_write(in);
-		deferred_split_scan(0, 32);
+		deferred_split_scan(0, memcg, 32);
 	}
 	__atomic_store_n(&stop, 1, __ATOMIC_RELEASE);
 	for (k = 0; k < 3; k++)
@@ -293,13 +307,31 @@ static bool test_lru_reclaim_under_pressure(void)
 	       (long long)counter("pglazyfreed"), (long long)counter("allocstall_movable"),
 	       (long long)counter("oom_kill"));
 	ASSERT_EQ(__atomic_load_n(&bad, __ATOMIC_ACQUIRE), 0);
-	ASSERT_GT(counter("pgscan_kswapd"), 0);
 	ASSERT_GT(counter("pswpout"), 0);
 	ASSERT_GT(counter("pswpin"), 0);
 	ASSERT_EQ(counter("oom_kill"), 0);
+	if (memcg) {
+		/* the memcg's limit, not the machine, made the pressure */
+		ASSERT_GT(memcg_events(memcg, PGSCAN_DIRECT), 0);
+		ASSERT_EQ(counter("pgscan_direct") + counter("pgscan_kswapd"), 0);
+		ASSERT_TRUE(fl_atomic_load(&memcg->memory.watermark, __ATOMIC_RELAXED) <=
+			    memcg_pages);
+	} else {
+		ASSERT_GT(counter("pgscan_kswapd"), 0);
+	}
 	mmput(mm);
 	mm_swap_mb = 0;
 	return mm_down();
+}
+
+static bool test_lru_reclaim_under_pressure(void)
+{
+	return press_run(16, 0);
+}
+
+static bool test_memcg_reclaim_under_pressure(void)
+{
+	return press_run(64, (8l << 20) / (long)PAGE_SIZE);
 }
 
 int main(int argc, char **argv)
@@ -307,6 +339,7 @@ int main(int argc, char **argv)
 	static const struct fl_test tests[] = {
 		TEST(test_reclaim_while_faulting_zapping_splitting),
 		TEST(test_lru_reclaim_under_pressure),
+		TEST(test_memcg_reclaim_under_pressure),
 	};
 	char *args[2] = { argv[0], NULL };
 	int i, n = 1;

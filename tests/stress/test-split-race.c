@@ -179,7 +179,7 @@ static bool test_split_while_faulting_reading_zapping(void)
 			note_bad("splitter", 0, (uint64_t)ret);
 			break;
 		}
-		deferred_split_scan(0, 32);
+		deferred_split_scan(0, NULL, 32);
 		splits++;
 		if (splits % 8 == 0) {
 			/* B back to one PMD THP: the reader sees 0 until it is written */

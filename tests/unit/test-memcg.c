@@ -91,6 +91,46 @@ static bool test_v2_recorded(void)
 	return true;
 }
 
+/*
+ * The cgroup's own files as the model names them: v2's memory.stat lines
+ * as memory.stat.<key>, memory.events' as memory.events.<key>; v1's lines
+ * only where v2 has them, under v2's names (rss is anon, rss_huge
+ * anon_thp), never v1's own (pgpgin) or the hierarchical total_ ones.
+ */
+static bool test_files_as_counters(void)
+{
+	static const char events[] = "low 0\nhigh 3\nmax 5\noom 0\noom_kill 0\n";
+	struct fl_counters c = { 0 };
+	FILE *f = fopen(FL_TEST_DATA "/memory.stat.v2", "r");
+	FILE *e = fmemopen((void *)events, sizeof(events) - 1, "r");
+
+	ASSERT_TRUE(f && e);
+	ASSERT_EQ(fl__memcg_files_parse(f, e, true, &c), 0);
+	fclose(f);
+	fclose(e);
+	ASSERT_EQ(fl_counters_get(&c, "memory.stat.anon"), 114688);
+	ASSERT_EQ(fl_counters_get(&c, "memory.stat.pgfault"), 175131);
+	ASSERT_EQ(fl_counters_get(&c, "memory.stat.thp_fault_alloc"), 1020);
+	ASSERT_EQ(fl_counters_get(&c, "memory.events.high"), 3);
+	ASSERT_EQ(fl_counters_get(&c, "memory.events.max"), 5);
+	ASSERT_EQ(fl_counters_find(&c, "memory.events.max")->scope, FL_SCOPE_WORKLOAD);
+	fl_counters_free(&c);
+	f = fopen(FL_TEST_DATA "/memory.stat.v1", "r");
+	ASSERT_TRUE(f != NULL);
+	ASSERT_EQ(fl__memcg_files_parse(f, NULL, false, &c), 0);
+	fclose(f);
+	ASSERT_EQ(fl_counters_get(&c, "memory.stat.anon"), 8388608);
+	ASSERT_EQ(fl_counters_get(&c, "memory.stat.anon_thp"), 4194304);
+	ASSERT_EQ(fl_counters_get(&c, "memory.stat.pgfault"), 1026);
+	ASSERT_EQ(fl_counters_get(&c, "memory.stat.inactive_anon"), 8384512);
+	ASSERT_TRUE(fl_counters_find(&c, "memory.stat.rss") == NULL);
+	ASSERT_TRUE(fl_counters_find(&c, "memory.stat.pgpgin") == NULL);
+	ASSERT_TRUE(fl_counters_find(&c, "memory.stat.total_rss") == NULL);
+	ASSERT_TRUE(fl_counters_find(&c, "memory.events.max") == NULL);
+	fl_counters_free(&c);
+	return true;
+}
+
 /* v2's THP gauges are bytes of PMD-sized folios */
 static bool test_v2_thp_units(void)
 {
@@ -191,5 +231,5 @@ static bool test_v2_place(void)
 	return true;
 }
 
-TEST_MAIN(TEST(test_v1_recorded), TEST(test_v2_recorded), TEST(test_v2_thp_units),
-	  TEST(test_v2_place))
+TEST_MAIN(TEST(test_v1_recorded), TEST(test_v2_recorded), TEST(test_files_as_counters),
+	  TEST(test_v2_thp_units), TEST(test_v2_place))

@@ -115,7 +115,7 @@ static bool thp_up(void)
 static bool test_pmd_thp_to_order0(void)
 {
 	ASSERT_TRUE(thp_up());
-	ASSERT_EQ(deferred_split_count(0), 1ul); /* shrink_underused queues PMD faults */
+	ASSERT_EQ(deferred_split_count(0, NULL), 1ul); /* shrink_underused queues PMD faults */
 	ASSERT_EQ(mthp(2048, "nr_anon"), 1);
 	ASSERT_EQ(split_range(0, 512, 0, -1), 0);
 	ASSERT_TRUE(!pmd_trans_huge(fl__pmd_entry(mm, a)));
@@ -130,7 +130,7 @@ static bool test_pmd_thp_to_order0(void)
 	ASSERT_EQ(counter("nr_anon_transparent_hugepages"), 0);
 	ASSERT_EQ(counter("nr_anon_pages"), 512);
 	ASSERT_EQ(fl__mm_counter(mm, MM_ANONPAGES), 512);
-	ASSERT_EQ(deferred_split_count(0), 0ul);
+	ASSERT_EQ(deferred_split_count(0, NULL), 0ul);
 	/* the PTEs came back writable: rewriting faults nowhere */
 	{
 		int64_t faults = counter("pgfault");
@@ -244,7 +244,7 @@ static bool mthp_case(int new_order)
 	ASSERT_EQ(mthp(64, "nr_anon_partially_mapped"), 0);
 	ASSERT_EQ(mthp(64, "nr_anon"), 0);
 	ASSERT_EQ(mthp(16, "nr_anon"), new_order == 2 ? 128 : 0);
-	ASSERT_EQ(deferred_split_count(0), 0ul);
+	ASSERT_EQ(deferred_split_count(0, NULL), 0ul);
 	ASSERT_TRUE(check(0, 512, 512));
 	return mm_down_with_mm();
 }
@@ -375,14 +375,14 @@ static bool test_deferred_split_queue(void)
 		ASSERT_EQ(do_madvise(mm, a + i * 16 * PAGE_SIZE, PAGE_SIZE, MADV_DONTNEED), 0);
 	ASSERT_EQ(mthp(64, "split_deferred"), 32);
 	ASSERT_EQ(mthp(64, "nr_anon_partially_mapped"), 32);
-	ASSERT_EQ(deferred_split_count(0), 32ul);
+	ASSERT_EQ(deferred_split_count(0, NULL), 32ul);
 	drain_all_pages(NULL);
 	before = (long)fl__nr_free_pages();
-	ASSERT_EQ(deferred_split_scan(0, 10), 10ul);
-	ASSERT_EQ(deferred_split_count(0), 22ul);
-	ASSERT_EQ(deferred_split_scan(0, 100), 22ul);
-	ASSERT_EQ(deferred_split_count(0), 0ul);
-	ASSERT_EQ(deferred_split_scan(0, 100), SHRINK_STOP);
+	ASSERT_EQ(deferred_split_scan(0, NULL, 10), 10ul);
+	ASSERT_EQ(deferred_split_count(0, NULL), 22ul);
+	ASSERT_EQ(deferred_split_scan(0, NULL, 100), 22ul);
+	ASSERT_EQ(deferred_split_count(0, NULL), 0ul);
+	ASSERT_EQ(deferred_split_scan(0, NULL, 100), SHRINK_STOP);
 	ASSERT_EQ(mthp(64, "split"), 32);
 	ASSERT_EQ(mthp(64, "nr_anon_partially_mapped"), 0);
 	ASSERT_EQ(mthp(64, "nr_anon"), 0);
@@ -409,9 +409,9 @@ static bool underused_case(const char *max_ptes_none, bool splits)
 	ASSERT_TRUE(knob(THP "enabled", "always"));
 	ASSERT_TRUE(knob(THP "khugepaged/max_ptes_none", max_ptes_none));
 	ASSERT_TRUE(fill(0, 100));
-	ASSERT_EQ(deferred_split_count(0), 1ul);
-	ASSERT_EQ(deferred_split_scan(0, 128), splits ? 1ul : SHRINK_STOP);
-	ASSERT_EQ(deferred_split_count(0), 0ul);
+	ASSERT_EQ(deferred_split_count(0, NULL), 1ul);
+	ASSERT_EQ(deferred_split_scan(0, NULL, 128), splits ? 1ul : SHRINK_STOP);
+	ASSERT_EQ(deferred_split_count(0, NULL), 0ul);
 	ASSERT_EQ(counter("thp_underused_split_page"), splits ? 1 : 0);
 	ASSERT_EQ(counter("thp_split_page"), splits ? 1 : 0);
 	ASSERT_EQ(fl__mm_counter(mm, MM_ANONPAGES), splits ? 100 : 512);
