@@ -1031,7 +1031,8 @@ static void shrink_lruvec(struct lruvec *lruvec, struct scan_control *sc)
 
 	get_scan_count(lruvec, sc, nr);
 	memcpy(targets, nr, sizeof(nr));
-	proportional_reclaim = sc->reclaimer != RECLAIMER_KSWAPD && sc->priority == DEF_PRIORITY;
+	proportional_reclaim = sc->reclaimer != RECLAIMER_KSWAPD && !cgroup_reclaim(sc) &&
+			       sc->priority == DEF_PRIORITY;
 	while (nr[LRU_INACTIVE_ANON] || nr[LRU_ACTIVE_FILE] || nr[LRU_INACTIVE_FILE]) {
 		unsigned long nr_anon, nr_file, percentage, nr_scanned;
 		enum lru_list other;

@@ -7,7 +7,9 @@
 # enabled in the root's cgroup.subtree_control for it) and from a
 # delegated cgroup (its cgroup under the ancestor that enables memory),
 # and every change is put back after the run, after SIGTERM, and after
-# SIGKILL by `foliolab host restore`. Skips without qemu, busybox, cpio or
+# SIGKILL by `foliolab host restore`; --memcg-max and --memcg-high write
+# memory.max and memory.high of the run's cgroup, and the report gives its
+# memory.events and memory.stat. Skips without qemu, busybox, cpio or
 # a kernel (FOLIOLAB_VM_KERNEL, else build/vm/vmlinuz: tests/vm/fetch-kernel
 # build/vm gets one), and for sanitizer builds.
 FL=${FOLIOLAB:-./foliolab}
@@ -45,7 +47,7 @@ if ! grep -q "^== done" "$T/console"; then
 	tail -30 "$T/console" | sed 's/^/# /'
 	exit 1
 fi
-echo "1..6"
+echo "1..8"
 echo "# $(got controllers | sed 's/^/cgroup v2 controllers: /')"
 before=$(got subtree_before)
 if [ "$(got root_rc)" = 0 ] && [ "$(got root_anon)" = workload ] &&
@@ -86,5 +88,16 @@ if [ "$(got restore_rc)" = 0 ] && [ "$(got restore_after)" = "$before [] []" ]; 
 	ok "foliolab host restore disables memory again and removes the cgroup"
 else
 	nok "host restore: exit $(got restore_rc), after $(got restore_after)"
+fi
+if [ "$(got limits)" = "67108864 50331648" ] && [ "$(got limits_after)" = "$before []" ]; then
+	ok "--memcg-max 64M --memcg-high 48M: the run's cgroup has them, gone after SIGTERM"
+else
+	nok "--memcg-max/--memcg-high: limits '$(got limits)', after $(got limits_after)"
+fi
+if [ "$(got memcg_rc)" = 0 ] && [ "$(got memcg_anon)" = 1 ] &&
+	[ "$(got memcg_line)" = "memcg: memory.max 64M, memory.high max, peak P; events high 0 max 0 oom 0 oom_kill 0" ]; then
+	ok "--memcg-max on cgroup v2: memory.events and memory.stat in the report"
+else
+	nok "--memcg-max on v2: exit $(got memcg_rc), '$(got memcg_line)', anon rows $(got memcg_anon)"
 fi
 exit $fail
