@@ -291,6 +291,13 @@ static int host_begin(struct fl_target *t, char *err, size_t len)
 	return 0;
 }
 
+int fl__host_memcg_reclaim(struct fl_thread *th, uint64_t bytes, char *err, size_t len)
+{
+	struct host_target *ht = (struct host_target *)fl_thread_target(th);
+
+	return fl__host_scope_reclaim(ht->scope, bytes, err, len);
+}
+
 static struct fl_locks pending_locks;
 
 static void host_end(struct fl_target *t)
@@ -402,4 +409,5 @@ const struct fl_target_ops fl__host_target_ops = {
 	.shrinker_count = fl__host_shrinker_count,
 	.shrinker_scan = fl__host_shrinker_scan,
 	.drop_slab = fl__host_drop_slab,
+	.memcg_reclaim = fl__host_memcg_reclaim,
 };

@@ -220,6 +220,8 @@ void fl__host_scope_enable(struct host_scope *hsc, bool on);
 int fl__host_scope_read(struct host_scope *hsc, struct fl_counters *out);
 void fl__host_scope_close(struct host_scope *hsc);
 int fl__memcg_files_parse(FILE *stat, FILE *events, bool v2, struct fl_counters *out);
+int fl__host_memcg_reclaim(struct fl_thread *th, uint64_t bytes, char *err, size_t len);
+int fl__host_scope_reclaim(struct host_scope *hsc, uint64_t bytes, char *err, size_t len);
 int fl__host_memcg_check(uint64_t max, uint64_t high, char *err, size_t len);
 int fl__host_scope_limit(struct host_scope *hsc, uint64_t max, uint64_t high, const char *why,
 			 char *err, size_t len);

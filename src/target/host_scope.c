@@ -56,6 +56,7 @@
  * Conventions in this file: "hsc" is the scope of the one host run.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <linux/perf_event.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -482,6 +483,102 @@ int fl__host_scope_limit(struct host_scope *hsc, uint64_t max, uint64_t high, co
 		}
 	}
 	return 0;
+}
+
+/* read one number from @dir/@file; -1 if there is none */
+static long long read_one(const char *dir, const char *file)
+{
+	char path[HOST_PATH_MAX + 64];
+	long long v = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, file);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	if (fscanf(f, "%lld", &v) != 1)
+		v = -1;
+	fclose(f);
+	return v;
+}
+
+#define MAX_RECLAIM_TRIES 16 /* memory.reclaim's MAX_RECLAIM_RETRIES */
+
+/**
+ * fl__host_scope_reclaim() - reclaim @bytes from the run's memory cgroup:
+ * a write to memory.reclaim on v2 (EAGAIN, less came free, is no error);
+ * on v1, which has none, memory.limit_in_bytes lowered to the usage less
+ * @bytes (the kernel reclaims down to it, or gives up with EBUSY, no
+ * error either: written again while that makes progress, as memory.reclaim
+ * retries) and put back.
+ * Return: 0, or -errno with the reason in @err.
+ */
+int fl__host_scope_reclaim(struct host_scope *hsc, uint64_t bytes, char *err, size_t len)
+{
+	char path[HOST_PATH_MAX + 32], val[32], old[32];
+	long long usage, limit, target;
+	int fd, ret = 0, tries;
+
+	if (!hsc || !hsc->memcg[0]) {
+		snprintf(err, len, "the run has no memory cgroup to reclaim from");
+		return -ENOENT;
+	}
+	if (hsc->v2) {
+		snprintf(path, sizeof(path), "%s/memory.reclaim", hsc->memcg);
+		snprintf(val, sizeof(val), "%llu", (unsigned long long)bytes);
+		fd = open(path, O_WRONLY | O_CLOEXEC);
+		if (fd < 0 || (write(fd, val, strlen(val)) < 0 && errno != EAGAIN)) {
+			ret = -errno;
+			snprintf(err, len, "cannot write %s to %.200s: %s", val, path,
+				 strerror(errno));
+		}
+		if (fd >= 0)
+			close(fd);
+		return ret;
+	}
+	usage = read_one(hsc->memcg, "memory.usage_in_bytes");
+	limit = read_one(hsc->memcg, "memory.limit_in_bytes");
+	if (usage < 0 || limit < 0) {
+		snprintf(err, len, "cannot read the usage and limit of %.200s", hsc->memcg);
+		return -EIO;
+	}
+	snprintf(path, sizeof(path), "%s/memory.limit_in_bytes", hsc->memcg);
+	snprintf(old, sizeof(old), "%lld", limit);
+	target = usage > (long long)bytes + 4096 ? usage - (long long)bytes : 4096;
+	snprintf(val, sizeof(val), "%lld", target);
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0) {
+		ret = -errno;
+		snprintf(err, len, "cannot open %.200s: %s", path, strerror(errno));
+		return ret;
+	}
+	/*
+	 * the kernel's limit write gives up (EBUSY) at the first reclaim try
+	 * that frees nothing; memory.reclaim tries 16 more times: so do we,
+	 * while the usage stays above the target
+	 */
+	for (tries = 0; tries <= MAX_RECLAIM_TRIES; tries++) {
+		long long before = read_one(hsc->memcg, "memory.usage_in_bytes"), now;
+
+		if (before <= target)
+			break;
+		if (write(fd, val, strlen(val)) < 0 && errno != EBUSY) {
+			ret = -errno;
+			snprintf(err, len, "cannot write %s to %.200s: %s", val, path,
+				 strerror(errno));
+			break;
+		}
+		now = read_one(hsc->memcg, "memory.usage_in_bytes");
+		if (now < before)
+			tries = -1; /* progress: the fruitless tries start over */
+	}
+	if (write(fd, old, strlen(old)) < 0 && !ret) {
+		ret = -errno;
+		snprintf(err, len, "cannot put %s back into %.200s: %s", old, path,
+			 strerror(errno));
+	}
+	close(fd);
+	return ret;
 }
 
 static void close_fds(struct host_scope *hsc)

@@ -101,7 +101,7 @@ static int model_open(const struct fl_target_config *cfg, struct fl_target **out
 	if (ret)
 		goto err_platform;
 	/* the run's memory cgroup: its processes are made in it */
-	if (cfg->memcg_max || cfg->memcg_high) {
+	if (cfg->memcg || cfg->memcg_max || cfg->memcg_high) {
 		long max = cfg->memcg_max ? (long)(cfg->memcg_max / PAGE_SIZE) : PAGE_COUNTER_MAX;
 		long high = cfg->memcg_high ? (long)(cfg->memcg_high / PAGE_SIZE)
 					    : PAGE_COUNTER_MAX;
@@ -759,6 +759,18 @@ static int model_drop_slab(struct fl_thread *th, char *err, size_t len)
 	return 0;
 }
 
+/* memory.reclaim of the run's memcg (mem_cgroup_reclaim()); EAGAIN is no error */
+static int model_memcg_reclaim(struct fl_thread *th, uint64_t bytes, char *err, size_t len)
+{
+	(void)th;
+	if (!fl__run_memcg) {
+		snprintf(err, len, "the run has no memory cgroup to reclaim from");
+		return -ENOENT;
+	}
+	mem_cgroup_reclaim(fl__run_memcg, (unsigned long)(bytes / PAGE_SIZE), -1);
+	return 0;
+}
+
 const struct fl_target_ops fl__model_target_ops = {
 	.name = "model",
 	.open = model_open,
@@ -798,4 +810,5 @@ const struct fl_target_ops fl__model_target_ops = {
 	.shrinker_count = model_shrinker_count,
 	.shrinker_scan = model_shrinker_scan,
 	.drop_slab = model_drop_slab,
+	.memcg_reclaim = model_memcg_reclaim,
 };

@@ -62,6 +62,7 @@ struct fl_target_config {
 	uint64_t swap_bytes; /* swap on a zram disk of this size; 0: none */
 	uint64_t memcg_max;  /* the run's memory cgroup's memory.max; 0: max */
 	uint64_t memcg_high; /* its memory.high; 0: max */
+	bool memcg;	     /* model: a memory cgroup for the run even without limits */
 	bool locks;	     /* host: record lock contention (perf lock) */
 	bool no_knobs;	     /* host: change no knob, run with what the host has */
 	bool locked_atomics; /* model: the LOCK prefix with one thread too */
@@ -197,6 +198,15 @@ struct fl_target_ops {
 	 * Return: 0, or -errno with the reason in @err.
 	 */
 	int (*drop_slab)(struct fl_thread *th, char *err, size_t len);
+	/*
+	 * Reclaim @bytes from the run's memory cgroup, as a write of @bytes
+	 * to its memory.reclaim does (cgroup v2; on v1 the host lowers
+	 * memory.limit_in_bytes by @bytes below the usage and puts it back).
+	 * Less than @bytes coming free is not an error (the kernel's EAGAIN):
+	 * the counters say what went. Return: 0, or -errno with the reason
+	 * in @err (no memory cgroup).
+	 */
+	int (*memcg_reclaim)(struct fl_thread *th, uint64_t bytes, char *err, size_t len);
 };
 
 struct fl_target {
@@ -365,6 +375,11 @@ static inline int fl_shrinker_scan(struct fl_thread *th, const char *name, int n
 static inline int fl_drop_slab(struct fl_thread *th, char *err, size_t len)
 {
 	return fl_thread_target(th)->ops->drop_slab(th, err, len);
+}
+
+static inline int fl_memcg_reclaim(struct fl_thread *th, uint64_t bytes, char *err, size_t len)
+{
+	return fl_thread_target(th)->ops->memcg_reclaim(th, bytes, err, len);
 }
 
 #endif /* FL_TARGET_TARGET_H */

@@ -6,7 +6,10 @@
  * writes the first --redirty percent of the pages again with new tags,
  * then presses the memory: --press pageout MADV_PAGEOUTs the whole
  * mapping (reclaim_pages(), the path the host takes without memory
- * pressure). A folio still clean is dropped without swap (pglazyfreed); a
+ * pressure); --press memcg asks the run's memory cgroup to reclaim --size
+ * bytes (memory.reclaim: the LRU scan, which needs two looks at a page
+ * used since it was last looked at, and counts pgscan/pgsteal in
+ * memory.stat). A folio still clean is dropped without swap (pglazyfreed); a
  * folio written again since the advice is anon again (PG_swapbacked) and
  * is activated, not freed, in this pass. The pages read back: the
  * written ones hold their new tags, the dropped ones read as fresh memory
@@ -32,6 +35,7 @@ struct lf_params {
 	uint64_t size;
 	long redirty; /* percent */
 	long rounds;
+	bool memcg; /* --press memcg */
 };
 
 static const struct fl_workload_param_info lf_param_info[] = {
@@ -39,14 +43,15 @@ static const struct fl_workload_param_info lf_param_info[] = {
 	{ "redirty", "50",
 	  "percent of the pages written again after MADV_FREE, from the start (0..100)" },
 	{ "press", "pageout",
-	  "how the memory is pressed: pageout (MADV_PAGEOUT of the whole mapping)" },
+	  "how the memory is pressed: pageout (MADV_PAGEOUT of the whole mapping) or memcg "
+	  "(the run's memory cgroup asked to reclaim --size bytes: memory.reclaim)" },
 	{ "rounds", "3", "rounds, each of fresh memory (1..1000)" },
 	{ NULL, NULL, NULL },
 };
 
 static int lf_parse(const struct fl_config *cfg, void *params, char *err, size_t len)
 {
-	static const char *const presses[] = { "pageout", NULL };
+	static const char *const presses[] = { "pageout", "memcg", NULL };
 	const struct fl_workload_info *wi = &fl__wl_lazyfree.info;
 	struct lf_params *p = params;
 	int ret, press = 0;
@@ -56,9 +61,15 @@ static int lf_parse(const struct fl_config *cfg, void *params, char *err, size_t
 		ret = fl__param_int(cfg, wi, "redirty", 0, 100, &p->redirty, err, len);
 	if (!ret)
 		ret = fl__param_choice(cfg, wi, "press", presses, &press, err, len);
+	p->memcg = press == 1;
 	if (!ret)
 		ret = fl__param_int(cfg, wi, "rounds", 1, MAX_ROUNDS, &p->rounds, err, len);
 	return ret;
+}
+
+static bool lf_needs_memcg(const void *params)
+{
+	return ((const struct lf_params *)params)->memcg;
 }
 
 static int lf_threads(const void *params)
@@ -111,8 +122,16 @@ static int step_free(struct fl_thread *th, struct lf_task *t, uint64_t addr, uin
 
 static int step_press(struct fl_thread *th, struct lf_task *t, uint64_t addr, uint64_t tag)
 {
+	char err[256];
+	int ret;
+
 	(void)tag;
-	return fl_madvise(th, addr, t->p->size, FL_MADV_PAGEOUT);
+	if (!t->p->memcg)
+		return fl_madvise(th, addr, t->p->size, FL_MADV_PAGEOUT);
+	ret = fl_memcg_reclaim(th, t->p->size, err, sizeof(err));
+	if (ret)
+		snprintf(t->ctx->why, sizeof(t->ctx->why), "%s", err);
+	return ret;
 }
 
 /* The written part reads its new tags, the rest 0 (dropped, or never written again). */
@@ -196,4 +215,5 @@ const struct fl_workload fl__wl_lazyfree = {
 	.nr_threads = lf_threads,
 	.mem_needed = lf_mem_needed,
 	.run = lf_run,
+	.needs_memcg = lf_needs_memcg,
 };

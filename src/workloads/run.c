@@ -338,6 +338,7 @@ static int make_plan(const struct fl_config *cfg, struct plan *pl, char *err, si
 	pl->tcfg.swap_bytes = cfg->swap_bytes;
 	pl->tcfg.memcg_max = cfg->memcg_max;
 	pl->tcfg.memcg_high = cfg->memcg_high;
+	pl->tcfg.memcg = pl->wl->needs_memcg && pl->wl->needs_memcg(pl->params);
 	return 0;
 }
 

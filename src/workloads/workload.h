@@ -42,6 +42,8 @@ struct fl_workload {
 	int (*nr_threads)(const void *params);
 	uint64_t (*mem_needed)(const void *params);
 	int (*run)(struct fl_wl_ctx *ctx, const void *params);
+	/* optional: the run needs a memory cgroup (the model makes one) */
+	bool (*needs_memcg)(const void *params);
 };
 
 extern const struct fl_workload fl__wl_lru_microbench;

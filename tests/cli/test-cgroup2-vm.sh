@@ -9,7 +9,8 @@
 # and every change is put back after the run, after SIGTERM, and after
 # SIGKILL by `foliolab host restore`; --memcg-max and --memcg-high write
 # memory.max and memory.high of the run's cgroup, and the report gives its
-# memory.events and memory.stat. Skips without qemu, busybox, cpio or
+# memory.events and memory.stat; lazyfree --press memcg writes its
+# memory.reclaim. Skips without qemu, busybox, cpio or
 # a kernel (FOLIOLAB_VM_KERNEL, else build/vm/vmlinuz: tests/vm/fetch-kernel
 # build/vm gets one), and for sanitizer builds.
 FL=${FOLIOLAB:-./foliolab}
@@ -47,7 +48,7 @@ if ! grep -q "^== done" "$T/console"; then
 	tail -30 "$T/console" | sed 's/^/# /'
 	exit 1
 fi
-echo "1..8"
+echo "1..9"
 echo "# $(got controllers | sed 's/^/cgroup v2 controllers: /')"
 before=$(got subtree_before)
 if [ "$(got root_rc)" = 0 ] && [ "$(got root_anon)" = workload ] &&
@@ -99,5 +100,10 @@ if [ "$(got memcg_rc)" = 0 ] && [ "$(got memcg_anon)" = 1 ] &&
 	ok "--memcg-max on cgroup v2: memory.events and memory.stat in the report"
 else
 	nok "--memcg-max on v2: exit $(got memcg_rc), '$(got memcg_line)', anon rows $(got memcg_anon)"
+fi
+if [ "$(got press_rc)" = 0 ] && [ "$(got press_freed)" = 512 ] && [ "$(got press_tags)" = 1 ]; then
+	ok "lazyfree --press memcg on cgroup v2 (memory.reclaim): the 512 clean pages dropped"
+else
+	nok "lazyfree --press memcg on v2: exit $(got press_rc), pglazyfreed '$(got press_freed)'"
 fi
 exit $fail

@@ -810,7 +810,7 @@ RUNAS=
 bad "--swap of a disk" "--swap disk:1G: accepted zram:SIZE" run pageout --swap disk:1G
 bad "--swap too small" "accepted zram:SIZE (4M..1T" run pageout --swap zram:1M
 bad "lazyfree --redirty 101" "--redirty" run lazyfree --redirty 101
-bad "lazyfree --press memcg" "--press" run lazyfree --press memcg
+bad "lazyfree --press madvise" "--press" run lazyfree --press madvise
 if command -v python3 >/dev/null; then
 	for spec in "4K zram:64M" "16K zram:64M" "16K none"; do
 		set -- $spec
@@ -847,6 +847,28 @@ if command -v python3 >/dev/null; then
 	else
 		nok "lazyfree --redirty 25 (exit $rc): $got"; sed 's/^/# /' "$T/stderr"
 	fi
+	# --press memcg: memory.reclaim of the 1024 pages. The 512 clean ones
+	# are dropped on the first look (MADV_FREE cleared their young bits);
+	# the 512 written again are young: kept, then, found dirty by
+	# try_to_unmap, swap-backed again and activated; with the inactive
+	# list low they are deactivated, looked at twice more and swapped out
+	# (memory.reclaim goes on until the 1024 pages came free); read back
+	# from swap. Without swap they stay.
+	for spec in "zram:64M 512 512 512 512 512" "none 512 512 0 0 0"; do
+		set -- $spec
+		"$FL" run lazyfree --size 4M --rounds 1 --redirty 50 --press memcg --swap "$1" \
+			--json "$T/lf.json" >"$T/stdout" 2>"$T/stderr"
+		rc=$?
+		got="$(jcount "$T/lf.json" press:pglazyfreed) $(jcount "$T/lf.json" press:pgactivate)"
+		got="$got $(jcount "$T/lf.json" press:pgdeactivate) $(jcount "$T/lf.json" press:pswpout)"
+		got="$got $(jcount "$T/lf.json" read:pswpin) $(jcount "$T/lf.json" fl_tag_mismatch)"
+		if [ $rc -eq 0 ] && [ "$got" = "$2 $3 $4 $5 $6 0" ] &&
+			[ "$(jcount "$T/lf.json" press:memory.stat.pglazyfreed)" = "$2" ]; then
+			ok "lazyfree --press memcg --swap $1: $2 dropped, $5 swapped out, tags right"
+		else
+			nok "lazyfree --press memcg --swap $1 (exit $rc): $got"; sed 's/^/# /' "$T/stderr"
+		fi
+	done
 else
 	skip "pageout counts" "python3 is not installed"
 	skip "lazyfree counts" "python3 is not installed"

@@ -433,9 +433,26 @@ if [ -w /sys/block/zram0/disksize ] && [ "$(cat /sys/block/zram0/disksize)" = 0 
 		sed 's/^/# /' "$T/err"
 	fi
 	knobs_same "after a run with --memcg-max"
+	# --press memcg: the run's cgroup asked to reclaim the 4 MiB (v2:
+	# memory.reclaim; v1: its limit lowered by 4 MiB below the usage, then
+	# put back): the 512 pages still clean since MADV_FREE are dropped
+	"$FL" run lazyfree --target=host --size 4M --redirty 50 --rounds 1 --press memcg \
+		--swap zram:64M >"$T/out" 2>"$T/err"
+	rc=$?
+	freed=$(awk '$1 == "press:pglazyfreed" { print $2 }' "$T/out")
+	if [ $rc -eq 0 ] && [ "$freed" = 512 ] &&
+		grep -q "data check: 1024 page tags read back, 0 wrong" "$T/out"; then
+		ok "lazyfree --press memcg on the host: the 512 clean pages dropped, tags right"
+	else
+		nok "lazyfree --press memcg on the host (exit $rc): pglazyfreed '$freed'"
+		sed 's/^/# /' "$T/err"
+	fi
+	knobs_same "after lazyfree --press memcg"
 else
 	skip "page-fault1 --memcg-max on the host" "zram0 missing, in use, or the host swaps already"
 	skip "after a run with --memcg-max" "as above"
+	skip "lazyfree --press memcg on the host" "as above"
+	skip "after lazyfree --press memcg" "as above"
 fi
 if mountpoint -q /sys/fs/cgroup/memory 2>/dev/null; then
 	"$FL" run page-fault1 --target=host --memcg-high 64M --size 4M --iterations 1 \
