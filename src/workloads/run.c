@@ -25,8 +25,9 @@
 #define ALIGN_UP_U64(x, a) (((x) + (a)-1) / (a) * (a))
 
 static const struct fl_workload *const workloads[] = {
-	&fl__wl_lru_microbench, &fl__wl_page_fault1, &fl__wl_shmem_split, &fl__wl_anon_split,
-	&fl__wl_deferred_split, &fl__wl_shmem_fault, &fl__wl_pageout,	  &fl__wl_lazyfree,
+	&fl__wl_lru_microbench, &fl__wl_page_fault1,	&fl__wl_shmem_split,
+	&fl__wl_anon_split,	&fl__wl_deferred_split, &fl__wl_shmem_fault,
+	&fl__wl_pageout,	&fl__wl_lazyfree,	&fl__wl_memcg_build,
 };
 
 unsigned long fl__mthp_always_kb(const struct fl_config *cfg)
@@ -337,6 +338,8 @@ static int make_plan(const struct fl_config *cfg, struct plan *pl, char *err, si
 	pl->tcfg.cpus = cfg->cpus ? cfg->cpus : pl->threads;
 	pl->tcfg.swap_bytes = cfg->swap_bytes;
 	pl->tcfg.memcg_max = cfg->memcg_max;
+	if (!pl->tcfg.memcg_max && pl->wl->memcg_max_default)
+		pl->tcfg.memcg_max = pl->wl->memcg_max_default(pl->params);
 	pl->tcfg.memcg_high = cfg->memcg_high;
 	pl->tcfg.memcg = pl->wl->needs_memcg && pl->wl->needs_memcg(pl->params);
 	return 0;

@@ -44,6 +44,8 @@ struct fl_workload {
 	int (*run)(struct fl_wl_ctx *ctx, const void *params);
 	/* optional: the run needs a memory cgroup (the model makes one) */
 	bool (*needs_memcg)(const void *params);
+	/* optional: its memory.max when --memcg-max is not given */
+	uint64_t (*memcg_max_default)(const void *params);
 };
 
 extern const struct fl_workload fl__wl_lru_microbench;
@@ -54,6 +56,7 @@ extern const struct fl_workload fl__wl_deferred_split;
 extern const struct fl_workload fl__wl_shmem_fault;
 extern const struct fl_workload fl__wl_pageout;
 extern const struct fl_workload fl__wl_lazyfree;
+extern const struct fl_workload fl__wl_memcg_build;
 const struct fl_workload *fl__workload_find(const char *name);
 
 static inline void fl_progress(struct fl_wl_ctx *ctx, uint64_t n)

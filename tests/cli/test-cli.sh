@@ -926,6 +926,25 @@ if [ $rc -eq 1 ] && grep -q "^FAILED: page-fault1 failed: memory cgroup out of m
 else
 	nok "page-fault1 past its memcg's limit without swap (exit $rc)"; sed 's/^/# /' "$T/stdout" | tail -3
 fi
+# memcg-build: 4 processes of 3 jobs in a memcg of 16 MiB with jobs
+# sized for 1.5 x the limit: 12 jobs, the memcg's reclaim swaps the excess
+# out and back, every tag of every pass right, never above the limit.
+bad "memcg-build without swap" "memcg-build needs --swap zram:SIZE" run memcg-build
+bad "memcg-build --overcommit with --job-size" "--overcommit" \
+	run memcg-build --job-size 4M --overcommit 2 --swap zram:64M
+"$FL" run memcg-build --threads 4 --jobs 3 --memcg-max 16M --swap zram:128M \
+	>"$T/stdout" 2>"$T/stderr"
+rc=$?
+sc=$(sed -n 's/^  memcg reclaim: scanned \([0-9]*\) stole \([0-9]*\).*swapped out \([0-9]*\), in \([0-9]*\) pages.*/\1 \2 \3 \4/p' "$T/stdout")
+if [ $rc -eq 0 ] && grep -q "^  result: jobs 12, " "$T/stdout" && [ -n "$sc" ] &&
+	[ "$(echo "$sc" | cut -d' ' -f1)" -gt 0 ] && [ "$(echo "$sc" | cut -d' ' -f3)" -gt 0 ] &&
+	[ "$(echo "$sc" | cut -d' ' -f4)" -gt 0 ] &&
+	grep -q "^  memcg: memory.max 16M, memory.high max, peak 16M; " "$T/stdout" &&
+	grep -Eq "data check: [1-9][0-9]* page tags read back, 0 wrong" "$T/stdout"; then
+	ok "memcg-build in 16 MiB: 12 jobs, the memcg swaps out and in ($sc), tags right"
+else
+	nok "memcg-build in 16 MiB (exit $rc): '$sc'"; sed 's/^/# /' "$T/stderr" | tail -3
+fi
 if command -v gnuplot >/dev/null 2>&1; then
 	if "$FL" compare lru-microbench --cpus 1,2 --loops 2 --size 1M --lru-cache=order0,pages31 \
 		--plot "$T/p.svg" >/dev/null 2>"$T/p.err" && head -c 200 "$T/p.svg" | grep -q "<svg" &&

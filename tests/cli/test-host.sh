@@ -448,11 +448,25 @@ if [ -w /sys/block/zram0/disksize ] && [ "$(cat /sys/block/zram0/disksize)" = 0 
 		sed 's/^/# /' "$T/err"
 	fi
 	knobs_same "after lazyfree --press memcg"
+	# memcg-build on the host: 4 processes of 2 jobs in a memcg of 16 MiB
+	"$FL" run memcg-build --target=host --threads 4 --jobs 2 --memcg-max 16M \
+		--swap zram:128M >"$T/out" 2>"$T/err"
+	rc=$?
+	out=$(awk '$1 == "pswpout" { print $2 }' "$T/out")
+	if [ $rc -eq 0 ] && grep -q "^  result: jobs 8, " "$T/out" && [ -n "$out" ] &&
+		[ "$out" -gt 0 ] && grep -Eq "data check: [1-9][0-9]* page tags read back, 0 wrong" "$T/out"; then
+		ok "memcg-build on the host in 16 MiB: 8 jobs, $out pages swapped out, tags right"
+	else
+		nok "memcg-build on the host (exit $rc): pswpout '$out'"; sed 's/^/# /' "$T/err"
+	fi
+	knobs_same "after memcg-build"
 else
 	skip "page-fault1 --memcg-max on the host" "zram0 missing, in use, or the host swaps already"
 	skip "after a run with --memcg-max" "as above"
 	skip "lazyfree --press memcg on the host" "as above"
 	skip "after lazyfree --press memcg" "as above"
+	skip "memcg-build on the host" "as above"
+	skip "after memcg-build" "as above"
 fi
 if mountpoint -q /sys/fs/cgroup/memory 2>/dev/null; then
 	"$FL" run page-fault1 --target=host --memcg-high 64M --size 4M --iterations 1 \
