@@ -158,4 +158,25 @@ static inline unsigned long map(unsigned long len)
 	return do_mmap(mm, len, VM_READ | VM_WRITE, &a) ? 0 : a;
 }
 
+/* write tag + i into the i-th page of [a, a + pages) of mm (tag 0: zeros) */
+static inline bool write_tags(unsigned long a, unsigned long pages, uint64_t tag)
+{
+	unsigned long i;
+
+	for (i = 0; i < pages; i++)
+		if (touch(mm, a + i * PAGE_SIZE, tag ? tag + i : 0))
+			return false;
+	return true;
+}
+
+/* pages of [a, a + pages) of mm whose tag is not tag + i (tag 0: all zero) */
+static inline unsigned long wrong_tags(unsigned long a, unsigned long pages, uint64_t tag)
+{
+	unsigned long i, wrong = 0;
+
+	for (i = 0; i < pages; i++)
+		wrong += peek(mm, a + i * PAGE_SIZE) != (tag ? tag + i : 0);
+	return wrong;
+}
+
 #endif /* FL_TESTS_MM_HARNESS_H */

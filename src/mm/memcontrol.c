@@ -64,11 +64,6 @@ static const struct fl_lock_class stock_lock_class = { .name = "memcg_stock.lock
 						       .rank = FL_RANK_MEMCG_STOCK,
 						       .kind = FL_LOCK_SPIN };
 
-static int this_cpu_slot(void)
-{
-	return fl__cpu < 0 ? fl__nr_cpu_ids : fl__cpu;
-}
-
 int fl__memcg_init(void)
 {
 	size_t n = (size_t)fl__nr_cpu_ids + 1, i;
@@ -233,7 +228,7 @@ static void memcg_memory_event(struct mem_cgroup *memcg, enum memcg_memory_event
 static bool consume_stock(struct mem_cgroup *memcg, unsigned int nr_pages)
 {
 	FL_LOCK_SITE(site);
-	struct memcg_stock_pcp *stock = &memcg_stock[this_cpu_slot()];
+	struct memcg_stock_pcp *stock = &memcg_stock[memcg_cpu_slot()];
 	bool ret = false;
 	int i;
 
@@ -264,7 +259,7 @@ static void drain_stock(struct memcg_stock_pcp *stock, int i)
 static void refill_stock(struct mem_cgroup *memcg, unsigned int nr_pages)
 {
 	FL_LOCK_SITE(site);
-	struct memcg_stock_pcp *stock = &memcg_stock[this_cpu_slot()];
+	struct memcg_stock_pcp *stock = &memcg_stock[memcg_cpu_slot()];
 	int i, empty = -1;
 
 	if (!fl_spin_trylock_at(&stock->lock, &site)) {
@@ -395,7 +390,7 @@ void mem_cgroup_handle_over_high(void)
 {
 	struct mem_cgroup *memcg = fl__run_memcg;
 	unsigned long nr_pages, nr_reclaimed, penalty, seen;
-	int nr_retries = MAX_RECLAIM_RETRIES, slot = this_cpu_slot();
+	int nr_retries = MAX_RECLAIM_RETRIES, slot = memcg_cpu_slot();
 	bool in_retry = false;
 
 	if (!over_high || !over_high[slot])
@@ -493,7 +488,7 @@ done_restock:
 		refill_stock(memcg, batch - nr_pages);
 	/* over memory.high: the task reclaims on its way back to user space */
 	if (page_counter_read(&memcg->memory) > READ_ONCE(memcg->memory.high)) {
-		int slot = this_cpu_slot();
+		int slot = memcg_cpu_slot();
 
 		over_high[slot] += batch;
 		if (over_high[slot] > MEMCG_CHARGE_BATCH && gfpflags_allow_blocking(gfp))

@@ -91,11 +91,26 @@ static inline struct mem_cgroup *lruvec_memcg(const struct lruvec *lruvec)
 	return lruvec->memcg;
 }
 
+/* this CPU's slot in a [nr_cpu_ids + 1] per-CPU array (the last: an unbound thread) */
+static inline int memcg_cpu_slot(void)
+{
+	return fl__cpu < 0 ? fl__nr_cpu_ids : fl__cpu;
+}
+
 static inline struct memcg_vmstats_percpu *memcg_this_cpu(struct mem_cgroup *memcg)
 {
-	int cpu = fl__cpu < 0 ? fl__nr_cpu_ids : fl__cpu;
+	return &memcg->vmstats_percpu[memcg_cpu_slot()];
+}
 
-	return &memcg->vmstats_percpu[cpu];
+/* node_lru_pages() - an LRU list's pages on @pgdat: the root's lruvec and every memcg's */
+static inline unsigned long node_lru_pages(struct pglist_data *pgdat, enum lru_list lru)
+{
+	unsigned long n = 0;
+	int m;
+
+	for (m = 0; m <= fl__nr_memcgs; m++)
+		n += READ_ONCE(mem_cgroup_lruvec(fl__memcgs[m], pgdat)->nr_pages[lru]);
+	return n;
 }
 
 /* count_memcg_events() - an event in memory.stat (no-op for the root) */

@@ -501,17 +501,14 @@ static const char *gfp_name(gfp_t gfp)
 static void out_of_memory(gfp_t gfp, unsigned int order, int nid, int tries)
 {
 	struct zone *z = &NODE_DATA(nid)->node_zones[0];
-	unsigned long lru[NR_LRU_LISTS] = { 0 };
+	unsigned long lru[NR_LRU_LISTS];
 	char report[sizeof(oom_report)];
-	int m, l;
+	int l;
 
 	if (fl_atomic_load(&oom_reported, __ATOMIC_ACQUIRE))
 		return;
-	/* the node's LRUs: the root's lruvec and every memcg's */
-	for (m = 0; m <= fl__nr_memcgs; m++)
-		for (l = 0; l < NR_LRU_LISTS; l++)
-			lru[l] += READ_ONCE(
-				mem_cgroup_lruvec(fl__memcgs[m], NODE_DATA(nid))->nr_pages[l]);
+	for (l = 0; l < NR_LRU_LISTS; l++)
+		lru[l] = node_lru_pages(NODE_DATA(nid), (enum lru_list)l);
 	snprintf(report, sizeof(report),
 		 "out of memory: an order-%u %s allocation on node %d: %ld pages free "
 		 "(min %lu, low %lu, high %lu) after %d reclaim tries; LRU (inactive + active) "

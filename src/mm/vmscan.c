@@ -654,15 +654,9 @@ static struct lruvec *tree_lruvec(struct mem_cgroup *target, struct pglist_data 
  */
 static unsigned long lruvec_tree_size(struct lruvec *lruvec, enum lru_list lru)
 {
-	struct lruvec *l;
-	unsigned long n = 0;
-	int i;
-
 	if (lruvec->memcg)
 		return lruvec_lru_size(lruvec, lru);
-	for (i = 0; (l = tree_lruvec(NULL, lruvec->pgdat, i)); i++)
-		n += lruvec_lru_size(l, lru);
-	return n;
+	return node_lru_pages(lruvec->pgdat, lru);
 }
 
 /* Anon can be reclaimed (and so aged) while swap has free slots. */

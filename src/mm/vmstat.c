@@ -227,14 +227,8 @@ int fl__vmstat_snapshot(struct fl_counters *c)
 		struct pglist_data *pgdat = NODE_DATA(nid);
 
 		free_pages += READ_ONCE(pgdat->node_zones[0].free_pages);
-		int m;
-
-		for (m = 0; m <= fl__nr_memcgs; m++) {
-			struct lruvec *lruvec = mem_cgroup_lruvec(fl__memcgs[m], pgdat);
-
-			for (i = 0; i < NR_LRU_LISTS; i++)
-				lru[i] += (long)READ_ONCE(lruvec->nr_pages[i]);
-		}
+		for (i = 0; i < NR_LRU_LISTS; i++)
+			lru[i] += (long)node_lru_pages(pgdat, (enum lru_list)i);
 	}
 	ret |= fl_counters_set(c, "nr_free_pages", free_pages);
 	for (i = 0; i < NR_LRU_LISTS; i++)

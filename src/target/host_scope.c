@@ -56,7 +56,6 @@
  * Conventions in this file: "hsc" is the scope of the one host run.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <linux/perf_event.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -516,8 +515,8 @@ static long long read_one(const char *dir, const char *file)
 int fl__host_scope_reclaim(struct host_scope *hsc, uint64_t bytes, char *err, size_t len)
 {
 	char path[HOST_PATH_MAX + 32], val[32], old[32];
-	long long usage, limit, target;
-	int fd, ret = 0, tries;
+	long long usage, limit, target, last;
+	int ret, tries;
 
 	if (!hsc || !hsc->memcg[0]) {
 		snprintf(err, len, "the run has no memory cgroup to reclaim from");
@@ -526,14 +525,12 @@ int fl__host_scope_reclaim(struct host_scope *hsc, uint64_t bytes, char *err, si
 	if (hsc->v2) {
 		snprintf(path, sizeof(path), "%s/memory.reclaim", hsc->memcg);
 		snprintf(val, sizeof(val), "%llu", (unsigned long long)bytes);
-		fd = open(path, O_WRONLY | O_CLOEXEC);
-		if (fd < 0 || (write(fd, val, strlen(val)) < 0 && errno != EAGAIN)) {
-			ret = -errno;
+		ret = fl__host_write_file(path, val);
+		if (ret == -EAGAIN)
+			ret = 0;
+		if (ret)
 			snprintf(err, len, "cannot write %s to %.200s: %s", val, path,
-				 strerror(errno));
-		}
-		if (fd >= 0)
-			close(fd);
+				 strerror(-ret));
 		return ret;
 	}
 	usage = read_one(hsc->memcg, "memory.usage_in_bytes");
@@ -546,38 +543,30 @@ int fl__host_scope_reclaim(struct host_scope *hsc, uint64_t bytes, char *err, si
 	snprintf(old, sizeof(old), "%lld", limit);
 	target = usage > (long long)bytes + 4096 ? usage - (long long)bytes : 4096;
 	snprintf(val, sizeof(val), "%lld", target);
-	fd = open(path, O_WRONLY | O_CLOEXEC);
-	if (fd < 0) {
-		ret = -errno;
-		snprintf(err, len, "cannot open %.200s: %s", path, strerror(errno));
-		return ret;
-	}
 	/*
 	 * the kernel's limit write gives up (EBUSY) at the first reclaim try
 	 * that frees nothing; memory.reclaim tries 16 more times: so do we,
 	 * while the usage stays above the target
 	 */
-	for (tries = 0; tries <= MAX_RECLAIM_TRIES; tries++) {
-		long long before = read_one(hsc->memcg, "memory.usage_in_bytes"), now;
-
-		if (before <= target)
-			break;
-		if (write(fd, val, strlen(val)) < 0 && errno != EBUSY) {
-			ret = -errno;
+	ret = 0;
+	for (tries = 0, last = usage; tries <= MAX_RECLAIM_TRIES && last > target; tries++) {
+		ret = fl__host_write_file(path, val);
+		if (ret == -EBUSY)
+			ret = 0;
+		if (ret) {
 			snprintf(err, len, "cannot write %s to %.200s: %s", val, path,
-				 strerror(errno));
+				 strerror(-ret));
 			break;
 		}
-		now = read_one(hsc->memcg, "memory.usage_in_bytes");
-		if (now < before)
+		usage = read_one(hsc->memcg, "memory.usage_in_bytes");
+		if (usage < last)
 			tries = -1; /* progress: the fruitless tries start over */
+		last = usage;
 	}
-	if (write(fd, old, strlen(old)) < 0 && !ret) {
-		ret = -errno;
-		snprintf(err, len, "cannot put %s back into %.200s: %s", old, path,
-			 strerror(errno));
+	if (fl__host_write_file(path, old) && !ret) {
+		ret = -EIO;
+		snprintf(err, len, "cannot put %s back into %.200s", old, path);
 	}
-	close(fd);
 	return ret;
 }
 
@@ -789,18 +778,9 @@ int fl__memcg_files_parse(FILE *stat, FILE *events, bool v2, struct fl_counters 
 /* a file of one number (bytes) as counter @name; nothing if it is not there */
 static int read_number(const char *dir, const char *file, const char *name, struct fl_counters *out)
 {
-	char path[HOST_PATH_MAX + 64];
-	long long v;
-	FILE *f;
-	int n;
+	long long v = read_one(dir, file);
 
-	snprintf(path, sizeof(path), "%s/%s", dir, file);
-	f = fopen(path, "r");
-	if (!f)
-		return 0;
-	n = fscanf(f, "%lld", &v);
-	fclose(f);
-	return n == 1 ? fl_counters_set_scoped(out, name, v, FL_SCOPE_WORKLOAD) : 0;
+	return v >= 0 ? fl_counters_set_scoped(out, name, v, FL_SCOPE_WORKLOAD) : 0;
 }
 
 static int read_memcg_files(struct host_scope *hsc, struct fl_counters *out)

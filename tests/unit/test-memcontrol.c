@@ -43,25 +43,6 @@ static bool up(unsigned long swap_mb, long max_pages, long high_pages)
 	return mm != NULL;
 }
 
-static bool fill(unsigned long a, unsigned long pages, uint64_t tag)
-{
-	unsigned long i;
-
-	for (i = 0; i < pages; i++)
-		if (touch(mm, a + i * PAGE_SIZE, tag + i))
-			return false;
-	return true;
-}
-
-static unsigned long wrong_tags(unsigned long a, unsigned long pages, uint64_t tag)
-{
-	unsigned long i, wrong = 0;
-
-	for (i = 0; i < pages; i++)
-		wrong += peek(mm, a + i * PAGE_SIZE) != tag + i;
-	return wrong;
-}
-
 static long usage(void)
 {
 	return fl_atomic_load(&memcg->memory.usage, __ATOMIC_RELAXED);
@@ -99,7 +80,7 @@ static bool test_charge_batches_and_stock(void)
 
 	ASSERT_TRUE(up(0, 1024, PAGE_COUNTER_MAX));
 	a = map(100 * PAGE_SIZE);
-	ASSERT_TRUE(a && fill(a, 100, tag));
+	ASSERT_TRUE(a && write_tags(a, 100, tag));
 	ASSERT_EQ(usage(), 128);
 	ASSERT_EQ(stat("peak"), 128 * PAGE_SIZE);
 	drain_all_stock();
@@ -137,7 +118,7 @@ static bool test_limit_reclaims_from_the_memcg(void)
 
 	ASSERT_TRUE(up(64, 256, PAGE_COUNTER_MAX));
 	a = map(1024 * PAGE_SIZE);
-	ASSERT_TRUE(a && fill(a, 1024, tag));
+	ASSERT_TRUE(a && write_tags(a, 1024, tag));
 	ASSERT_TRUE(stat("peak") <= 256 * (int64_t)PAGE_SIZE);
 	ASSERT_TRUE(stat("events.max") > 0);
 	ASSERT_EQ(stat("events.oom"), 0);
@@ -176,7 +157,7 @@ static bool test_mthp_charge_fails_at_once(void)
 	ASSERT_TRUE(up(64, 128, PAGE_COUNTER_MAX));
 	ASSERT_TRUE(knob("transparent_hugepage/hugepages-16kB/enabled", "always"));
 	a = map(256 * PAGE_SIZE);
-	ASSERT_TRUE(a && fill(a, 128, tag));
+	ASSERT_TRUE(a && write_tags(a, 128, tag));
 	ASSERT_EQ(mthp(16, "anon_fault_alloc"), 32);
 	ASSERT_EQ(usage(), 128);
 	ASSERT_EQ(mthp(16, "anon_fault_fallback_charge"), 0);
@@ -209,7 +190,7 @@ static bool test_oom_in_the_memcg(void)
 
 	ASSERT_TRUE(up(0, 64, PAGE_COUNTER_MAX));
 	a = map(128 * PAGE_SIZE);
-	ASSERT_TRUE(a && fill(a, 64, tag));
+	ASSERT_TRUE(a && write_tags(a, 64, tag));
 	ASSERT_TRUE(touch(mm, a + 64 * PAGE_SIZE, tag + 64) != 0);
 	ASSERT_EQ(stat("events.max"), 1 + 1 + MAX_RECLAIM_RETRIES);
 	ASSERT_EQ(stat("events.oom"), 1);
@@ -239,7 +220,7 @@ static bool test_memory_reclaim_and_swapin_charge(void)
 
 	ASSERT_TRUE(up(64, 1024, PAGE_COUNTER_MAX));
 	a = map(64 * PAGE_SIZE);
-	ASSERT_TRUE(a && fill(a, 64, tag));
+	ASSERT_TRUE(a && write_tags(a, 64, tag));
 	lru_add_drain();
 	mem_cgroup_reclaim(memcg, 64, SWAPPINESS_ANON_ONLY);
 	ASSERT_EQ(counter("pgscan_proactive") + counter("pgsteal_proactive"), 0);
@@ -273,7 +254,7 @@ static bool test_deferred_split_queue_per_memcg(void)
 	ASSERT_TRUE(up(0, 1024, PAGE_COUNTER_MAX));
 	ASSERT_TRUE(knob("transparent_hugepage/hugepages-64kB/enabled", "always"));
 	a = map(16 * PAGE_SIZE);
-	ASSERT_TRUE(a && fill(a, 16, tag));
+	ASSERT_TRUE(a && write_tags(a, 16, tag));
 	ASSERT_EQ(mapped_order(mm, a), 4);
 	ASSERT_EQ(do_madvise(mm, a, PAGE_SIZE, MADV_DONTNEED), 0);
 	ASSERT_EQ(deferred_split_count(0, memcg), 1);

@@ -28,26 +28,6 @@
 
 #define SZ_2M (2ul << 20)
 
-static bool fill(unsigned long a, unsigned long pages, uint64_t tag)
-{
-	unsigned long i;
-
-	for (i = 0; i < pages; i++)
-		if (touch(mm, a + i * PAGE_SIZE, tag ? tag + i : 0))
-			return false;
-	return true;
-}
-
-/* pages of [a, a + pages) whose tag is not tag + i (tag 0: all zero) */
-static unsigned long wrong_tags(unsigned long a, unsigned long pages, uint64_t tag)
-{
-	unsigned long i, wrong = 0;
-
-	for (i = 0; i < pages; i++)
-		wrong += peek(mm, a + i * PAGE_SIZE) != (tag ? tag + i : 0);
-	return wrong;
-}
-
 static unsigned long swap_ptes(unsigned long a, unsigned long pages)
 {
 	unsigned long i, n = 0;
@@ -78,7 +58,7 @@ static bool test_pageout_order0(void)
 	si = fl__swap_info;
 	ASSERT_TRUE(si != NULL);
 	a = map(SZ_2M);
-	ASSERT_TRUE(fill(a, 64, tag));
+	ASSERT_TRUE(write_tags(a, 64, tag));
 	lru_add_drain();
 	ASSERT_EQ(do_madvise(mm, a, 64 * PAGE_SIZE, MADV_PAGEOUT), 0);
 	ASSERT_EQ(counter("pswpout"), 64);
@@ -119,7 +99,7 @@ static bool test_pageout_mthp(void)
 	ASSERT_TRUE(up(64));
 	ASSERT_TRUE(knob("transparent_hugepage/hugepages-16kB/enabled", "always"));
 	a = map(SZ_2M);
-	ASSERT_TRUE(fill(a, 64, tag));
+	ASSERT_TRUE(write_tags(a, 64, tag));
 	lru_add_drain();
 	ASSERT_EQ(do_madvise(mm, a, 64 * PAGE_SIZE, MADV_PAGEOUT), 0);
 	ASSERT_EQ(mthp(16, "swpout"), 16);
@@ -147,7 +127,7 @@ static bool test_swapin_order0_when_mthp_off(void)
 	ASSERT_TRUE(up(64));
 	ASSERT_TRUE(knob("transparent_hugepage/hugepages-16kB/enabled", "always"));
 	a = map(SZ_2M);
-	ASSERT_TRUE(fill(a, 16, tag));
+	ASSERT_TRUE(write_tags(a, 16, tag));
 	lru_add_drain();
 	ASSERT_EQ(do_madvise(mm, a, 16 * PAGE_SIZE, MADV_PAGEOUT), 0);
 	ASSERT_EQ(mthp(16, "swpout"), 4);
@@ -170,7 +150,7 @@ static bool test_pageout_without_swap(void)
 	lv = &NODE_DATA(0)->__lruvec;
 	ASSERT_TRUE(knob("transparent_hugepage/hugepages-64kB/enabled", "always"));
 	a = map(SZ_2M);
-	ASSERT_TRUE(fill(a, 64, tag));
+	ASSERT_TRUE(write_tags(a, 64, tag));
 	lru_add_drain();
 	ASSERT_EQ(do_madvise(mm, a, 64 * PAGE_SIZE, MADV_PAGEOUT), 0);
 	/* each 64K folio: no slots, so split, and each 4K piece fails again */
@@ -196,7 +176,7 @@ static bool test_lazyfree_dropped_or_kept(void)
 	lv = &NODE_DATA(0)->__lruvec;
 	ASSERT_TRUE(knob("transparent_hugepage/hugepages-16kB/enabled", "always"));
 	a = map(SZ_2M);
-	ASSERT_TRUE(fill(a, 64, tag));
+	ASSERT_TRUE(write_tags(a, 64, tag));
 	lru_add_drain();
 	ASSERT_EQ(do_madvise(mm, a, 64 * PAGE_SIZE, MADV_FREE), 0);
 	lru_add_drain();
@@ -223,7 +203,7 @@ static bool test_zero_pages_use_the_zeromap(void)
 
 	ASSERT_TRUE(up(64));
 	a = map(SZ_2M);
-	ASSERT_TRUE(fill(a, 8, 0));
+	ASSERT_TRUE(write_tags(a, 8, 0));
 	lru_add_drain();
 	ASSERT_EQ(do_madvise(mm, a, 8 * PAGE_SIZE, MADV_PAGEOUT), 0);
 	ASSERT_EQ(counter("swpout_zero"), 8);
@@ -245,7 +225,7 @@ static bool test_pmd_thp_swaps_whole(void)
 	ASSERT_TRUE(knob("transparent_hugepage/enabled", "always"));
 	a = map(2 * SZ_2M);
 	a = ALIGN_UP(a, SZ_2M);
-	ASSERT_TRUE(fill(a, 512, tag));
+	ASSERT_TRUE(write_tags(a, 512, tag));
 	ASSERT_EQ(counter("thp_fault_alloc"), 1);
 	ASSERT_EQ(do_madvise(mm, a, SZ_2M, MADV_PAGEOUT), 0);
 	ASSERT_EQ(counter("thp_swpout"), 1);
@@ -267,7 +247,7 @@ static bool test_zap_frees_slots(void)
 
 	ASSERT_TRUE(up(64));
 	a = map(SZ_2M);
-	ASSERT_TRUE(fill(a, 32, tag));
+	ASSERT_TRUE(write_tags(a, 32, tag));
 	lru_add_drain();
 	ASSERT_EQ(do_madvise(mm, a, 32 * PAGE_SIZE, MADV_PAGEOUT), 0);
 	ASSERT_EQ(fl__swap_info->inuse_pages, 32);
@@ -289,7 +269,7 @@ static bool test_swap_full(void)
 	slots = fl__swap_info->pages;
 	ASSERT_EQ(slots, 1023);
 	a = map(4 * SZ_2M);
-	ASSERT_TRUE(fill(a, 1100, tag));
+	ASSERT_TRUE(write_tags(a, 1100, tag));
 	lru_add_drain();
 	ASSERT_EQ(do_madvise(mm, a, 1100 * PAGE_SIZE, MADV_PAGEOUT), 0);
 	ASSERT_EQ(counter("pswpout"), (int64_t)slots);
@@ -308,7 +288,7 @@ static bool test_workingset_refault(void)
 	ASSERT_TRUE(up(64));
 	lv = &NODE_DATA(0)->__lruvec;
 	a = map(SZ_2M);
-	ASSERT_TRUE(fill(a, 64, tag));
+	ASSERT_TRUE(write_tags(a, 64, tag));
 	lru_add_drain();
 	ASSERT_EQ(do_madvise(mm, a, 64 * PAGE_SIZE, MADV_PAGEOUT), 0);
 	ASSERT_EQ(wrong_tags(a, 64, tag), 0);
@@ -316,7 +296,7 @@ static bool test_workingset_refault(void)
 	ASSERT_EQ(counter("workingset_activate_anon"), 0);
 	/* now 64 active anon pages elsewhere: every distance (64 at most) fits */
 	b = map(SZ_2M);
-	ASSERT_TRUE(fill(b, 64, tag + 100));
+	ASSERT_TRUE(write_tags(b, 64, tag + 100));
 	lru_add_drain();
 	for (i = 0; i < 64; i++)
 		folio_activate(mapped_folio(mm, b + i * PAGE_SIZE));
@@ -347,7 +327,7 @@ static bool test_partial_folio_is_split(void)
 	ASSERT_TRUE(up(64));
 	ASSERT_TRUE(knob("transparent_hugepage/hugepages-64kB/enabled", "always"));
 	a = map(SZ_2M);
-	ASSERT_TRUE(fill(a, 16, tag));
+	ASSERT_TRUE(write_tags(a, 16, tag));
 	lru_add_drain();
 	ASSERT_EQ(mapped_order(mm, a), 4);
 	ASSERT_EQ(do_madvise(mm, a, 8 * PAGE_SIZE, MADV_PAGEOUT), 0);
@@ -363,7 +343,7 @@ static bool test_partial_folio_is_split(void)
 	ASSERT_TRUE(knob("transparent_hugepage/hugepages-64kB/enabled", "never"));
 	ASSERT_TRUE(knob("transparent_hugepage/hugepages-16kB/enabled", "always"));
 	t = a + 64 * PAGE_SIZE;
-	ASSERT_TRUE(fill(t, 4, tag + 64));
+	ASSERT_TRUE(write_tags(t, 4, tag + 64));
 	ASSERT_EQ(mapped_order(mm, t), 2);
 	ASSERT_EQ(do_madvise(mm, t + 2 * PAGE_SIZE, 2 * PAGE_SIZE, MADV_FREE), 0);
 	ASSERT_EQ(mthp(16, "split"), 1);
@@ -376,7 +356,7 @@ static bool test_partial_folio_is_split(void)
 	ASSERT_TRUE(knob("transparent_hugepage/enabled", "always"));
 	t = map(2 * SZ_2M);
 	t = ALIGN_UP(t, SZ_2M);
-	ASSERT_TRUE(fill(t, 512, tag + 1024));
+	ASSERT_TRUE(write_tags(t, 512, tag + 1024));
 	ASSERT_EQ(counter("thp_fault_alloc"), 1);
 	ASSERT_EQ(do_madvise(mm, t, SZ_2M / 2, MADV_PAGEOUT), 0);
 	ASSERT_EQ(counter("thp_split_page"), 1);

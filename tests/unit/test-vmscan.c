@@ -26,25 +26,6 @@
 #include "../src/mm/fs.h"
 #include "../src/mm/swap.h"
 
-static bool fill(unsigned long a, unsigned long pages, uint64_t tag)
-{
-	unsigned long i;
-
-	for (i = 0; i < pages; i++)
-		if (touch(mm, a + i * PAGE_SIZE, tag + i))
-			return false;
-	return true;
-}
-
-static unsigned long wrong_tags(unsigned long a, unsigned long pages, uint64_t tag)
-{
-	unsigned long i, wrong = 0;
-
-	for (i = 0; i < pages; i++)
-		wrong += peek(mm, a + i * PAGE_SIZE) != tag + i;
-	return wrong;
-}
-
 static struct lruvec *lruvec0(void)
 {
 	return &NODE_DATA(0)->__lruvec;
@@ -73,7 +54,7 @@ static bool test_anon_needs_two_looks(void)
 
 	ASSERT_TRUE(up(64, 64));
 	a = map(64 * PAGE_SIZE);
-	ASSERT_TRUE(a && fill(a, 64, tag));
+	ASSERT_TRUE(a && write_tags(a, 64, tag));
 	lru_add_drain();
 	ASSERT_EQ(lruvec0()->nr_pages[LRU_INACTIVE_ANON], 64);
 	ASSERT_EQ(node_reclaim_proactive(0, 64, SWAPPINESS_ANON_ONLY), -EAGAIN);
@@ -114,7 +95,7 @@ static bool test_referenced_twice_activates(void)
 
 	ASSERT_TRUE(up(64, 64));
 	a = map(32 * PAGE_SIZE);
-	ASSERT_TRUE(a && fill(a, 32, tag));
+	ASSERT_TRUE(a && write_tags(a, 32, tag));
 	lru_add_drain();
 	/* the first look, as folio_check_references() takes it: young, so referenced */
 	for (i = 0; i < 32; i++) {
@@ -126,7 +107,7 @@ static bool test_referenced_twice_activates(void)
 		folio_unlock(f);
 		folio_set_referenced(f);
 	}
-	ASSERT_TRUE(fill(a, 32, tag)); /* used again: the accessed bits are set */
+	ASSERT_TRUE(write_tags(a, 32, tag)); /* used again: the accessed bits are set */
 	ASSERT_EQ(node_reclaim_proactive(0, 32, SWAPPINESS_ANON_ONLY), -EAGAIN);
 	ASSERT_EQ(counter("pgactivate"), 1 + 2 + 3 + 6 + 10 + 10);
 	ASSERT_EQ(counter("pgrefill"), 22 + 10);
@@ -153,7 +134,7 @@ static bool test_no_swap_no_anon_scan(void)
 
 	ASSERT_TRUE(up(64, 0));
 	a = map(64 * PAGE_SIZE);
-	ASSERT_TRUE(a && fill(a, 64, tag));
+	ASSERT_TRUE(a && write_tags(a, 64, tag));
 	lru_add_drain();
 	ASSERT_EQ(node_reclaim_proactive(0, 64, -1), -EAGAIN);
 	ASSERT_EQ(counter("pgscan_proactive"), 0);
@@ -176,7 +157,7 @@ static bool test_direct_reclaim(void)
 
 	ASSERT_TRUE(up(16, 32));
 	a = map(pages * PAGE_SIZE);
-	ASSERT_TRUE(a && fill(a, pages, tag));
+	ASSERT_TRUE(a && write_tags(a, pages, tag));
 	ASSERT_EQ(wrong_tags(a, pages, tag), 0);
 	ASSERT_GT(counter("allocstall_movable"), 0);
 	ASSERT_GT(counter("pgscan_direct"), 0);
@@ -226,7 +207,7 @@ static bool test_lazyfree_dropped_by_the_scan(void)
 
 	ASSERT_TRUE(up(64, 0));
 	a = map(64 * PAGE_SIZE);
-	ASSERT_TRUE(a && fill(a, 64, tag));
+	ASSERT_TRUE(a && write_tags(a, 64, tag));
 	lru_add_drain();
 	ASSERT_EQ(do_madvise(mm, a, 64 * PAGE_SIZE, MADV_FREE), 0);
 	lru_add_drain();
