@@ -195,6 +195,7 @@ struct fl_result {
 	uint64_t vcpu_busy_ns[1024];
 	uint64_t vcpu_idle_ns[1024];
 	uint64_t sim_switches;
+	uint64_t sim_preemptions; /* tick preemptions (sim.h: fl_sim_preempt()) */
 };
 
 /* the version of this build: "<release> (<what the model follows>)" */

@@ -439,8 +439,11 @@ void report_run(FILE *f, const struct fl_result *r)
 
 	report_header(f, r);
 	if (r->nr_vcpus)
-		fprintf(f, "  time: virtual %.6f s (the host's: wall %.3f s, %llu task switches)",
-			r->wall_s, r->host_wall_s, (unsigned long long)r->sim_switches);
+		fprintf(f,
+			"  time: virtual %.6f s (the host's: wall %.3f s, %llu task switches, "
+			"%llu preemptions)",
+			r->wall_s, r->host_wall_s, (unsigned long long)r->sim_switches,
+			(unsigned long long)r->sim_preemptions);
 	else
 		fprintf(f, "  time: wall %.3f s, user %.3f s, sys %.3f s", r->wall_s, r->user_s,
 			r->sys_s);

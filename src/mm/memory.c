@@ -1279,6 +1279,7 @@ static __always_inline int mm_access_one(struct mm_struct *mm, unsigned long add
  */
 int fl__mm_access(struct mm_struct *mm, unsigned long addr, bool write, uint64_t *tag)
 {
+	fl_user_preempt_point();
 	fl_cost(FL_COST_USER_ACCESS);
 	return mm_access_one(mm, addr, write, tag, false);
 }
@@ -1390,6 +1391,7 @@ int fl__mm_access_range(struct mm_struct *mm, unsigned long addr, unsigned long 
 		uint64_t t;
 		int ret;
 
+		fl_user_preempt_point(); /* between runs: no TLB bracket open */
 		hw_access_run(mm, addr + r.i * stride, n - r.i, stride, &r);
 		if (r.i == n)
 			break;

@@ -174,6 +174,11 @@ void fl__sim_holds_save(void *buf)
 	sim_holds = &host_holds;
 }
 
+int fl__sim_holds_n(void)
+{
+	return sim_holds->n;
+}
+
 void fl__sim_holds_load(const void *buf)
 {
 	sim_holds = (struct sim_holds *)buf;

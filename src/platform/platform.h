@@ -67,11 +67,25 @@ void fl__sim_platform_stop(void);
 void fl__sim_task_enter(int cpu, void *tls);
 void fl__sim_task_leave(void *tls);
 void fl__sim_spin_quantum(void);
+void fl__sim_preempt_point(void);
+/*
+ * fl_user_preempt_point() - the running task is in user mode, where the
+ * scheduler tick may give its CPU to another task: on sim, a task that
+ * has had its CPU for a tick (sim.h: FL_SIM_TICK_PS) goes to the back of
+ * its CPU's run queue if another task there is ready. Elsewhere the host
+ * schedules.
+ */
+static inline void fl_user_preempt_point(void)
+{
+	if (__builtin_expect(fl__sim_active, 0))
+		fl__sim_preempt_point();
+}
 void fl__cpu_rebind(int cpu);
 void fl__witness_save(void *buf);
 void fl__witness_load(const void *buf);
 void fl__sim_holds_save(void *buf);
 void fl__sim_holds_load(const void *buf);
+int fl__sim_holds_n(void); /* locks the running task holds */
 
 /* cpu.c */
 /**
@@ -170,6 +184,12 @@ void fl_cpu_wait(unsigned int *spins);
 /* clock.c */
 uint64_t fl_clock_ns(void);
 void fl_cpu_times(double *user_s, double *sys_s);
+/*
+ * fl_cpu_work() - @ns of user-mode work on the calling task's CPU: on sim
+ * that much virtual time charged to the task, elsewhere a loop until the
+ * thread has used @ns of CPU time
+ */
+void fl_cpu_work(uint64_t ns);
 
 /* alloc.c: every allocation of the core goes through here */
 /* the @n-th allocation from now returns NULL (0: none fails) */

@@ -63,6 +63,7 @@ struct sim_cpu {
 	struct fl_sim_task *curr;	       /* running or spinning */
 	struct fl_sim_task *rq_head, *rq_tail; /* runnable, waiting for the CPU */
 	struct fl_sim_task *sleepers;	       /* in wake order */
+	uint64_t slice_start;		       /* when curr got the CPU */
 	uint64_t key_time, key_tie;	       /* its place in the heap */
 	int heap_idx;			       /* -1: not in the heap */
 };
@@ -83,6 +84,7 @@ static struct {
 	int heap_n;
 	int nr_live;
 	uint64_t switches;
+	uint64_t preemptions; /* fl_sim_preempt()'s switches */
 	bool running;
 	bool resume_keyed; /* the CPU that just stopped was keyed by sched_point() */
 } S;
@@ -427,6 +429,7 @@ static struct fl_sim_task *cpu_take_task(struct sim_cpu *c)
 	}
 	t->next = NULL;
 	c->curr = t;
+	c->slice_start = c->now;
 	return t;
 }
 
@@ -516,6 +519,26 @@ void fl_sim_sleep(uint64_t ns)
 	t->next = *pp;
 	*pp = t;
 	switch_to_scheduler(t);
+}
+
+bool fl_sim_preempt(void)
+{
+	struct fl_sim_task *t = S.current;
+	struct sim_cpu *c = &S.cpus[t->cpu];
+
+	settle();
+	if (!c->rq_head || c->rq_head->ready_at > c->now ||
+	    c->now - c->slice_start < FL_SIM_TICK_PS)
+		return false;
+	t->state = T_RUNNABLE;
+	t->ready_at = c->now;
+	t->next = NULL;
+	c->rq_tail->next = t;
+	c->rq_tail = t;
+	c->curr = NULL;
+	S.preemptions++;
+	switch_to_scheduler(t);
+	return true;
 }
 
 bool fl_sim_in_task(void)
@@ -866,6 +889,11 @@ uint64_t fl_sim_cpu_busy(int cpu)
 uint64_t fl_sim_cpu_idle(int cpu)
 {
 	return S.cpus[cpu].idle + (fl_sim_end_time() - S.cpus[cpu].now);
+}
+
+uint64_t fl_sim_preemptions(void)
+{
+	return S.preemptions;
 }
 
 uint64_t fl_sim_switches(void)

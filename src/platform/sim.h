@@ -105,6 +105,17 @@ bool fl_sim_in_task(void);
 void fl_sim_charge(uint64_t t);
 /* fl__sim_debt (cost.h) is charged too at every entry from a task. */
 void fl_sim_sleep(uint64_t t);
+/*
+ * The scheduler tick: a task that has had its CPU for FL_SIM_TICK_PS
+ * (one jiffy at HZ 250, the hosts' CONFIG_HZ; 6.18's EEVDF slice of at
+ * most 3 ms ends at the first tick after it) gives it, at its next point
+ * in user mode (fl_sim_preempt()), to the task at the head of the CPU's
+ * run queue, if that one is ready, and waits at the back. A task that
+ * sleeps or ends gives its CPU away anyway.
+ */
+#define FL_SIM_TICK_PS 4000000000ull
+/* a point in user mode: switch if the tick says so. Return: true if it switched */
+bool fl_sim_preempt(void);
 uint64_t fl_sim_now(void);
 /* the current task's time with its debt, without settling it (no scheduling point) */
 uint64_t fl__sim_time(void);
@@ -141,6 +152,7 @@ uint64_t fl_sim_end_time(void);	   /* the largest CPU clock */
 uint64_t fl_sim_cpu_busy(int cpu); /* charged or spinning */
 uint64_t fl_sim_cpu_idle(int cpu); /* no task could run */
 uint64_t fl_sim_switches(void);	   /* coroutine switches made */
+uint64_t fl_sim_preemptions(void); /* of them, tick preemptions */
 /* host memory the simulator holds (structures, touched task stacks); after exit: the last run's */
 size_t fl_sim_memory(void);
 

@@ -9,6 +9,7 @@
 #include <sched.h>
 #include <stdio.h>
 #include "atomic.h"
+#include "bug.h"
 #include "platform.h"
 #include "cost.h"
 #include "sim.h"
@@ -67,6 +68,15 @@ void fl__sim_task_leave(void *tls)
 void fl__sim_spin_quantum(void)
 {
 	fl_sim_charge(FL_SIM_SPIN_PS);
+}
+
+/* A point in user mode: the tick may give the CPU to another task. */
+void fl__sim_preempt_point(void)
+{
+	if (!fl_sim_in_task())
+		return;
+	BUG_ON(fl__sim_holds_n()); /* user mode holds no kernel lock */
+	fl_sim_preempt();
 }
 
 static void sim_task_main(void *p)

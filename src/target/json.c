@@ -121,7 +121,8 @@ static void put_result(FILE *f, const struct fl_result *r)
 	fputs("], \"idle_ns\": [", f);
 	for (i = 0; i < r->nr_vcpus; i++)
 		fprintf(f, "%s%llu", i ? ", " : "", (unsigned long long)r->vcpu_idle_ns[i]);
-	fprintf(f, "], \"switches\": %llu},\n", (unsigned long long)r->sim_switches);
+	fprintf(f, "], \"switches\": %llu, \"preemptions\": %llu},\n",
+		(unsigned long long)r->sim_switches, (unsigned long long)r->sim_preemptions);
 	fputs("      \"metrics\": {", f);
 	for (i = 0; i < r->nr_metrics; i++) {
 		put_str(f, r->metrics[i].name);

@@ -31,7 +31,7 @@ struct model_target {
 	/* sim: the virtual clock and the CPUs' busy and idle time at begin() */
 	uint64_t sim_t0;
 	uint64_t *sim_busy0, *sim_idle0;
-	uint64_t sim_switches0;
+	uint64_t sim_switches0, sim_preemptions0;
 };
 
 struct shared_block {
@@ -266,6 +266,7 @@ static int model_begin(struct fl_target *t, char *err, size_t len)
 		mt->sim_idle0[i] = fl_sim_cpu_idle(i);
 	}
 	mt->sim_switches0 = fl_sim_switches();
+	mt->sim_preemptions0 = fl_sim_preemptions();
 	return 0;
 }
 
@@ -295,6 +296,7 @@ static void model_describe(struct fl_target *t, struct fl_result *res)
 		res->vcpu_idle_ns[i] = (fl_sim_cpu_idle(i) - mt->sim_idle0[i]) / 1000;
 	}
 	res->sim_switches = fl_sim_switches() - mt->sim_switches0;
+	res->sim_preemptions = fl_sim_preemptions() - mt->sim_preemptions0;
 	snprintf(res->costs, sizeof(res->costs), "%.160s (%.60s, %.40s, %.24s)", p->source,
 		 p->kernel, p->cpu, p->date);
 }

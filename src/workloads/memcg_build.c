@@ -39,11 +39,12 @@ struct mb_params {
 	long keep; /* percent */
 	long passes;
 	long seed;
+	long user_ns; /* per page written */
 };
 
 static const struct fl_workload_param_info mb_param_info[] = {
 	{ "threads", "20", "tasks, each a process running jobs one after another (1..1024)" },
-	{ "jobs", "4", "jobs per task (1..100000)" },
+	{ "jobs", "16", "jobs per task (1..100000)" },
 	{ "job-size", "0",
 	  "mean bytes a job maps (4K..64G, whole pages); 0: --memcg-max x --overcommit / "
 	  "--threads" },
@@ -52,6 +53,9 @@ static const struct fl_workload_param_info mb_param_info[] = {
 	{ "keep", "60", "percent of a job's memory kept to its end and read back (0..100)" },
 	{ "passes", "2", "read-backs of the kept memory per job (0..100)" },
 	{ "seed", "1", "the job-size streams' seed (0..2^31-1)" },
+	{ "user-ns", "15000",
+	  "user-mode CPU time per page a job writes, in ns, spent as each 2 MiB is written: "
+	  "the compiler's own work (0..1000000)" },
 	{ NULL, NULL, NULL },
 };
 
@@ -81,6 +85,8 @@ static int mb_parse(const struct fl_config *cfg, void *params, char *err, size_t
 		ret = fl__param_int(cfg, wi, "passes", 0, 100, &p->passes, err, len);
 	if (!ret)
 		ret = fl__param_int(cfg, wi, "seed", 0, 0x7fffffff, &p->seed, err, len);
+	if (!ret)
+		ret = fl__param_int(cfg, wi, "user-ns", 0, 1000000, &p->user_ns, err, len);
 	if (!ret)
 		ret = fl__param_only_with(cfg, "overcommit", !p->job_size,
 					  "--job-size 0 (sized from the limit)", err, len);
@@ -181,8 +187,10 @@ static int mb_job(struct fl_thread *th, struct mb_shared *sh, uint64_t size, uin
 		uint64_t n = size - off < MB_CHUNK ? size - off : MB_CHUNK;
 
 		ret = fl_write(th, addr + off, n, 4096, tag + off / 4096, 1);
-		if (!ret)
+		if (!ret) {
 			__atomic_fetch_add(&sh->pages, n / 4096, __ATOMIC_RELAXED);
+			fl_cpu_work((uint64_t)p->user_ns * (n / 4096));
+		}
 	}
 	/* the temporaries go, the kept part is worked over to the job's end */
 	if (!ret && keep < size)

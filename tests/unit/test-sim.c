@@ -19,6 +19,7 @@
  * Conventions in this file: times are virtual nanoseconds.
  */
 #include <errno.h>
+#include <time.h>
 #include "harness.h"
 #include "../src/platform/sim.h"
 #include "../src/platform/cost.h"
@@ -437,6 +438,102 @@ static bool test_bandwidth_known_answer(void)
 }
 
 /*
+ * fl_cpu_work() (clock.c): on sim, exactly the work asked as the task's
+ * CPU time, given in slices that keep the CPUs' clocks together. CPU 0
+ * works 1 ms and then clears; CPU 1 clears 5000 pages (0.5 ms) from time
+ * 0, so it clears alone and each of its clears costs exactly CL. Were the
+ * work charged in one lump, CPU 0 would add its clearing demand at 1 ms
+ * while CPU 1 is still near 0, and CPU 1 would see it as current. Off
+ * sim, the calling thread has used at least the time asked.
+ */
+static void worker_then_clear(void *arg)
+{
+	uint64_t i, pages = (uint64_t)(intptr_t)arg;
+
+	if (fl_sim_cpu() == 0)
+		fl_cpu_work(1000000);
+	for (i = 0; i < pages; i++) {
+		fl__cpu = fl_sim_cpu();
+		fl_cost_mem(FL_COST_CLEAR_PAGE, 1);
+		fl_sim_charge(0);
+	}
+}
+
+static void work_alone(void *arg)
+{
+	(void)arg;
+	fl_cpu_work(12345);
+}
+
+static bool test_cpu_work(void)
+{
+	uint64_t saved = fl__cost_ps[FL_COST_CLEAR_PAGE];
+	struct fl_bw_curve saved_bw = fl__bw_curve;
+	bool saved_active = fl__sim_active;
+	struct timespec a, b;
+
+	fl__cost_ps[FL_COST_CLEAR_PAGE] = CL;
+	fl__sim_active = true;
+	fl__bw_curve = (struct fl_bw_curve){ .n = 3, .cpus = { 1, 4, 16 }, .ps = { 34, 68, 466 } };
+	fl__bw_limited = true;
+	fl_sim_exit();
+	ASSERT_EQ(fl_sim_init(1, 1, H), 0);
+	ASSERT_EQ(fl_sim_spawn(0, work_alone, NULL), 0);
+	ASSERT_EQ(fl_sim_run(), 0);
+	ASSERT_EQ(fl_sim_cpu_busy(0), 12345000ull); /* ns asked, in ps */
+	fl_sim_exit();
+	ASSERT_EQ(fl_sim_init(2, 1, H), 0);
+	ASSERT_EQ(fl_sim_spawn(0, worker_then_clear, (void *)(intptr_t)100), 0);
+	ASSERT_EQ(fl_sim_spawn(1, worker_then_clear, (void *)(intptr_t)5000), 0);
+	ASSERT_EQ(fl_sim_run(), 0);
+	ASSERT_EQ(fl_sim_cpu_busy(1), 5000 * CL);
+	ASSERT_TRUE(fl_sim_cpu_busy(0) >= 1000000000ull + 100 * CL);
+	fl_sim_exit();
+	fl__bw_curve = saved_bw;
+	fl__bw_limited = saved_bw.n >= 2;
+	fl__cost_ps[FL_COST_CLEAR_PAGE] = saved;
+	fl__sim_active = false;
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &a);
+	fl_cpu_work(2000000); /* 2 ms of this thread's CPU time */
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &b);
+	ASSERT_TRUE((b.tv_sec - a.tv_sec) * 1000000000ll + (b.tv_nsec - a.tv_nsec) >= 2000000);
+	fl__sim_active = saved_active;
+	fl__cpu = -1;
+	return true;
+}
+
+/*
+ * The tick (FL_SIM_TICK_PS, 4 ms): two tasks on one CPU, each 10 ms of
+ * user-mode work. A runs 0..4, B 4..8, A 8..12, B 12..16, A 16..18 (done),
+ * B 18..20: four preemptions, none once a task is alone.
+ */
+static uint64_t tick_end[2];
+static void tick_worker(void *arg)
+{
+	fl_cpu_work(10000000);
+	tick_end[(intptr_t)arg] = fl_sim_now();
+}
+
+static bool test_tick_preemption(void)
+{
+	bool saved_active = fl__sim_active;
+
+	fl__sim_active = true;
+	fl_sim_exit();
+	ASSERT_EQ(fl_sim_init(1, 1, H), 0);
+	ASSERT_EQ(fl_sim_spawn(0, tick_worker, (void *)(intptr_t)0), 0);
+	ASSERT_EQ(fl_sim_spawn(0, tick_worker, (void *)(intptr_t)1), 0);
+	ASSERT_EQ(fl_sim_run(), 0);
+	ASSERT_EQ(tick_end[0], 18 * 1000000000ull);
+	ASSERT_EQ(tick_end[1], 20 * 1000000000ull);
+	ASSERT_EQ(fl_sim_preemptions(), 4u);
+	ASSERT_EQ(fl_sim_cpu_busy(0), 20 * 1000000000ull);
+	fl_sim_exit();
+	fl__sim_active = saved_active;
+	return true;
+}
+
+/*
  * A line table (cost.h): a write by the line's last writer is free, by
  * another CPU one transfer; a new simulation starts with no owners.
  */
@@ -576,8 +673,9 @@ static bool test_wait_timeout(void)
 	return true;
 }
 
-TEST_MAIN(TEST(test_wait_timeout), TEST(test_bandwidth_known_answer), TEST(test_xa_hot_nodes),
-	  TEST(test_line_table), TEST(test_lock_known_answer), TEST(test_seed_decides_only_ties),
+TEST_MAIN(TEST(test_wait_timeout), TEST(test_cpu_work), TEST(test_tick_preemption),
+	  TEST(test_bandwidth_known_answer), TEST(test_xa_hot_nodes), TEST(test_line_table),
+	  TEST(test_lock_known_answer), TEST(test_seed_decides_only_ties),
 	  TEST(test_mutex_known_answer), TEST(test_mutex_waiter_gives_the_cpu_away),
 	  TEST(test_rwsem_known_answer), TEST(test_sleep_gives_the_cpu_away),
 	  TEST(test_deadlock_found), TEST(test_a_thousand_cpus))
