@@ -16,10 +16,12 @@
  * LRU (not in a per-CPU batch) and reclaims them at the end of each PMD
  * range (reclaim_pages(): swap-out, or dropping lazy-free ones).
  *
- * Not modelled yet: splitting a large folio that a FREE, COLD or PAGEOUT
- * range covers only in part (the kernel tries split_folio(); here the
- * folio is skipped, as when that split fails), PAGEOUT of file and shmem
- * folios (skipped), and COLLAPSE (needs khugepaged): -EOPNOTSUPP.
+ * A large folio that a FREE, COLD or PAGEOUT range covers only in part is
+ * split (split_folio(), as 6.18; a PMD-mapped one loses its PMD first) and
+ * the covered pages are acted on; one that will not split is skipped.
+ *
+ * Not modelled yet: PAGEOUT of file and shmem folios (skipped), and
+ * COLLAPSE (needs khugepaged): -EOPNOTSUPP.
  *
  * Conventions in this file: [start, end) is page aligned; ranges with
  * holes are applied to the mapped parts and return -ENOMEM, as Linux does.

@@ -59,6 +59,8 @@ static struct memcg_stock_pcp *memcg_stock; /* [nr_cpu_ids + 1] */
  */
 static unsigned long *over_high;	/* [nr_cpu_ids + 1] */
 static struct fl_waitq high_delay_wait; /* nobody wakes it: the penalty sleep */
+static uint64_t flush_last_time;	/* atomic: ns of the last flush of the root */
+static uint64_t flush_next_time;	/* atomic: the periodic flush's next time; 0: none yet */
 
 static const struct fl_lock_class stock_lock_class = { .name = "memcg_stock.lock",
 						       .rank = FL_RANK_MEMCG_STOCK,
@@ -79,6 +81,8 @@ int fl__memcg_init(void)
 		fl_spin_lock_init(&memcg_stock[i].lock, &stock_lock_class);
 	memset(&high_delay_wait, 0, sizeof(high_delay_wait));
 	fl__run_memcg = NULL;
+	flush_next_time = 0;
+	flush_last_time = 0;
 	return 0;
 }
 
@@ -610,6 +614,106 @@ int mem_cgroup_reclaim(struct mem_cgroup *memcg, unsigned long nr_pages, int swa
 	return 0;
 }
 
+/* ---- the rstat flush (memcontrol.h) ---- */
+
+#define FLUSH_TIME_NS (2ull * 1000000000ull) /* 2 * HZ */
+
+static bool memcg_vmstats_needs_flush(struct mem_cgroup *memcg)
+{
+	return fl_atomic_load(&memcg->stats_updates, __ATOMIC_RELAXED) >
+	       (long)MEMCG_CHARGE_BATCH * fl__nr_cpu_ids;
+}
+
+/* css_rstat_flush(): the sizes and WORKINGSET_ACTIVATE_ANON as they are now */
+static void memcg_flush(struct mem_cgroup *memcg)
+{
+	int nid, lru;
+
+	for_each_online_node (nid) {
+		struct lruvec *lruvec = &memcg->nodeinfo[nid];
+
+		for (lru = 0; lru < NR_LRU_LISTS; lru++)
+			WRITE_ONCE(lruvec->nr_flushed[lru], READ_ONCE(lruvec->nr_pages[lru]));
+	}
+	WRITE_ONCE(memcg->activate_flushed, memcg_page_state(memcg, WORKINGSET_ACTIVATE_ANON));
+	fl_atomic_store(&memcg->stats_updates, 0, __ATOMIC_RELAXED);
+}
+
+static void flush_root(uint64_t now)
+{
+	int i;
+
+	fl_atomic_store(&flush_last_time, now, __ATOMIC_RELAXED);
+	for (i = 1; i <= fl__nr_memcgs; i++)
+		memcg_flush(fl__memcgs[i]);
+}
+
+/*
+ * flush_memcg_stats_dwork(), run where the model next looks: the periodic
+ * flush's times passed since it last ran flush everything once (nothing a
+ * flush reads changed in between, up to the updates still under a CPU's
+ * batch, which the kernel's flush would take too)
+ */
+static void flush_periodic(void)
+{
+	uint64_t now = fl_clock_ns(), next = fl_atomic_load(&flush_next_time, __ATOMIC_RELAXED);
+
+	if (!next) { /* the first look: as if the periodic flush had just run */
+		if (fl_atomic_cmpxchg(&flush_next_time, &next, now + FLUSH_TIME_NS, false,
+				      __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+			fl_atomic_store(&flush_last_time, now, __ATOMIC_RELAXED);
+		return;
+	}
+	if (now < next)
+		return;
+	if (!fl_atomic_cmpxchg(&flush_next_time, &next,
+			       now - (now - next) % FLUSH_TIME_NS + FLUSH_TIME_NS, false,
+			       __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+		return; /* another CPU flushes */
+	flush_root(now - (now - next) % FLUSH_TIME_NS);
+}
+
+void memcg_rstat_spill(struct mem_cgroup *memcg, struct memcg_vmstats_percpu *statc)
+{
+	uint64_t n = __atomic_load_n(&statc->stats_updates, __ATOMIC_RELAXED);
+
+	__atomic_store_n(&statc->stats_updates, 0, __ATOMIC_RELAXED);
+	/* one already flushable needs no more counting */
+	if (!memcg_vmstats_needs_flush(memcg))
+		fl_atomic_add_fetch(&memcg->stats_updates, (long)n, __ATOMIC_RELAXED);
+	flush_periodic();
+}
+
+void mem_cgroup_flush_stats(struct mem_cgroup *memcg)
+{
+	flush_periodic();
+	if (!memcg) {
+		int i;
+
+		for (i = 1; i <= fl__nr_memcgs; i++)
+			if (memcg_vmstats_needs_flush(fl__memcgs[i]))
+				memcg_flush(fl__memcgs[i]);
+		fl_atomic_store(&flush_last_time, fl_clock_ns(), __ATOMIC_RELAXED);
+		return;
+	}
+	if (memcg_vmstats_needs_flush(memcg))
+		memcg_flush(memcg);
+}
+
+void mem_cgroup_flush_stats_ratelimited(struct mem_cgroup *memcg)
+{
+	flush_periodic();
+	/* only if the periodic flush is a whole period late */
+	if (fl_clock_ns() > fl_atomic_load(&flush_last_time, __ATOMIC_RELAXED) + 2 * FLUSH_TIME_NS)
+		mem_cgroup_flush_stats(memcg);
+}
+
+unsigned long memcg_lruvec_flushed(struct lruvec *lruvec, enum lru_list lru)
+{
+	flush_periodic();
+	return READ_ONCE(lruvec->nr_flushed[lru]);
+}
+
 /* ---- reading ---- */
 
 uint64_t memcg_events(struct mem_cgroup *memcg, enum vm_event_item item)
@@ -701,6 +805,7 @@ int fl__memcg_snapshot(struct mem_cgroup *memcg, struct fl_counters *c)
 	int ret = 0;
 	size_t i;
 
+	mem_cgroup_flush_stats(memcg); /* memory_stat_show() flushes what needs it */
 	ret |= fl_counters_set(c, "memory.current",
 			       page_counter_read(&memcg->memory) * (int64_t)PAGE_SIZE);
 	ret |= fl_counters_set(c, "memory.peak",

@@ -56,6 +56,7 @@ struct page_counter {
 struct memcg_vmstats_percpu {
 	uint64_t events[NR_VM_EVENT_ITEMS];
 	int64_t state[NR_VM_NODE_STAT_ITEMS];
+	uint64_t stats_updates; /* this CPU's updates not yet added to the memcg's */
 } __cacheline_aligned;
 
 struct mem_cgroup {
@@ -66,7 +67,9 @@ struct mem_cgroup {
 	struct lruvec *nodeinfo;		     /* [nr_node_ids]: its lruvec per node */
 	struct deferred_split deferred_split_queue;  /* its large folios to split later */
 	unsigned short id;			     /* 1..: the swap_cgroup record */
-	int oom_lock;				     /* atomic: one OOM report */
+	long stats_updates;	  /* atomic: updates since the last stats flush, in batches */
+	int64_t activate_flushed; /* WORKINGSET_ACTIVATE_ANON at the last flush */
+	int oom_lock;		  /* atomic: one OOM report */
 	char name[32];
 };
 
@@ -102,6 +105,44 @@ static inline struct memcg_vmstats_percpu *memcg_this_cpu(struct mem_cgroup *mem
 	return &memcg->vmstats_percpu[memcg_cpu_slot()];
 }
 
+/*
+ * The rstat flush of the memcg's statistics (6.18: mm/memcontrol.c).
+ * Every update of a memcg stat or event adds its size to the CPU's
+ * stats_updates; at MEMCG_CHARGE_BATCH the CPU adds its count to the
+ * memcg's, and a memcg with more than MEMCG_CHARGE_BATCH x CPUs pending
+ * "needs a flush". What the model reads flushed is what
+ * lruvec_page_state() reads: a memcg lruvec's LRU sizes
+ * (memcg_lruvec_flushed(): inactive_is_low(), lru_note_cost()). A flush
+ * copies the exact sizes. Flushes happen every FLUSH_TIME (2 s) of the
+ * run (the kernel's periodic work, forced), when memory.stat is read
+ * (fl__memcg_snapshot(): if the memcg needs one), and from reclaim and
+ * refault (mem_cgroup_flush_stats_ratelimited(): only when the periodic
+ * flush is a whole period late).
+ */
+void memcg_rstat_spill(struct mem_cgroup *memcg, struct memcg_vmstats_percpu *statc);
+void mem_cgroup_flush_stats(struct mem_cgroup *memcg);
+void mem_cgroup_flush_stats_ratelimited(struct mem_cgroup *memcg);
+unsigned long memcg_lruvec_flushed(struct lruvec *lruvec, enum lru_list lru);
+
+static inline void memcg_rstat_updated(struct mem_cgroup *memcg, long val)
+{
+	struct memcg_vmstats_percpu *statc = memcg_this_cpu(memcg);
+	uint64_t n = __atomic_load_n(&statc->stats_updates, __ATOMIC_RELAXED) +
+		     (uint64_t)(val < 0 ? -val : val);
+
+	__atomic_store_n(&statc->stats_updates, n, __ATOMIC_RELAXED);
+	if (unlikely(n >= MEMCG_CHARGE_BATCH))
+		memcg_rstat_spill(memcg, statc);
+}
+
+/* lruvec_page_state_lru() - @lruvec's own LRU size, a memcg's as last flushed */
+static inline unsigned long lruvec_page_state_lru(struct lruvec *lruvec, enum lru_list lru)
+{
+	if (lruvec->memcg)
+		return memcg_lruvec_flushed(lruvec, lru);
+	return READ_ONCE(lruvec->nr_pages[lru]);
+}
+
 /* node_lru_pages() - an LRU list's pages on @pgdat: the root's lruvec and every memcg's */
 static inline unsigned long node_lru_pages(struct pglist_data *pgdat, enum lru_list lru)
 {
@@ -117,8 +158,10 @@ static inline unsigned long node_lru_pages(struct pglist_data *pgdat, enum lru_l
 static inline void count_memcg_events(struct mem_cgroup *memcg, enum vm_event_item item,
 				      unsigned long n)
 {
-	if (memcg)
+	if (memcg) {
 		fl_this_cpu_add_u64(&memcg_this_cpu(memcg)->events[item], n);
+		memcg_rstat_updated(memcg, (long)n);
+	}
 }
 
 static inline void count_memcg_folio_events(const struct folio *folio, enum vm_event_item item,
@@ -136,8 +179,10 @@ static inline void count_memcg_event_mm(const struct mm_struct *mm, enum vm_even
 static inline void mod_lruvec_state(struct lruvec *lruvec, enum node_stat_item item, long delta)
 {
 	mod_node_page_state(lruvec->pgdat, item, delta);
-	if (lruvec->memcg)
+	if (lruvec->memcg) {
 		fl_this_cpu_add_s64(&memcg_this_cpu(lruvec->memcg)->state[item], delta);
+		memcg_rstat_updated(lruvec->memcg, delta);
+	}
 }
 
 /* lruvec_stat_mod_folio() - a node stat of @folio's node, and its memcg's */
@@ -147,8 +192,10 @@ static inline void lruvec_stat_mod_folio(const struct folio *folio, enum node_st
 	struct mem_cgroup *memcg = folio_memcg(folio);
 
 	mod_node_page_state(folio_pgdat(folio), item, delta);
-	if (memcg)
+	if (memcg) {
 		fl_this_cpu_add_s64(&memcg_this_cpu(memcg)->state[item], delta);
+		memcg_rstat_updated(memcg, delta);
+	}
 }
 
 int fl__memcg_init(void);

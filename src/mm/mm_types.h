@@ -218,10 +218,11 @@ struct mem_cgroup;
 
 struct lruvec {
 	struct fl_spinlock lru_lock;
-	struct list_head lists[NR_LRU_LISTS]; /* lru_lock */
-	unsigned long nr_pages[NR_LRU_LISTS]; /* lru_lock; racy readers */
-	struct fl_cacheline lists_line;	      /* sim: the list heads' line */
-	struct fl_cacheline size_line;	      /* sim: the LRU sizes' line (lru_zone_size) */
+	struct list_head lists[NR_LRU_LISTS];	/* lru_lock */
+	unsigned long nr_pages[NR_LRU_LISTS];	/* lru_lock; racy readers */
+	unsigned long nr_flushed[NR_LRU_LISTS]; /* a memcg's: nr_pages at the last stats flush */
+	struct fl_cacheline lists_line;		/* sim: the list heads' line */
+	struct fl_cacheline size_line;		/* sim: the LRU sizes' line (lru_zone_size) */
 	struct pglist_data *pgdat;
 	struct mem_cgroup *memcg; /* NULL: the node's own, the root memcg's */
 	long nonresident_age;	  /* atomic: evictions and activations (workingset.c) */

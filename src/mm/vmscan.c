@@ -103,6 +103,8 @@ static inline void update_lru_size(struct lruvec *lruvec, enum lru_list lru, lon
 		(void)fl__cacheline_claim(&lruvec->size_line);
 	fl_cost(FL_COST_LRU_MOVE);
 	WRITE_ONCE(lruvec->nr_pages[lru], (unsigned long)((long)lruvec->nr_pages[lru] + nr_pages));
+	if (lruvec->memcg)
+		memcg_rstat_updated(lruvec->memcg, nr_pages);
 }
 
 __always_inline void lruvec_add_folio(struct lruvec *lruvec, struct folio *folio)
@@ -650,12 +652,14 @@ static struct lruvec *tree_lruvec(struct mem_cgroup *target, struct pglist_data 
 
 /*
  * lruvec_tree_size() - an LRU size as lruvec_page_state() reads it:
- * hierarchical, so the root's lruvec counts the whole node
+ * hierarchical, so the root's lruvec counts the whole node; a memcg's as
+ * of the last stats flush (memcontrol.h). The root's is read exact: the
+ * kernel's root memcg lruvec reads flushed sizes too (not modelled)
  */
 static unsigned long lruvec_tree_size(struct lruvec *lruvec, enum lru_list lru)
 {
 	if (lruvec->memcg)
-		return lruvec_lru_size(lruvec, lru);
+		return memcg_lruvec_flushed(lruvec, lru);
 	return node_lru_pages(lruvec->pgdat, lru);
 }
 
@@ -1074,8 +1078,8 @@ static void shrink_lruvec(struct lruvec *lruvec, struct scan_control *sc)
 /* workingset activations of anon in the lruvec's tree (the node's for the root's) */
 static unsigned long target_refaults(struct lruvec *lruvec)
 {
-	if (lruvec->memcg)
-		return (unsigned long)memcg_page_state(lruvec->memcg, WORKINGSET_ACTIVATE_ANON);
+	if (lruvec->memcg) /* lruvec_page_state(): as last flushed */
+		return (unsigned long)READ_ONCE(lruvec->memcg->activate_flushed);
 	return node_page_state(lruvec->pgdat, WORKINGSET_ACTIVATE_ANON);
 }
 
@@ -1091,6 +1095,7 @@ static void prepare_scan_control(struct pglist_data *pgdat, struct scan_control 
 	unsigned long file, free, anon;
 	struct zone *zone = &pgdat->node_zones[0];
 
+	mem_cgroup_flush_stats_ratelimited(sc->target_mem_cgroup);
 	fl_spin_lock_at(&lruvec->lru_lock, &site);
 	sc->anon_cost = lruvec->anon_cost;
 	sc->file_cost = lruvec->file_cost;

@@ -58,12 +58,14 @@ void workingset_refault(struct folio *folio, unsigned long shadow)
 	workingset = shadow & 1;
 	eviction = shadow >> 1;
 	lruvec_stat_mod_folio(folio, WORKINGSET_REFAULT_ANON, (long)nr);
+	mem_cgroup_flush_stats_ratelimited(lruvec->memcg);
 	distance = (unsigned long)fl_atomic_load(&lruvec->nonresident_age, __ATOMIC_RELAXED) -
 		   eviction;
-	size = READ_ONCE(lruvec->nr_pages[LRU_ACTIVE_FILE]) +
-	       READ_ONCE(lruvec->nr_pages[LRU_INACTIVE_FILE]);
+	/* the sizes as lruvec_page_state() reads them: a memcg's as last flushed */
+	size = lruvec_page_state_lru(lruvec, LRU_ACTIVE_FILE) +
+	       lruvec_page_state_lru(lruvec, LRU_INACTIVE_FILE);
 	if (si && READ_ONCE(si->inuse_pages) < si->pages)
-		size += READ_ONCE(lruvec->nr_pages[LRU_ACTIVE_ANON]);
+		size += lruvec_page_state_lru(lruvec, LRU_ACTIVE_ANON);
 	if (distance > size)
 		return;
 	folio_set_active(folio);

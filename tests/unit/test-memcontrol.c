@@ -21,7 +21,8 @@
  *     the memcg recorded for the slot again;
  *   - a memcg's partially mapped large folio waits on the memcg's own
  *     deferred split queue;
- *   - over memory.high the task reclaims on its way back to user space.
+ *   - over memory.high the task reclaims on its way back to user space;
+ *   - reclaim reads the memcg's LRU sizes as of the last stats flush.
  *
  * Conventions in this file: one node, one CPU; tags are (case << 16) + page.
  */
@@ -300,7 +301,53 @@ static bool test_high_reclaims_on_return(void)
 	return mm_down_with_mm();
 }
 
+/*
+ * The stats flush (6.18's rstat): reclaim reads a memcg's LRU sizes as
+ * last flushed. 256 pages written, then read through memory.stat, which
+ * flushes (far over 64 updates on this one CPU): inactive anon 256,
+ * active 0. MADV_FREE moves them to the file LRU, and all are written
+ * again. memory.reclaim finds them dirty and activates all 256, but its
+ * retries read the flushed sizes (inactive 256, active 0: the inactive
+ * list is not low), so nothing is deactivated and nothing swapped. Read
+ * memory.stat again (a flush: active 256, inactive 0) and the next
+ * memory.reclaim deactivates them and swaps them out. Not so if the 2 s
+ * periodic flush came between (a machine that slow skips the first
+ * half's checks).
+ */
+static bool test_reclaim_reads_flushed_sizes(void)
+{
+	uint64_t tag = 8ull << 16, t0;
+	unsigned long a;
+
+	ASSERT_TRUE(up(64, 1024, PAGE_COUNTER_MAX));
+	t0 = fl_clock_ns();
+	a = map(256 * PAGE_SIZE);
+	ASSERT_TRUE(a && write_tags(a, 256, tag));
+	lru_add_drain();
+	ASSERT_EQ(stat("stat.pgactivate"), 0); /* a read of memory.stat: the flush */
+	ASSERT_EQ(memcg->nodeinfo[0].nr_flushed[LRU_INACTIVE_ANON], 256);
+	ASSERT_EQ(do_madvise(mm, a, 256 * PAGE_SIZE, MADV_FREE), 0);
+	lru_add_drain();
+	ASSERT_TRUE(write_tags(a, 256, tag));
+	mem_cgroup_reclaim(memcg, 256, -1);
+	ASSERT_EQ(counter("pgactivate"), 256);
+	if (fl_clock_ns() - t0 < 1900000000ull) {
+		ASSERT_EQ(counter("pgdeactivate"), 0);
+		ASSERT_EQ(counter("pswpout"), 0);
+	} else {
+		printf("# the periodic flush may have come between: first half not checked\n");
+	}
+	ASSERT_EQ(stat("stat.pgactivate"), 256); /* the flush: active 256 */
+	ASSERT_EQ(memcg->nodeinfo[0].nr_flushed[LRU_ACTIVE_ANON], 256);
+	ASSERT_EQ(memcg->nodeinfo[0].nr_flushed[LRU_INACTIVE_ANON], 0);
+	mem_cgroup_reclaim(memcg, 256, -1);
+	ASSERT_EQ(counter("pgdeactivate"), 256);
+	ASSERT_EQ(counter("pswpout"), 256);
+	ASSERT_EQ(wrong_tags(a, 256, tag), 0);
+	return mm_down_with_mm();
+}
+
 TEST_MAIN(TEST(test_charge_batches_and_stock), TEST(test_limit_reclaims_from_the_memcg),
 	  TEST(test_mthp_charge_fails_at_once), TEST(test_oom_in_the_memcg),
 	  TEST(test_memory_reclaim_and_swapin_charge), TEST(test_deferred_split_queue_per_memcg),
-	  TEST(test_high_reclaims_on_return))
+	  TEST(test_high_reclaims_on_return), TEST(test_reclaim_reads_flushed_sizes))
