@@ -82,6 +82,11 @@ static __always_inline uint64_t tag_to_store(uint64_t tag)
 	return unlikely(fl__corrupt_tag_every) ? fl__corrupt_tag(tag) : tag;
 }
 int fl__page_alloc_init(unsigned long nr_pages, int nr_nodes, int nr_cpus);
+/* the vm sysctls the model has (knobs vm/<name>) */
+extern int min_free_kbytes;
+extern int watermark_scale_factor;
+extern unsigned long vm_swappiness;
+void fl__vm_sysctl_set(int *knob, int value);
 void fl__page_alloc_exit(void);
 struct page *__alloc_pages(gfp_t gfp, unsigned int order, int nid);
 struct page *alloc_pages(gfp_t gfp, unsigned int order);

@@ -22,6 +22,7 @@
 #include "internal.h"
 #include "swap.h"
 #include "fs.h"
+#include "../lib/util.h"
 
 #define THP_PREFIX "transparent_hugepage/"
 
@@ -49,6 +50,8 @@ static void knobs_default(void)
 	fl__deferred_split_drain_batch = true;
 	fl__fail_page_alloc_orders = 0;
 	fl__corrupt_tag_every = 0;
+	vm_swappiness = 60;
+	watermark_scale_factor = 10; /* min_free_kbytes: computed at boot */
 	fl__fail_alloc_after(0);
 }
 
@@ -166,6 +169,26 @@ int fl__mm_knob_set(const char *name, const char *value, char *err, size_t len)
 
 	if (!strncmp(name, THP_PREFIX, strlen(THP_PREFIX)))
 		return fl__thp_knob_set(name + strlen(THP_PREFIX), value, err, len);
+	if (!strncmp(name, "vm/", 3)) {
+		const struct fl_vm_knob *k = fl_vm_knob(name + 3);
+
+		if (!k) {
+			snprintf(err, len, "%s: accepted vm knobs are " FL_VM_KNOB_NAMES, name);
+			return -ENOENT;
+		}
+		if (parse_uint(value, k->lo, k->hi, &v)) {
+			snprintf(err, len, "%s: '%s' is not a whole number %lu..%lu", name, value,
+				 k->lo, k->hi);
+			return -EINVAL;
+		}
+		if (k == &fl_vm_knobs[0])
+			WRITE_ONCE(vm_swappiness, v);
+		else
+			fl__vm_sysctl_set(k == &fl_vm_knobs[1] ? &min_free_kbytes
+							       : &watermark_scale_factor,
+					  (int)v);
+		return 0;
+	}
 	if (!strcmp(name, "foliolab/lru_cache")) {
 		for (i = 0; i < ARRAY_SIZE(policies); i++) {
 			if (!strcmp(value, policies[i].name)) {
@@ -349,6 +372,12 @@ int fl__mm_knobs_read(struct fl_knobs *out)
 		snprintf(name, sizeof(name), THP_PREFIX "%s", sub);
 		ret |= fl_knobs_set(out, name, val);
 	}
+	snprintf(val, sizeof(val), "%lu", READ_ONCE(vm_swappiness));
+	ret |= fl_knobs_set(out, "vm/swappiness", val);
+	snprintf(val, sizeof(val), "%d", min_free_kbytes);
+	ret |= fl_knobs_set(out, "vm/min_free_kbytes", val);
+	snprintf(val, sizeof(val), "%d", watermark_scale_factor);
+	ret |= fl_knobs_set(out, "vm/watermark_scale_factor", val);
 	ret |= fl_knobs_set(out, "foliolab/lru_cache", policy_name());
 	snprintf(val, sizeof(val), "%u", fl__lru_cache_policy.folio_pages);
 	ret |= fl_knobs_set(out, "foliolab/lru_cache_folio_pages", val);

@@ -385,8 +385,19 @@ static __always_inline struct page *rmqueue(struct zone *zone, unsigned int orde
 
 /* ---- watermarks ---- */
 
-int min_free_kbytes; /* calculate_min_free_kbytes() at start */
-int watermark_scale_factor = 10;
+int min_free_kbytes;		 /* calculate_min_free_kbytes() at start */
+int watermark_scale_factor = 10; /* vm.watermark_scale_factor */
+static void setup_per_zone_wmarks(void);
+
+/*
+ * fl__vm_sysctl_set() - vm.min_free_kbytes or vm.watermark_scale_factor,
+ * as their sysctl handlers do: the value, then the watermarks again.
+ */
+void fl__vm_sysctl_set(int *knob, int value)
+{
+	*knob = value;
+	setup_per_zone_wmarks();
+}
 
 #define ALLOC_WMARK_MASK 0x3u /* enum zone_watermarks */
 #define ALLOC_NO_WATERMARKS 0x4u

@@ -616,8 +616,8 @@ unsigned long reclaim_pages(struct list_head *folio_list)
 
 /* ---- the LRU scan: shrink_node() and below ---- */
 
-static unsigned long vm_swappiness = 60;
-static int kswapd_should_stop; /* atomic: the workload's tasks ended */
+unsigned long vm_swappiness = 60; /* vm.swappiness (knob vm/swappiness) */
+static int kswapd_should_stop;	  /* atomic: the workload's tasks ended */
 
 static inline bool is_file_lru(enum lru_list lru)
 {
@@ -952,7 +952,8 @@ enum scan_balance { SCAN_EQUAL, SCAN_FRACT, SCAN_ANON, SCAN_FILE };
 /*
  * get_scan_count() - how many pages of each list to scan at this
  * priority: (size >> priority), split between anon and file by the 6.18
- * ladder (no swap: file only; priority 0: each list whole; a tiny file
+ * ladder (no swap, or a memcg's reclaim at swappiness 0: file only;
+ * priority 0 (with swappiness): each list whole; a tiny file
  * LRU: anon only; trimmable cache: file only; else by swappiness and
  * what each type cost to reclaim lately).
  */
@@ -965,6 +966,8 @@ static void get_scan_count(struct lruvec *lruvec, struct scan_control *sc, unsig
 
 	if (!sc->may_swap || !can_reclaim_anon_pages()) {
 		scan_balance = SCAN_FILE;
+	} else if (sc->target_mem_cgroup && !swappiness) {
+		scan_balance = SCAN_FILE; /* for a memcg, swappiness 0 means no swap at all */
 	} else if (swappiness == SWAPPINESS_ANON_ONLY) {
 		scan_balance = SCAN_ANON;
 	} else if (!sc->priority && swappiness) {

@@ -33,6 +33,7 @@
 #include "target.h"
 
 #define HOST_THP_PREFIX "transparent_hugepage/"
+#define HOST_VM_PREFIX "vm/"
 #define HOST_PATH_MAX 512
 
 /* host_rundir.c: the run folder and everything a run changes, with its undo */

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * host_knobs.c - the host's THP knobs under /sys/kernel/mm/transparent_hugepage:
+ * host_knobs.c - the host's THP knobs under /sys/kernel/mm/transparent_hugepage
+ * and the vm sysctls the model has (vm/<name>: /proc/sys/vm/<name>):
  * names and values checked against what each file offers before anything
  * changes, and every change recorded for undo first (host_rundir.c:
  * the restore file, the signal handlers, `foliolab host restore`).
@@ -19,6 +20,15 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "host.h"
+#include "../lib/util.h"
+
+/* where the vm sysctls are: FOLIOLAB_HOST_PROCSYS_VM (tests), else /proc/sys/vm */
+static const char *procsys_vm_root(void)
+{
+	const char *r = getenv("FOLIOLAB_HOST_PROCSYS_VM");
+
+	return r && *r ? r : "/proc/sys/vm";
+}
 
 const char *fl__host_sysfs_root(void)
 {
@@ -106,9 +116,27 @@ static int knob_path(const char *name, char *path, size_t len, char *err, size_t
 			 name);
 		return -EINVAL;
 	}
+	if (!strncmp(name, HOST_VM_PREFIX, strlen(HOST_VM_PREFIX))) {
+		rest = name + strlen(HOST_VM_PREFIX);
+		if (!fl_vm_knob(rest)) {
+			snprintf(err, elen, "host knob %s: accepted vm knobs are " FL_VM_KNOB_NAMES,
+				 name);
+			return -EINVAL;
+		}
+		snprintf(path, len, "%s/%s", procsys_vm_root(), rest);
+		if (stat(path, &st) || !S_ISREG(st.st_mode)) {
+			snprintf(err, elen,
+				 "host knob %s: this kernel has no %s; nothing was changed", name,
+				 path);
+			return -EINVAL;
+		}
+		return 0;
+	}
 	if (strncmp(name, HOST_THP_PREFIX, strlen(HOST_THP_PREFIX)) != 0) {
-		snprintf(err, elen, "host knob %s: accepted names under %s (e.g. %senabled)", name,
-			 HOST_THP_PREFIX, HOST_THP_PREFIX);
+		snprintf(err, elen,
+			 "host knob %s: accepted names under %s (e.g. %senabled) "
+			 "and " FL_VM_KNOB_NAMES,
+			 name, HOST_THP_PREFIX, HOST_THP_PREFIX);
 		return -EINVAL;
 	}
 	rest = name + strlen(HOST_THP_PREFIX);
@@ -138,6 +166,20 @@ int fl__host_knobs_check(const struct fl_knobs *k, char *err, size_t len)
 			snprintf(err, len, "host knob %s: '%s' is not accepted; accepted: %s",
 				 k->v[i].name, k->v[i].value, words);
 			return -EINVAL;
+		}
+		if (!strncmp(k->v[i].name, HOST_VM_PREFIX, strlen(HOST_VM_PREFIX))) {
+			const struct fl_vm_knob *vk = fl_vm_knob(k->v[i].name +
+								 strlen(HOST_VM_PREFIX));
+			unsigned long v = strtoul(k->v[i].value, NULL, 10);
+
+			if (v < vk->lo || v > vk->hi) {
+				snprintf(err, len,
+					 "host knob %s: '%s' is not accepted; accepted: a whole "
+					 "number "
+					 "%lu..%lu",
+					 k->v[i].name, k->v[i].value, vk->lo, vk->hi);
+				return -EINVAL;
+			}
 		}
 		if (access(path, W_OK)) {
 			snprintf(err, len,
@@ -311,6 +353,15 @@ int fl__host_knobs_read(struct fl_knobs *out)
 	for (i = 0; i < sizeof(khp) / sizeof(khp[0]); i++) {
 		snprintf(rel, sizeof(rel), "khugepaged/%s", khp[i]);
 		add_knob(out, rel);
+	}
+	for (i = 0; i < sizeof(fl_vm_knobs) / sizeof(fl_vm_knobs[0]); i++) {
+		char path[HOST_PATH_MAX], name[FL_NAME_MAX], val[FL_VALUE_MAX];
+
+		snprintf(path, sizeof(path), "%s/%s", procsys_vm_root(), fl_vm_knobs[i].name);
+		if (fl__host_knob_read(path, val, sizeof(val)))
+			continue;
+		snprintf(name, sizeof(name), HOST_VM_PREFIX "%s", fl_vm_knobs[i].name);
+		fl_knobs_set(out, name, val);
 	}
 	add_cmdline_knobs(out);
 	add_config_knobs(out);

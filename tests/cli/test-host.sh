@@ -369,6 +369,19 @@ else
 fi
 knobs_same "after a killed tmpfs run and foliolab host restore"
 
+# vm sysctls as knobs: set for the run (the record's knobs show them in
+# force), put back after it
+"$FL" run page-fault1 --target=host --size 4M --iterations 1 --knob vm/swappiness=100 \
+	--knob vm/watermark_scale_factor=20 --json "$T/vm.json" >"$T/out" 2>"$T/err"
+rc=$?
+got=$(python3 -c 'import json,sys; k=json.load(open(sys.argv[1]))["results"][0]["knobs"]; print(k.get("vm/swappiness"), k.get("vm/watermark_scale_factor"))' "$T/vm.json" 2>/dev/null)
+if [ $rc -eq 0 ] && [ "$got" = "100 20" ]; then
+	ok "--knob vm/swappiness=100 --knob vm/watermark_scale_factor=20 on the host: in force for the run"
+else
+	nok "vm knobs on the host (exit $rc): '$got'"; sed 's/^/# /' "$T/err"
+fi
+knobs_same "after a run with vm knobs"
+
 # --swap zram:SIZE: the host's zram0 as swap for the run, put back after
 # it, after SIGKILL by host restore; refused, changing nothing, where zram0
 # is missing or in use or the host swaps elsewhere (fake sysfs folders)

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * test-host-knobs.c - the host target's knob handling and perf parsing on
- * a fake sysfs tree ($FOLIOLAB_HOST_SYSFS) and a private run folder
+ * a fake sysfs tree ($FOLIOLAB_HOST_SYSFS), a fake /proc/sys/vm
+ * ($FOLIOLAB_HOST_PROCSYS_VM) and a private run folder
  * ($FOLIOLAB_RUNDIR), so it needs no root and never touches the machine:
  * value parsing, refusal before any change, the restore file written
  * before the first change, restore at the end, on SIGTERM, after SIGKILL
@@ -19,7 +20,7 @@
 #include "harness.h"
 #include "target/host.h"
 
-static char root[256], rundir[256];
+static char root[256], rundir[256], vmroot[256];
 
 static void put(const char *rel, const char *text)
 {
@@ -48,10 +49,17 @@ static void make_tree(void)
 {
 	char cmd[700];
 
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s' '%s'", root, rundir);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s' '%s' '%s'", root, rundir, vmroot);
 	if (system(cmd))
 		return;
 	mkdir(root, 0700);
+	mkdir(vmroot, 0700);
+	snprintf(cmd, sizeof(cmd),
+		 "echo 60 > '%s/swappiness'; echo 67584 > '%s/min_free_kbytes'; "
+		 "echo 10 > '%s/watermark_scale_factor'",
+		 vmroot, vmroot, vmroot);
+	if (system(cmd))
+		return;
 	snprintf(cmd, sizeof(cmd), "%s/hugepages-16kB", root);
 	mkdir(cmd, 0700);
 	snprintf(cmd, sizeof(cmd), "%s/hugepages-2048kB", root);
@@ -178,6 +186,47 @@ static bool test_apply_then_restore(void)
 	get("khugepaged/scan_sleep_millisecs", v, sizeof(v));
 	ASSERT_STREQ(v, "10000");
 	ASSERT_TRUE(access(rundir, F_OK) != 0);
+	return true;
+}
+
+/*
+ * The vm sysctls (vm/<name>: /proc/sys/vm/<name>): only the three the
+ * model has, in the kernel's ranges, refused before anything changes;
+ * set, read among the knobs, and put back at the end.
+ */
+static bool test_vm_knobs(void)
+{
+	struct fl_knobs k, now = { .nr = 0 };
+	char err[256], path[600], v[48];
+	int i;
+	bool seen = false;
+
+	make_tree();
+	k = knobs("vm/dirty_ratio", "5", NULL, NULL);
+	ASSERT_EQ(fl__host_knobs_check(&k, err, sizeof(err)), -EINVAL);
+	ASSERT_TRUE(strstr(err, "vm/swappiness, vm/min_free_kbytes") != NULL);
+	k = knobs("vm/swappiness", "201", NULL, NULL);
+	ASSERT_EQ(fl__host_knobs_check(&k, err, sizeof(err)), -EINVAL);
+	ASSERT_TRUE(strstr(err, "0..200") != NULL);
+	k = knobs("vm/watermark_scale_factor", "0", NULL, NULL);
+	ASSERT_EQ(fl__host_knobs_check(&k, err, sizeof(err)), -EINVAL);
+	ASSERT_EQ(fl__host_rundir_create(err, sizeof(err)), 0);
+	k = knobs("vm/swappiness", "100", "vm/watermark_scale_factor", "200");
+	ASSERT_EQ(fl__host_knobs_apply(&k, err, sizeof(err)), 0);
+	snprintf(path, sizeof(path), "%s/swappiness", vmroot);
+	ASSERT_EQ(fl__host_knob_read(path, v, sizeof(v)), 0);
+	ASSERT_STREQ(v, "100");
+	fl__host_knobs_read(&now);
+	for (i = 0; i < now.nr; i++)
+		seen |= !strcmp(now.v[i].name, "vm/watermark_scale_factor") &&
+			!strcmp(now.v[i].value, "200");
+	ASSERT_TRUE(seen);
+	fl__host_rundir_remove();
+	ASSERT_EQ(fl__host_knob_read(path, v, sizeof(v)), 0);
+	ASSERT_STREQ(v, "60");
+	snprintf(path, sizeof(path), "%s/watermark_scale_factor", vmroot);
+	ASSERT_EQ(fl__host_knob_read(path, v, sizeof(v)), 0);
+	ASSERT_STREQ(v, "10");
 	return true;
 }
 
@@ -341,7 +390,7 @@ static void cleanup(void)
 {
 	char cmd[700];
 
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s' '%s'", root, rundir);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s' '%s' '%s'", root, rundir, vmroot);
 	if (system(cmd))
 		fprintf(stderr, "# cleanup failed\n");
 }
@@ -358,6 +407,7 @@ int main(int argc, char **argv)
 		TEST(test_live_run_left_alone),
 		TEST(test_tampered_restore_file),
 		TEST(test_perf_fold),
+		TEST(test_vm_knobs),
 	};
 	char base[] = "/tmp/fl-host-knobs-XXXXXX";
 	int ret;
@@ -366,7 +416,9 @@ int main(int argc, char **argv)
 		return 1;
 	snprintf(root, sizeof(root), "%s/thp", base);
 	snprintf(rundir, sizeof(rundir), "%s/run", base);
+	snprintf(vmroot, sizeof(vmroot), "%s/vm", base);
 	setenv("FOLIOLAB_HOST_SYSFS", root, 1);
+	setenv("FOLIOLAB_HOST_PROCSYS_VM", vmroot, 1);
 	setenv("FOLIOLAB_RUNDIR", rundir, 1);
 	ret = fl_test_main(argc, argv, tests, (int)(sizeof(tests) / sizeof(tests[0])));
 	cleanup();

@@ -347,7 +347,31 @@ static bool test_reclaim_reads_flushed_sizes(void)
 	return mm_down_with_mm();
 }
 
+/*
+ * vm.swappiness 0: for a memcg it means no swap at all (6.18's
+ * get_scan_count(): cgroup reclaim at swappiness 0 scans file only). A
+ * memcg of 64 pages full of anon, with swap: the 65th page's charge finds
+ * nothing to reclaim and ends in the memcg OOM; nothing was swapped.
+ */
+static bool test_swappiness_zero_never_swaps(void)
+{
+	uint64_t tag = 9ull << 16;
+	unsigned long a;
+
+	ASSERT_TRUE(up(64, 64, PAGE_COUNTER_MAX));
+	ASSERT_TRUE(knob("vm/swappiness", "0"));
+	a = map(128 * PAGE_SIZE);
+	ASSERT_TRUE(a && write_tags(a, 64, tag));
+	ASSERT_TRUE(touch(mm, a + 64 * PAGE_SIZE, tag + 64) != 0);
+	ASSERT_EQ(stat("events.oom"), 1);
+	ASSERT_EQ(counter("pswpout"), 0);
+	ASSERT_EQ(counter("pgscan_anon"), 0);
+	ASSERT_EQ(wrong_tags(a, 64, tag), 0);
+	return mm_down_with_mm();
+}
+
 TEST_MAIN(TEST(test_charge_batches_and_stock), TEST(test_limit_reclaims_from_the_memcg),
 	  TEST(test_mthp_charge_fails_at_once), TEST(test_oom_in_the_memcg),
 	  TEST(test_memory_reclaim_and_swapin_charge), TEST(test_deferred_split_queue_per_memcg),
-	  TEST(test_high_reclaims_on_return), TEST(test_reclaim_reads_flushed_sizes))
+	  TEST(test_high_reclaims_on_return), TEST(test_reclaim_reads_flushed_sizes),
+	  TEST(test_swappiness_zero_never_swaps))

@@ -289,6 +289,33 @@ static bool test_node_fallback(void)
 }
 
 /*
+ * The vm sysctls as knobs: vm/min_free_kbytes 1024 on two nodes of 1024
+ * pages is 256 pages of min, 128 a node, with a step of max(128 / 4,
+ * 1024 * 10 / 10000) = 32; vm/watermark_scale_factor 1000 makes the step
+ * 1024 * 1000 / 10000 = 102. Out of range is refused, the value kept.
+ */
+static bool test_vm_knobs_set_the_watermarks(void)
+{
+	struct zone *z0;
+
+	ASSERT_TRUE(mm_up(8, 2, 2));
+	z0 = zone0();
+	ASSERT_TRUE(knob("vm/min_free_kbytes", "1024"));
+	ASSERT_EQ(min_wmark_pages(z0), 128);
+	ASSERT_EQ(low_wmark_pages(z0), 160);
+	ASSERT_EQ(high_wmark_pages(z0), 192);
+	ASSERT_TRUE(knob("vm/watermark_scale_factor", "1000"));
+	ASSERT_EQ(low_wmark_pages(z0), 230);
+	ASSERT_EQ(high_wmark_pages(z0), 332);
+	ASSERT_TRUE(!knob("vm/watermark_scale_factor", "3001"));
+	ASSERT_EQ(high_wmark_pages(z0), 332);
+	ASSERT_TRUE(!knob("vm/swappiness", "201"));
+	ASSERT_TRUE(knob("vm/swappiness", "0"));
+	ASSERT_EQ(vm_swappiness, 0);
+	return mm_down();
+}
+
+/*
  * Below min: a plain allocation reclaims, finds nothing and ends in the
  * OOM report (oom_kill 1); __GFP_HIGH may go down to half of min;
  * __GFP_MEMALLOC (reclaim's own allocations) to nothing.
@@ -494,4 +521,5 @@ TEST_MAIN(TEST(test_buddy_split_then_merge), TEST(test_buddy_merge_needs_both),
 	  TEST(test_pcp_follows_the_6_18_rule),
 	  TEST(test_pcp_free_high_drains_consecutive_high_order_frees),
 	  TEST(test_pcp_free_high_needs_a_run), TEST(test_node_fallback),
-	  TEST(test_watermarks_and_oom), TEST(test_leak_is_reported), TEST(test_huge_machine_boots))
+	  TEST(test_vm_knobs_set_the_watermarks), TEST(test_watermarks_and_oom),
+	  TEST(test_leak_is_reported), TEST(test_huge_machine_boots))
