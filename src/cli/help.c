@@ -173,8 +173,9 @@ void help_run(FILE *f, bool compare)
 	      "  --locks                    record lock contention with perf lock (root)\n"
 	      "  --no-knobs                 change no host knob; run with the host's settings\n"
 	      "  (--mem, --nodes, --cpus, --locked-atomics, --pin-cpus and the LRU-cache\n"
-	      "  policies are the model's)\n"
-	      "THP and mTHP (sysfs names and defaults of the host kernel):\n"
+	      "  policies are the model's)\n",
+	      f);
+	fputs("THP and mTHP (sysfs names and defaults of the host kernel):\n"
 	      "  --thp-enabled always|madvise|never     transparent_hugepage/enabled (madvise)\n"
 	      "  --mthp 16K=always,64K=never            hugepages-<N>kB/enabled, per size\n"
 	      "  --mthp 16K                             16K always, every other size never\n"
