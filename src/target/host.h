@@ -94,6 +94,8 @@ bool fl__host_is_mount(const char *path, const char *type);
 
 /* host_knobs.c */
 const char *fl__host_sysfs_root(void);
+/* is @path one of the vm sysctls a run may set (/proc/sys/vm/<knob table name>)? */
+bool fl__host_is_vm_knob_path(const char *path);
 /**
  * fl__host_knob_read() - the value in force of the knob file at @path: the
  * bracketed word of "always [madvise] never", else the trimmed contents.

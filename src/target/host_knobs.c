@@ -30,6 +30,14 @@ static const char *procsys_vm_root(void)
 	return r && *r ? r : "/proc/sys/vm";
 }
 
+bool fl__host_is_vm_knob_path(const char *path)
+{
+	const char *root = procsys_vm_root();
+	size_t n = strlen(root);
+
+	return !strncmp(path, root, n) && path[n] == '/' && fl_vm_knob(path + n + 1);
+}
+
 const char *fl__host_sysfs_root(void)
 {
 	const char *r = getenv("FOLIOLAB_HOST_SYSFS");

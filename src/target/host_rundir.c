@@ -493,7 +493,8 @@ static bool in_cgroupfs(const char *path)
 
 /*
  * Undo one line of a left-behind restore file. Only what a run could have
- * changed is touched: a knob file under the sysfs folder, a tracefs mount,
+ * changed is touched: a knob file under the sysfs folder or a vm sysctl of
+ * the knob table, a tracefs mount,
  * debugfs at /sys/kernel/debug, a tmpfs mounted in the run's own folder,
  * a cgroup folder named foliolab-<pid>. Return: 0 when it is back.
  */
@@ -592,10 +593,15 @@ static int restore_line(char *line, const char *pidname, FILE *out)
 		fprintf(out, "disabled %s in %s again (run %s)\n", more, arg, pidname);
 		return 0;
 	}
-	/* a knob: only files under the sysfs folder, never where a tampered file points */
+	/*
+	 * a knob: only files under the sysfs folder or one of the vm sysctls,
+	 * never where a tampered file points
+	 */
 	fl__host_trim(arg);
-	if (strncmp(line, root, strlen(root)) != 0 || strstr(line, "..")) {
-		fprintf(out, "skipped %s: not a knob under %s\n", line, root);
+	if ((strncmp(line, root, strlen(root)) != 0 && !fl__host_is_vm_knob_path(line)) ||
+	    strstr(line, "..")) {
+		fprintf(out, "skipped %s: not a knob under %s or a vm sysctl foliolab sets\n", line,
+			root);
 		return -1;
 	}
 	if (fl__host_write_file(line, arg) || fl__host_knob_read(line, cur, sizeof(cur)) ||

@@ -230,6 +230,37 @@ static bool test_vm_knobs(void)
 	return true;
 }
 
+/* A vm sysctl left changed by a killed run: `host restore` puts it back too. */
+static bool test_vm_knob_after_sigkill(void)
+{
+	struct fl_knobs k = knobs("vm/swappiness", "100", NULL, NULL);
+	char err[256], v[48], path[600], out[4096] = "";
+	FILE *rep;
+	pid_t pid;
+	int status;
+
+	make_tree();
+	pid = fork();
+	if (pid == 0) {
+		if (fl__host_rundir_create(err, sizeof(err)) || fl__host_knobs_apply(&k, err, 256))
+			_exit(3);
+		raise(SIGKILL);
+		_exit(4);
+	}
+	waitpid(pid, &status, 0);
+	ASSERT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+	snprintf(path, sizeof(path), "%s/swappiness", vmroot);
+	ASSERT_EQ(fl__host_knob_read(path, v, sizeof(v)), 0);
+	ASSERT_STREQ(v, "100");
+	rep = fmemopen(out, sizeof(out) - 1, "w");
+	ASSERT_EQ(fl_host_restore(rep, err, sizeof(err)), 0);
+	fclose(rep);
+	ASSERT_EQ(fl__host_knob_read(path, v, sizeof(v)), 0);
+	ASSERT_STREQ(v, "60");
+	ASSERT_TRUE(!restore_file_exists(pid));
+	return true;
+}
+
 /* A child applies a knob and dies of @sig; returns its pid. */
 static pid_t child_dies(int sig)
 {
@@ -408,6 +439,7 @@ int main(int argc, char **argv)
 		TEST(test_tampered_restore_file),
 		TEST(test_perf_fold),
 		TEST(test_vm_knobs),
+		TEST(test_vm_knob_after_sigkill),
 	};
 	char base[] = "/tmp/fl-host-knobs-XXXXXX";
 	int ret;
