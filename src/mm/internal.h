@@ -254,6 +254,7 @@ void lru_cache_drain_for_folio(struct folio *folio, int extra_refs,
 extern int fl__split_drain;
 /* huge_memory.c: deferred_split_scan() drains once per scan (seed 000 4/4), not per folio */
 extern bool fl__deferred_split_drain_batch;
+extern bool fl__memcg_stats_flush; /* knob foliolab/memcg_stats_flush (memcontrol.c) */
 void lru_cache_disable(void);
 void lru_cache_enable(void);
 bool lru_cache_disabled(void);

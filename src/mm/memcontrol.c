@@ -708,10 +708,21 @@ void mem_cgroup_flush_stats_ratelimited(struct mem_cgroup *memcg)
 		mem_cgroup_flush_stats(memcg);
 }
 
+bool fl__memcg_stats_flush = true;
+
 unsigned long memcg_lruvec_flushed(struct lruvec *lruvec, enum lru_list lru)
 {
+	if (!READ_ONCE(fl__memcg_stats_flush))
+		return READ_ONCE(lruvec->nr_pages[lru]);
 	flush_periodic();
 	return READ_ONCE(lruvec->nr_flushed[lru]);
+}
+
+int64_t memcg_activate_flushed(struct mem_cgroup *memcg)
+{
+	if (!READ_ONCE(fl__memcg_stats_flush))
+		return memcg_page_state(memcg, WORKINGSET_ACTIVATE_ANON);
+	return READ_ONCE(memcg->activate_flushed);
 }
 
 /* ---- reading ---- */

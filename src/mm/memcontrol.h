@@ -117,12 +117,14 @@ static inline struct memcg_vmstats_percpu *memcg_this_cpu(struct mem_cgroup *mem
  * run (the kernel's periodic work, forced), when memory.stat is read
  * (fl__memcg_snapshot(): if the memcg needs one), and from reclaim and
  * refault (mem_cgroup_flush_stats_ratelimited(): only when the periodic
- * flush is a whole period late).
+ * flush is a whole period late). Knob foliolab/memcg_stats_flush=off reads
+ * them exact instead.
  */
 void memcg_rstat_spill(struct mem_cgroup *memcg, struct memcg_vmstats_percpu *statc);
 void mem_cgroup_flush_stats(struct mem_cgroup *memcg);
 void mem_cgroup_flush_stats_ratelimited(struct mem_cgroup *memcg);
 unsigned long memcg_lruvec_flushed(struct lruvec *lruvec, enum lru_list lru);
+int64_t memcg_activate_flushed(struct mem_cgroup *memcg); /* WORKINGSET_ACTIVATE_ANON */
 
 static inline void memcg_rstat_updated(struct mem_cgroup *memcg, long val)
 {

@@ -48,6 +48,7 @@ static void knobs_default(void)
 	fl__split_walk_reverse = false;
 	fl__split_drain = -1;
 	fl__deferred_split_drain_batch = true;
+	fl__memcg_stats_flush = true;
 	fl__fail_page_alloc_orders = 0;
 	fl__corrupt_tag_every = 0;
 	vm_swappiness = 60;
@@ -302,6 +303,17 @@ int fl__mm_knob_set(const char *name, const char *value, char *err, size_t len)
 		fl__deferred_split_drain_batch = value[4] == 'b';
 		return 0;
 	}
+	if (!strcmp(name, "foliolab/memcg_stats_flush")) {
+		if (strcmp(value, "on") && strcmp(value, "off")) {
+			snprintf(err, len,
+				 "foliolab/memcg_stats_flush: '%s' is not on (reclaim reads a "
+				 "memcg's sizes as last flushed, 6.18) or off (exact)",
+				 value);
+			return -EINVAL;
+		}
+		fl__memcg_stats_flush = value[1] == 'n';
+		return 0;
+	}
 	if (!strcmp(name, "foliolab/fail_page_alloc_orders"))
 		return set_fail_orders(value, err, len);
 	if (!strcmp(name, "foliolab/fail_alloc_after")) {
@@ -399,6 +411,8 @@ int fl__mm_knobs_read(struct fl_knobs *out)
 						: "off");
 	ret |= fl_knobs_set(out, "foliolab/deferred_split_drain",
 			    fl__deferred_split_drain_batch ? "per-batch" : "per-folio");
+	ret |= fl_knobs_set(out, "foliolab/memcg_stats_flush",
+			    fl__memcg_stats_flush ? "on" : "off");
 	return ret;
 }
 

@@ -1082,7 +1082,7 @@ static void shrink_lruvec(struct lruvec *lruvec, struct scan_control *sc)
 static unsigned long target_refaults(struct lruvec *lruvec)
 {
 	if (lruvec->memcg) /* lruvec_page_state(): as last flushed */
-		return (unsigned long)READ_ONCE(lruvec->memcg->activate_flushed);
+		return (unsigned long)memcg_activate_flushed(lruvec->memcg);
 	return node_page_state(lruvec->pgdat, WORKINGSET_ACTIVATE_ANON);
 }
 
