@@ -47,7 +47,7 @@ static void get(const char *rel, char *buf, size_t len)
 /* A fresh tree laid out like the host's, with the host's default values. */
 static void make_tree(void)
 {
-	char cmd[700];
+	char cmd[1024];
 
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s' '%s' '%s'", root, rundir, vmroot);
 	if (system(cmd))
@@ -419,7 +419,7 @@ static bool test_perf_fold(void)
 
 static void cleanup(void)
 {
-	char cmd[700];
+	char cmd[1024];
 
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s' '%s' '%s'", root, rundir, vmroot);
 	if (system(cmd))
