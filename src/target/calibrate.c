@@ -837,6 +837,40 @@ static int measured_write(FILE *f, const struct measured *m)
 	return fflush(f) || ferror(f) ? -EIO : 0;
 }
 
+/* @v as calibrate.measured writes it with @digits decimals, and --fit reads it back */
+static double as_written(double v, int digits)
+{
+	char buf[64];
+
+	snprintf(buf, sizeof(buf), "%.*f", digits, v);
+	return strtod(buf, NULL);
+}
+
+/*
+ * The measurements as calibrate.measured holds them: the fit of a run
+ * that measures takes these, so `calibrate --fit` of its bundle gives the
+ * same cost file to the last digit (a value fitted at full precision and
+ * again from its 3 printed decimals could round apart)
+ */
+static void measured_as_written(struct measured *m)
+{
+	size_t g;
+	int i, j;
+
+	for (i = 0; i < FL_NR_COSTS; i++)
+		if (m->given[i])
+			m->given_ns[i] = as_written(m->given_ns[i], 3);
+	for (i = 0; i < NR_FIT_RUNS; i++) {
+		for (j = 0; j < NR_HM; j++)
+			m->run[i].v[j] = as_written(m->run[i].v[j], 3);
+		for (g = 0; i < 2 && g < NR_GROUPS; g++)
+			m->perf[i][g] = as_written(m->perf[i][g], 6);
+	}
+	for (i = 0; i < m->nr_checks; i++)
+		for (j = 0; j < NR_HM; j++)
+			m->check[i].v[j] = as_written(m->check[i].v[j], 3);
+}
+
 /* "A" .. "S" or "checkN": its run in @m, or NULL */
 static struct host_run *run_slot(struct measured *m, const char *id, size_t n, int *role)
 {
@@ -1837,6 +1871,7 @@ FL_API int fl_calibrate(FILE *out, const char *out_name, const char *command, FI
 	ret = measure_host(m, k.tmpdir, log, err, len);
 	if (ret)
 		goto out;
+	measured_as_written(m);
 	if (measured_out && measured_write(measured_out, m)) {
 		snprintf(err, len, "cannot write the measurements: %s", strerror(EIO));
 		ret = -EIO;

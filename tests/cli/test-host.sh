@@ -613,24 +613,39 @@ else
 	rc=$?
 	nrec=$(ls "$T/bundle/records" 2>/dev/null | grep -c '^lru-[0-9]*K-[0-9]*\.json$')
 	nlock=$(ls "$T/bundle/records" 2>/dev/null | grep -c "^lru-locks-[0-9]*K-$ncpu\.json$")
-	if [ $rc -le 1 ] && [ "$nrec" -eq $((2 * nt)) ] && [ "$nlock" -eq 2 ] &&
-		[ -s "$T/bundle/records/lru-16K-$ncpu.json" ] &&
-		[ "$(grep -c '^cost\.' "$T/bundle/calibrate.costs")" -eq "$ncosts" ] &&
-		{ [ "$ncpu" -lt 2 ] || [ "$(grep -c '^bandwidth\.' "$T/bundle/calibrate.costs")" -ge 2 ]; } &&
-		grep -q "^cpus online: $ncpu$" "$T/bundle/machine.txt" &&
+	# each condition in turn; the first that fails is named
+	why=""
+	[ $rc -le 1 ] || why="exit $rc"
+	[ -n "$why" ] || [ "$nrec" -eq $((2 * nt)) ] && [ "$nlock" -eq 2 ] || why="${why:-records}"
+	[ -n "$why" ] || [ -s "$T/bundle/records/lru-16K-$ncpu.json" ] || why="no lru-16K-$ncpu.json"
+	[ -n "$why" ] || [ "$(grep -c '^cost\.' "$T/bundle/calibrate.costs")" -eq "$ncosts" ] ||
+		why="not $ncosts costs"
+	[ -n "$why" ] || [ "$ncpu" -lt 2 ] ||
+		[ "$(grep -c '^bandwidth\.' "$T/bundle/calibrate.costs")" -ge 2 ] || why="bandwidth curve"
+	[ -n "$why" ] || grep -q "^cpus online: $ncpu$" "$T/bundle/machine.txt" || why="machine.txt"
+	[ -n "$why" ] ||
 		grep -q "^records/lru-4K-1.json: lru-microbench on the host, 1 thread," "$T/bundle/manifest.txt" &&
-		! grep -q "^# incomplete" "$T/bundle/manifest.txt" &&
-		"$FL" validate "$T/bundle" --costs "$T/bundle/calibrate.costs" >"$T/val" 2>&1 &&
-		grep -q "^validate: $((2 * nt + 2)) host records from $T/bundle" "$T/val" &&
-		grep -q '^run\.A lru-microbench ' "$T/bundle/calibrate.measured" &&
-		{ "$FL" calibrate --fit "$T/bundle" --out "$T/refit.costs" >/dev/null 2>&1 ||
-			[ $? = 1 ]; } &&
-		[ "$(grep -v '^# fitted:' "$T/refit.costs")" = "$(cat "$T/bundle/calibrate.costs")" ]; then
+		! grep -q "^# incomplete" "$T/bundle/manifest.txt" || why="${why:-manifest}"
+	[ -n "$why" ] || "$FL" validate "$T/bundle" --costs "$T/bundle/calibrate.costs" >"$T/val" 2>&1 ||
+		why="validate exit $?"
+	[ -n "$why" ] || grep -q "^validate: $((2 * nt + 2)) host records from $T/bundle" "$T/val" ||
+		why="validate's record count"
+	[ -n "$why" ] || grep -q '^run\.A lru-microbench ' "$T/bundle/calibrate.measured" ||
+		why="calibrate.measured"
+	if [ -z "$why" ]; then
+		"$FL" calibrate --fit "$T/bundle" --out "$T/refit.costs" >/dev/null 2>&1
+		frc=$?
+		[ $frc -le 1 ] || why="--fit exit $frc"
+	fi
+	[ -n "$why" ] ||
+		[ "$(grep -v '^# fitted:' "$T/refit.costs")" = "$(cat "$T/bundle/calibrate.costs")" ] ||
+		why="--fit of the bundle differs: $(diff "$T/bundle/calibrate.costs" "$T/refit.costs" | grep '^[<>] [a-z]' | head -4 | tr '\n' ' ')"
+	if [ -z "$why" ]; then
 		ok "calibrate --collect: a bundle of $((2 * nt + 2)) records, the calibration with its" \
 			"bandwidth curve, its measurements (--fit of the bundle gives the same cost" \
 			"file) and the manifest; validate reads it"
 	else
-		nok "calibrate --collect (exit $rc, $nrec + $nlock records)"
+		nok "calibrate --collect (exit $rc, $nrec + $nlock records): $why"
 		sed 's/^/# /' "$T/out" "$T/err" "$T/val" "$T/bundle/manifest.txt" 2>/dev/null | tail -30
 	fi
 	knobs_same "after calibrate --collect"
