@@ -639,13 +639,18 @@ static void memcg_flush(struct mem_cgroup *memcg)
 	fl_atomic_store(&memcg->stats_updates, 0, __ATOMIC_RELAXED);
 }
 
-static void flush_root(uint64_t now)
+/*
+ * __mem_cgroup_flush_stats() of the root (NULL): every memcg that needs
+ * it, or all with @force (the periodic work), noting the time at @now
+ */
+static void flush_root(bool force, uint64_t now)
 {
 	int i;
 
-	fl_atomic_store(&flush_last_time, now, __ATOMIC_RELAXED);
 	for (i = 1; i <= fl__nr_memcgs; i++)
-		memcg_flush(fl__memcgs[i]);
+		if (force || memcg_vmstats_needs_flush(fl__memcgs[i]))
+			memcg_flush(fl__memcgs[i]);
+	fl_atomic_store(&flush_last_time, now, __ATOMIC_RELAXED);
 }
 
 /*
@@ -670,7 +675,7 @@ static void flush_periodic(void)
 			       now - (now - next) % FLUSH_TIME_NS + FLUSH_TIME_NS, false,
 			       __ATOMIC_RELAXED, __ATOMIC_RELAXED))
 		return; /* another CPU flushes */
-	flush_root(now - (now - next) % FLUSH_TIME_NS);
+	flush_root(true, now - (now - next) % FLUSH_TIME_NS);
 }
 
 void memcg_rstat_spill(struct mem_cgroup *memcg, struct memcg_vmstats_percpu *statc)
@@ -687,16 +692,9 @@ void memcg_rstat_spill(struct mem_cgroup *memcg, struct memcg_vmstats_percpu *st
 void mem_cgroup_flush_stats(struct mem_cgroup *memcg)
 {
 	flush_periodic();
-	if (!memcg) {
-		int i;
-
-		for (i = 1; i <= fl__nr_memcgs; i++)
-			if (memcg_vmstats_needs_flush(fl__memcgs[i]))
-				memcg_flush(fl__memcgs[i]);
-		fl_atomic_store(&flush_last_time, fl_clock_ns(), __ATOMIC_RELAXED);
-		return;
-	}
-	if (memcg_vmstats_needs_flush(memcg))
+	if (!memcg)
+		flush_root(false, fl_clock_ns());
+	else if (memcg_vmstats_needs_flush(memcg))
 		memcg_flush(memcg);
 }
 

@@ -68,7 +68,7 @@ void fl_cpu_work(uint64_t ns)
 			uint64_t slice = ns < CPU_WORK_SLICE_NS ? ns : CPU_WORK_SLICE_NS;
 
 			fl_sim_charge(slice * 1000);
-			fl_sim_preempt();
+			fl__sim_preempt_point(); /* user mode: the tick may switch */
 			ns -= slice;
 		}
 		return;

@@ -230,42 +230,10 @@ static bool test_vm_knobs(void)
 	return true;
 }
 
-/* A vm sysctl left changed by a killed run: `host restore` puts it back too. */
-static bool test_vm_knob_after_sigkill(void)
+/* A child sets knob @name to @value and dies of @sig; returns its pid, or -1. */
+static pid_t child_dies(int sig, const char *name, const char *value)
 {
-	struct fl_knobs k = knobs("vm/swappiness", "100", NULL, NULL);
-	char err[256], v[48], path[600], out[4096] = "";
-	FILE *rep;
-	pid_t pid;
-	int status;
-
-	make_tree();
-	pid = fork();
-	if (pid == 0) {
-		if (fl__host_rundir_create(err, sizeof(err)) || fl__host_knobs_apply(&k, err, 256))
-			_exit(3);
-		raise(SIGKILL);
-		_exit(4);
-	}
-	waitpid(pid, &status, 0);
-	ASSERT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
-	snprintf(path, sizeof(path), "%s/swappiness", vmroot);
-	ASSERT_EQ(fl__host_knob_read(path, v, sizeof(v)), 0);
-	ASSERT_STREQ(v, "100");
-	rep = fmemopen(out, sizeof(out) - 1, "w");
-	ASSERT_EQ(fl_host_restore(rep, err, sizeof(err)), 0);
-	fclose(rep);
-	ASSERT_EQ(fl__host_knob_read(path, v, sizeof(v)), 0);
-	ASSERT_STREQ(v, "60");
-	ASSERT_TRUE(!restore_file_exists(pid));
-	return true;
-}
-
-/* A child applies a knob and dies of @sig; returns its pid. */
-static pid_t child_dies(int sig)
-{
-	struct fl_knobs k = knobs("transparent_hugepage/hugepages-16kB/enabled", "always", NULL,
-				  NULL);
+	struct fl_knobs k = knobs(name, value, NULL, NULL);
 	char err[256];
 	pid_t pid = fork();
 	int status;
@@ -280,13 +248,35 @@ static pid_t child_dies(int sig)
 	return WIFSIGNALED(status) && WTERMSIG(status) == sig ? pid : -1;
 }
 
+/* A vm sysctl left changed by a killed run: `host restore` puts it back too. */
+static bool test_vm_knob_after_sigkill(void)
+{
+	char err[256], v[48], path[600], out[4096] = "";
+	FILE *rep;
+	pid_t pid;
+
+	make_tree();
+	pid = child_dies(SIGKILL, "vm/swappiness", "100");
+	ASSERT_GT(pid, 0);
+	snprintf(path, sizeof(path), "%s/swappiness", vmroot);
+	ASSERT_EQ(fl__host_knob_read(path, v, sizeof(v)), 0);
+	ASSERT_STREQ(v, "100");
+	rep = fmemopen(out, sizeof(out) - 1, "w");
+	ASSERT_EQ(fl_host_restore(rep, err, sizeof(err)), 0);
+	fclose(rep);
+	ASSERT_EQ(fl__host_knob_read(path, v, sizeof(v)), 0);
+	ASSERT_STREQ(v, "60");
+	ASSERT_TRUE(!restore_file_exists(pid));
+	return true;
+}
+
 static bool test_sigterm_restores(void)
 {
 	char v[48];
 	pid_t pid;
 
 	make_tree();
-	pid = child_dies(SIGTERM);
+	pid = child_dies(SIGTERM, "transparent_hugepage/hugepages-16kB/enabled", "always");
 	ASSERT_GT(pid, 0);
 	get("hugepages-16kB/enabled", v, sizeof(v));
 	ASSERT_STREQ(v, "never");
@@ -302,7 +292,7 @@ static bool test_sigkill_then_host_restore(void)
 	pid_t pid;
 
 	make_tree();
-	pid = child_dies(SIGKILL);
+	pid = child_dies(SIGKILL, "transparent_hugepage/hugepages-16kB/enabled", "always");
 	ASSERT_GT(pid, 0);
 	/* SIGKILL cannot be caught: the knob stays changed, the file stays */
 	get("hugepages-16kB/enabled", v, sizeof(v));
