@@ -620,6 +620,17 @@ int cli_parse(int argc, char **argv, struct cli_opts *o, char *err, size_t len)
 			}
 			if (knob_once(o, "foliolab/split_drain", val, err, len))
 				return -EINVAL;
+		} else if (!strcmp(optbuf, "--cow-reuse-drain")) {
+			if (strcmp(val, "on") && strcmp(val, "off") && strcmp(val, "auto")) {
+				snprintf(
+					err, len,
+					"--cow-reuse-drain %s: accepted on, off, auto (on when the "
+					"LRU cache may hold large folios: seed 000 2/4)",
+					val);
+				return -EINVAL;
+			}
+			if (knob_once(o, "foliolab/cow_reuse_drain", val, err, len))
+				return -EINVAL;
 		} else if (!strcmp(optbuf, "--deferred-split-drain")) {
 			if (strcmp(val, "per-folio") && strcmp(val, "per-batch")) {
 				snprintf(err, len,

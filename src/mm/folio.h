@@ -272,6 +272,9 @@ static inline void prep_compound_head(struct folio *folio, unsigned int order)
 	folio->_nr_pages_mapped = 0;
 	folio->_folio_nr_pages = 1u << order;
 	folio->_pincount = 0;
+	folio->_mm_ids = 0;
+	folio->_mm_id_mapcount[0] = 0;
+	folio->_mm_id_mapcount[1] = 0;
 	if (order >= 2) {
 		folio->_flags_2 = 0;
 		INIT_LIST_HEAD(&folio->_deferred_list);
@@ -282,6 +285,19 @@ static inline void prep_compound_head(struct folio *folio, unsigned int order)
 static inline int folio_large_mapcount(const struct folio *f)
 {
 	return fl_atomic_load(&f->_large_mapcount, __ATOMIC_RELAXED);
+}
+
+/* CONFIG_MM_ID: the mm id in slot @slot (0 or 1) of a large folio, MM_ID_DUMMY if free */
+static inline unsigned int folio_mm_id(const struct folio *f, int slot)
+{
+	return (unsigned int)((READ_ONCE(f->_mm_ids) >> (slot * FOLIO_MM_ID_BITS)) &
+			      FOLIO_MM_ID_MASK);
+}
+
+/* more than one mm may map the large folio @f */
+static inline bool folio_test_large_maybe_mapped_shared(const struct folio *f)
+{
+	return READ_ONCE(f->_mm_ids) & FOLIO_MM_IDS_SHARED_BIT;
 }
 
 static inline int folio_entire_mapcount(const struct folio *f)

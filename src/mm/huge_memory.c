@@ -674,23 +674,131 @@ static int do_huge_zero_wp_pmd(struct vm_fault *vmf, pteval_t orig)
 }
 
 /**
- * do_huge_pmd_wp_page() - a write fault on a present read-only huge PMD.
- * The only such anon PMD is the huge zero folio's (no fork yet): it gets
- * a THP of its own, or is split for the PTE fault to copy (6.18).
+ * do_huge_pmd_wp_page() - a write fault on a present read-only huge PMD:
+ * the huge zero folio's gets a THP of its own; an anon THP exclusive to
+ * this mapping, or whose only reference is this PMD's (the other process
+ * let go of it), is reused whole (no pgreuse: 6.18 counts PTE reuse
+ * only). Otherwise the PMD mapping is split and the PTE fault copies the
+ * one page written (6.18).
  * Return: 0, or VM_FAULT_FALLBACK after the split.
  */
 int do_huge_pmd_wp_page(struct vm_fault *vmf)
 {
-	pteval_t orig = entry_load(&vmf->pmdt->e[vmf->pmd_idx]);
+	FL_LOCK_SITE(site);
+	struct pgtable *pmdt = vmf->pmdt;
+	pteval_t *slot = &pmdt->e[vmf->pmd_idx];
+	pteval_t orig = entry_load(slot);
+	struct folio *folio;
+	struct page *head;
+	bool reuse;
 
 	if (is_huge_zero_pmd(orig)) {
 		int ret = do_huge_zero_wp_pmd(vmf, orig);
 
 		if (!(ret & VM_FAULT_FALLBACK))
 			return ret;
+		goto split;
 	}
+	fl_spin_lock_at(&pmdt->ptl, &site);
+	if (entry_load(slot) != orig) {
+		spin_unlock(&pmdt->ptl);
+		return 0;
+	}
+	folio = pfn_folio(pte_pfn(orig));
+	head = (struct page *)folio;
+	if (!folio_test_anon(folio))
+		goto unlock_split;
+	if (PageAnonExclusive(head))
+		goto reuse;
+	if (!folio_trylock(folio)) {
+		folio_get(folio);
+		spin_unlock(&pmdt->ptl);
+		folio_lock(folio);
+		fl_spin_lock_at(&pmdt->ptl, &site);
+		if (entry_load(slot) != orig) {
+			spin_unlock(&pmdt->ptl);
+			folio_unlock(folio);
+			folio_put(folio);
+			return 0;
+		}
+		folio_put(folio);
+	}
+	if (folio_ref_count(folio) > 1 + (folio_test_swapcache(folio) ? HPAGE_PMD_NR : 0)) {
+		folio_unlock(folio);
+		goto unlock_split;
+	}
+	if (folio_test_swapcache(folio))
+		folio_free_swap(folio);
+	reuse = folio_ref_count(folio) == 1;
+	if (reuse) {
+		folio_move_anon_rmap(folio, vmf->vma);
+		fl_set_bit(PG_anon_exclusive, &head->flags);
+	}
+	folio_unlock(folio);
+	if (!reuse)
+		goto unlock_split;
+reuse:
+	fl_cost(FL_COST_SET_PTE);
+	fl_atomic_fetch_or(slot, _PAGE_RW | _PAGE_DIRTY | _PAGE_ACCESSED, __ATOMIC_ACQ_REL);
+	vmf_access(vmf, pte_pfn(orig) + (unsigned long)pte_index(vmf->address));
+	spin_unlock(&pmdt->ptl);
+	return 0;
+unlock_split:
+	spin_unlock(&pmdt->ptl);
+split:
 	__split_huge_pmd(vmf->vma, vmf->pmdt, vmf->pmd_idx, vmf->address & PMD_MASK, false, NULL);
 	return VM_FAULT_FALLBACK;
+}
+
+/**
+ * copy_huge_pmd() - fork: the child's PMD at @addr maps what the parent's
+ * huge PMD maps, the huge zero folio or an anon THP, with a PTE table
+ * deposited for a later split. A THP's PMDs become read-only in both, the
+ * child's old; the child's rss grows by HPAGE_PMD_NR. A file THP's PMD is
+ * not copied: the child faults it in.
+ * Context: the parent's mmap_lock held for writing; the child's PMD entry
+ * is none and reached by nobody but rmap walkers, which find it only
+ * once it is set.
+ * Return: 0, -ENOMEM, or -EAGAIN when the PMD is no huge one any more.
+ */
+int copy_huge_pmd(struct vm_area_struct *dst_vma, struct pgtable *dst_pmdt,
+		  struct pgtable *src_pmdt, int idx)
+{
+	FL_LOCK_SITE(site);
+	struct mm_struct *dst_mm = dst_vma->vm_mm;
+	struct pgtable *deposit;
+	struct folio *folio;
+	pteval_t v;
+
+	if (!vma_is_anonymous(dst_vma))
+		return 0;
+	deposit = fl__pgtable_alloc(dst_mm, 0);
+	if (!deposit)
+		return -ENOMEM;
+	fl_spin_lock_at(&src_pmdt->ptl, &site);
+	v = entry_load(&src_pmdt->e[idx]);
+	if (!pmd_trans_huge(v)) {
+		spin_unlock(&src_pmdt->ptl);
+		fl__pgtable_free(dst_mm, deposit);
+		return -EAGAIN;
+	}
+	fl_cost(FL_COST_SET_PTE);
+	if (is_huge_zero_pmd(v)) {
+		/* the parent's mm holds a reference, so this one takes no allocation */
+		mm_get_huge_zero_folio(dst_mm);
+	} else {
+		folio = pfn_folio(pte_pfn(v));
+		folio_get(folio);
+		folio_try_dup_anon_rmap_pmd(folio, dst_vma);
+		add_mm_counter(dst_mm, MM_ANONPAGES, HPAGE_PMD_NR);
+		if (v & _PAGE_RW)
+			v = fl_atomic_fetch_and(&src_pmdt->e[idx], ~_PAGE_RW, __ATOMIC_ACQ_REL);
+		v &= ~(_PAGE_RW | _PAGE_ACCESSED);
+	}
+	dst_pmdt->deposit[idx] = deposit;
+	entry_store(&dst_pmdt->e[idx], v);
+	spin_unlock(&src_pmdt->ptl);
+	return 0;
 }
 
 /**

@@ -31,9 +31,10 @@ enum {
 	FL_RANK_PAGE_TABLE_LOCK = 30,
 	FL_RANK_PMD_PTL = 38,
 	FL_RANK_PTE_PTL = 40,
-	FL_RANK_SWAP_INFO = 42,	   /* swap_info_struct->lock: the cluster lists */
-	FL_RANK_SWAP_CLUSTER = 43, /* swap_cluster_info->lock: its slots and swap table */
-	FL_RANK_ZS_POOL = 44,	   /* zsmalloc's size_class->lock */
+	FL_RANK_LARGE_MAPCOUNT = 41, /* folio_lock_large_mapcount(), under a page-table lock */
+	FL_RANK_SWAP_INFO = 42,	     /* swap_info_struct->lock: the cluster lists */
+	FL_RANK_SWAP_CLUSTER = 43,   /* swap_cluster_info->lock: its slots and swap table */
+	FL_RANK_ZS_POOL = 44,	     /* zsmalloc's size_class->lock */
 	FL_RANK_I_PAGES = 45,
 	FL_RANK_SHMEM_INODE = 46, /* shmem_inode_info->lock: the inode's charge */
 	FL_RANK_MEMCG_STOCK = 49, /* memcg_stock_pcp.lock: a local lock in the kernel */
@@ -252,6 +253,7 @@ void lru_cache_drain_for_folio(struct folio *folio, int extra_refs,
 			       enum lru_cache_drained *drained);
 /* huge_memory.c: drain the LRU caches before a split (seed 000 3/4); -1: as the policy implies */
 extern int fl__split_drain;
+extern int fl__cow_reuse_drain; /* seed 000 2/4: 1 on, 0 off, -1 auto */
 /* huge_memory.c: deferred_split_scan() drains once per scan (seed 000 4/4), not per folio */
 extern bool fl__deferred_split_drain_batch;
 extern bool fl__memcg_stats_flush; /* knob foliolab/memcg_stats_flush (memcontrol.c) */
@@ -331,6 +333,7 @@ int anon_vma_clone(struct vm_area_struct *dst, struct vm_area_struct *src);
 void unlink_anon_vmas(struct vm_area_struct *vma);
 struct anon_vma *folio_get_anon_vma(struct folio *folio);
 void put_anon_vma(struct anon_vma *av);
+void fl__rmap_init(void);
 void fl__rmap_exit(void);
 
 void folio_add_new_anon_rmap(struct folio *folio, struct vm_area_struct *vma, unsigned long address,
@@ -343,6 +346,15 @@ void folio_add_file_rmap_pmd(struct folio *folio, struct page *page, struct vm_a
 void folio_remove_rmap_ptes(struct folio *folio, struct page *page, int nr,
 			    struct vm_area_struct *vma);
 void folio_remove_rmap_pmd(struct folio *folio, struct page *page, struct vm_area_struct *vma);
+int folio_try_dup_anon_rmap_ptes(struct folio *folio, struct page *page, int nr,
+				 struct vm_area_struct *dst_vma);
+int folio_try_dup_anon_rmap_pmd(struct folio *folio, struct vm_area_struct *dst_vma);
+void folio_dup_file_rmap_ptes(struct folio *folio, struct page *page, int nr,
+			      struct vm_area_struct *dst_vma);
+void folio_move_anon_rmap(struct folio *folio, struct vm_area_struct *vma);
+int anon_vma_fork(struct vm_area_struct *vma, struct vm_area_struct *pvma);
+void folio_lock_large_mapcount(struct folio *folio);
+void folio_unlock_large_mapcount(struct folio *folio);
 
 /* page_vma_mapped_walk() flags */
 #define PVMW_SYNC 0x1	   /* look at every entry under its lock */
@@ -431,6 +443,10 @@ static inline bool vma_thp_disabled(const struct vm_area_struct *vma, unsigned l
 	return vm_flags & VM_NOHUGEPAGE;
 }
 int do_huge_pmd_anonymous_page(struct vm_fault *vmf);
+int copy_huge_pmd(struct vm_area_struct *dst_vma, struct pgtable *dst_pmdt,
+		  struct pgtable *src_pmdt, int idx);
+int dup_mmap(struct mm_struct *mm, struct mm_struct *oldmm);
+int copy_page_range(struct vm_area_struct *dst_vma, struct vm_area_struct *src_vma);
 int do_huge_pmd_wp_page(struct vm_fault *vmf);
 /*
  * The huge zero folio: one PMD-sized zeroed folio every read fault in a

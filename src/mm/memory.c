@@ -381,7 +381,91 @@ static int wp_page_copy(struct vm_fault *vmf, pteval_t orig, struct folio *old,
 	return 0;
 }
 
-/* Write fault on a present PTE that lacks _PAGE_RW. Called with ptl held. */
+int fl__cow_reuse_drain = -1;
+
+/* Seed 000 2/4's drain: on, off, or (auto) when the policy caches large folios. */
+static bool cow_reuse_drain_on(void)
+{
+	int d = READ_ONCE(fl__cow_reuse_drain);
+
+	return d < 0 ? fl__lru_cache_policy.folio_pages > 2 : d;
+}
+
+/*
+ * __wp_can_reuse_large_anon_folio() (6.18): a large folio is reused when
+ * this mm alone maps it (the MM_IDS shared bit clear) and every reference
+ * is a mapping. One mapped page is not reused: the copy lets the rest go.
+ * A folio in a per-CPU LRU cache has a reference more; with seed 000 2/4
+ * the local cache is drained first so that the reuse happens (another
+ * CPU's cache is not reached: the folio is then copied).
+ * Context: the PTE lock held.
+ */
+static bool wp_can_reuse_large_anon_folio(struct folio *folio)
+{
+	bool exclusive;
+
+	if (folio_large_mapcount(folio) <= 1)
+		return false;
+	if (folio_test_large_maybe_mapped_shared(folio))
+		return false;
+	if (folio_test_swapcache(folio)) {
+		if (!folio_trylock(folio))
+			return false;
+		folio_free_swap(folio);
+		folio_unlock(folio);
+	}
+	if (cow_reuse_drain_on() && folio_may_be_lru_cached(folio) && !folio_test_lru(folio)) {
+		if (folio_ref_count(folio) != folio_large_mapcount(folio) + 1)
+			return false;
+		lru_add_drain();
+	}
+	if (folio_large_mapcount(folio) != folio_ref_count(folio))
+		return false;
+	/* stable against mapcount changes: look again */
+	folio_lock_large_mapcount(folio);
+	exclusive = !folio_test_large_maybe_mapped_shared(folio) &&
+		    folio_large_mapcount(folio) == folio_ref_count(folio);
+	folio_unlock_large_mapcount(folio);
+	return exclusive;
+}
+
+/*
+ * wp_can_reuse_anon_folio() (6.18): an order-0 folio is reused when its
+ * only reference is this mapping's, after the local LRU cache let go of
+ * it and its swap slot is freed.
+ * Context: the PTE lock held.
+ */
+static bool wp_can_reuse_anon_folio(struct folio *folio, struct vm_area_struct *vma)
+{
+	if (folio_test_large(folio))
+		return wp_can_reuse_large_anon_folio(folio);
+	if (folio_ref_count(folio) > 3)
+		return false;
+	if (!folio_test_lru(folio))
+		lru_add_drain(); /* the local cache's reference */
+	if (folio_ref_count(folio) > 1 + folio_test_swapcache(folio))
+		return false;
+	if (!folio_trylock(folio))
+		return false;
+	if (folio_test_swapcache(folio))
+		folio_free_swap(folio);
+	if (folio_ref_count(folio) != 1) {
+		folio_unlock(folio);
+		return false;
+	}
+	folio_move_anon_rmap(folio, vma);
+	folio_unlock(folio);
+	return true;
+}
+
+/*
+ * do_wp_page() - a write fault on a present PTE that lacks _PAGE_RW: the
+ * zero page is copied; an anon page exclusive to this mapping, or of a
+ * folio wp_can_reuse_anon_folio() lets us have, is reused (wp_page_reuse():
+ * that page alone becomes exclusive and writable, pgreuse); any other is
+ * copied to a fresh order-0 folio (wp_page_copy()).
+ * Context: called with the PTE lock held; returns without it.
+ */
 static int do_wp_page(struct vm_fault *vmf, struct pgtable *ptet, pteval_t orig)
 {
 	int i = pte_index(vmf->address);
@@ -394,15 +478,19 @@ static int do_wp_page(struct vm_fault *vmf, struct pgtable *ptet, pteval_t orig)
 	}
 	page = pfn_to_page(pte_pfn(orig));
 	folio = page_folio(page);
-	if (folio_test_anon(folio) && PageAnonExclusive(page)) {
-		/* wp_page_reuse(): only this mapping can see the page */
-		entry_store(&ptet->e[i], orig | _PAGE_RW | _PAGE_DIRTY | _PAGE_ACCESSED);
+	if (folio_test_anon(folio) &&
+	    (PageAnonExclusive(page) || wp_can_reuse_anon_folio(folio, vmf->vma))) {
+		if (!PageAnonExclusive(page))
+			fl_set_bit(PG_anon_exclusive, &page->flags);
+		/* wp_page_reuse() */
+		fl_cost(FL_COST_SET_PTE);
+		fl_atomic_fetch_or(&ptet->e[i], _PAGE_RW | _PAGE_DIRTY | _PAGE_ACCESSED,
+				   __ATOMIC_ACQ_REL);
 		vmf_access(vmf, pte_pfn(orig));
 		spin_unlock(&ptet->ptl);
 		count_vm_event(PGREUSE);
 		return 0;
 	}
-	/* shared anon pages appear with fork (CoW), which comes later */
 	folio_get(folio);
 	spin_unlock(&ptet->ptl);
 	i = wp_page_copy(vmf, orig, folio, page);
@@ -1426,6 +1514,184 @@ static int folio_pte_batch(struct folio *folio, unsigned long pfn, pteval_t *slo
 		nr++;
 	}
 	return nr;
+}
+
+/* ---- fork: copy_page_range() ---- */
+
+/* a private mapping: the model's may all be written (VM_MAYWRITE always set) */
+static inline bool is_cow_mapping(unsigned long vm_flags)
+{
+	return !(vm_flags & VM_SHARED);
+}
+
+/*
+ * One present PTE of the parent, and @nr - 1 more mapping the following
+ * pages of the same folio: the child maps them too (old, read-only in a
+ * CoW mapping, clean in a shared one), the folio takes a reference and a
+ * mapping per PTE, and a CoW mapping's writable PTEs become read-only in
+ * the parent (__copy_present_ptes()).
+ */
+static void copy_present_ptes(struct vm_area_struct *dst_vma, struct vm_area_struct *src_vma,
+			      pteval_t *dst, pteval_t *src, struct folio *folio, struct page *page,
+			      int nr)
+{
+	bool cow = is_cow_mapping(src_vma->vm_flags);
+	int i;
+
+	if (folio) {
+		folio_ref_add(folio, nr);
+		if (folio_test_anon(folio))
+			folio_try_dup_anon_rmap_ptes(folio, page, nr, dst_vma);
+		else
+			folio_dup_file_rmap_ptes(folio, page, nr, dst_vma);
+		add_mm_counter(dst_vma->vm_mm, mm_counter(folio), nr);
+	}
+	for (i = 0; i < nr; i++) {
+		pteval_t v = entry_load(&src[i]);
+
+		fl_cost(FL_COST_SET_PTE);
+		if (cow && (v & _PAGE_RW)) /* ptep_set_wrprotect(): hardware's A/D bits stay */
+			v = fl_atomic_fetch_and(&src[i], ~_PAGE_RW, __ATOMIC_ACQ_REL) & ~_PAGE_RW;
+		if (src_vma->vm_flags & VM_SHARED)
+			v &= ~_PAGE_DIRTY;
+		entry_store(&dst[i], v & ~_PAGE_ACCESSED);
+	}
+}
+
+/*
+ * copy_pte_range() - fork: fill a fresh PTE table for the child from the
+ * parent's at @src_pmdt[@idx], for [@addr, @end), then install it. The
+ * table is built before it is installed, so nobody sees it half filled
+ * and the parent's table lock is the only one held (the kernel holds the
+ * child's too). A migration entry in the parent is waited out first: the
+ * split that made it would not find the child's copy to restore.
+ * Return: 0 or -ENOMEM (a swap slot named by too many PTEs: count
+ * continuations are not modelled).
+ */
+static int copy_pte_range(struct vm_area_struct *dst_vma, struct vm_area_struct *src_vma,
+			  struct pgtable *dst_pmdt, struct pgtable *src_pmdt, int idx,
+			  unsigned long addr, unsigned long end)
+{
+	FL_LOCK_SITE_NAMED(site, "copy_pte_range");
+	FL_LOCK_SITE_NAMED(site_install, "pmd_install");
+	struct mm_struct *dst_mm = dst_vma->vm_mm;
+	int first = pte_index(addr), last = first + (int)((end - addr) >> PAGE_SHIFT);
+	struct pgtable *src, *dst = fl__pgtable_alloc(dst_mm, 0);
+	int i, ret = 0;
+
+	if (!dst)
+		return -ENOMEM;
+retry:
+	src = pte_offset_map_lock(src_pmdt, idx, &site);
+	if (!src)
+		goto install; /* no table any more: nothing to copy */
+	for (i = first; i < last; i++) {
+		pteval_t v = entry_load(&src->e[i]);
+		swp_entry_t e;
+
+		if (!v || (v & _PAGE_PRESENT))
+			continue;
+		e = pte_to_swp_entry(v);
+		if (is_migration_entry(e)) {
+			migration_entry_wait_on_locked(pfn_swap_entry_folio(e), &src->ptl);
+			goto retry;
+		}
+		if (__swap_count(e) >= SWAP_MAP_MAX) {
+			spin_unlock(&src->ptl);
+			ret = -ENOMEM;
+			goto install;
+		}
+	}
+	for (i = first; i < last;) {
+		pteval_t v = entry_load(&src->e[i]);
+		unsigned long pfn;
+		struct folio *folio;
+		int nr = 1;
+
+		if (!v) {
+			i++;
+			continue;
+		}
+		if (!(v & _PAGE_PRESENT)) {
+			/* a swap entry: one more PTE names the slot, exclusive to nobody */
+			swp_entry_t e = pte_to_swp_entry(v);
+
+			swap_duplicate(e);
+			if (is_swap_entry_exclusive(e)) {
+				v = swp_entry_to_pte(swp_entry_slot(e));
+				entry_store(&src->e[i], v);
+			}
+			entry_store(&dst->e[i], v);
+			add_mm_counter(dst_mm, MM_SWAPENTS, 1);
+			i++;
+			continue;
+		}
+		pfn = pte_pfn(v);
+		folio = (v & _PAGE_SPECIAL) ? NULL : pfn_folio(pfn);
+		if (folio && folio_test_large(folio))
+			nr = folio_pte_batch(folio, pfn, &src->e[i], last - i);
+		copy_present_ptes(dst_vma, src_vma, &dst->e[i], &src->e[i], folio,
+				  folio ? pfn_to_page(pfn) : NULL, nr);
+		i += nr;
+	}
+	spin_unlock(&src->ptl);
+install:
+	fl_spin_lock_at(&dst_pmdt->ptl, &site_install);
+	VM_BUG_ON(entry_load(&dst_pmdt->e[idx]));
+	entry_store(&dst_pmdt->e[idx], table_entry(dst));
+	spin_unlock(&dst_pmdt->ptl);
+	return ret;
+}
+
+/**
+ * copy_page_range() - fork: the child's @dst_vma maps what the parent's
+ * @src_vma maps, PMD range by PMD range (huge PMDs by copy_huge_pmd()).
+ * Only a VMA with an anon_vma is copied (vma_needs_copy()): file pages
+ * the child maps alone fault in.
+ * Context: the parent's mmap_lock held for writing; its VMA write-locked.
+ * Return: 0 or -ENOMEM.
+ */
+int copy_page_range(struct vm_area_struct *dst_vma, struct vm_area_struct *src_vma)
+{
+	FL_LOCK_SITE_NAMED(site_pud, "__pud_alloc");
+	FL_LOCK_SITE_NAMED(site_pmd, "__pmd_alloc");
+	struct mm_struct *dst_mm = dst_vma->vm_mm, *src_mm = src_vma->vm_mm;
+	unsigned long addr, next, end = src_vma->vm_end;
+	int ret = 0;
+
+	if (!src_vma->anon_vma)
+		return 0;
+	for (addr = src_vma->vm_start; addr < end && !ret; addr = next) {
+		struct pgtable *src_pmdt = walk_pmd_table(src_mm, addr), *pudt, *dst_pmdt;
+		int idx = pmd_index(addr);
+		pteval_t v;
+
+		next = (addr + PMD_SIZE) & PMD_MASK;
+		if (!next || next > end)
+			next = end;
+		if (!src_pmdt) {
+			next = (addr + PUD_SIZE) & ~(PUD_SIZE - 1);
+			if (!next || next > end)
+				next = end;
+			continue;
+		}
+		v = entry_load(&src_pmdt->e[idx]);
+		if (!v)
+			continue;
+		pudt = table_alloc_slot(dst_mm, &dst_mm->pgd->e[pgd_index(addr)], 2, &site_pud);
+		dst_pmdt = pudt ? table_alloc_slot(dst_mm, &pudt->e[pud_index(addr)], 1, &site_pmd)
+				: NULL;
+		if (!dst_pmdt)
+			return -ENOMEM;
+		if (pmd_trans_huge(v)) {
+			ret = copy_huge_pmd(dst_vma, dst_pmdt, src_pmdt, idx);
+			if (ret != -EAGAIN)
+				continue;
+			ret = 0; /* split meanwhile: a PTE table now */
+		}
+		ret = copy_pte_range(dst_vma, src_vma, dst_pmdt, src_pmdt, idx, addr, next);
+	}
+	return ret;
 }
 
 /*

@@ -47,6 +47,7 @@ static void knobs_default(void)
 	fl__page_mapcount = true;
 	fl__split_walk_reverse = false;
 	fl__split_drain = -1;
+	fl__cow_reuse_drain = -1;
 	fl__deferred_split_drain_batch = true;
 	fl__memcg_stats_flush = true;
 	fl__fail_page_alloc_orders = 0;
@@ -70,6 +71,7 @@ int fl__mm_boot(const struct fl_mm_config *cfg, char *err, size_t len)
 		return -EINVAL;
 	}
 	knobs_default();
+	fl__rmap_init();
 	if (fl__vmstat_init())
 		goto nomem;
 	if (fl__page_alloc_init(cfg->nr_pages / unit * unit, cfg->nr_nodes, cfg->nr_cpus))
@@ -292,6 +294,17 @@ int fl__mm_knob_set(const char *name, const char *value, char *err, size_t len)
 		fl__split_drain = value[0] == 'a' ? -1 : value[1] == 'n';
 		return 0;
 	}
+	if (!strcmp(name, "foliolab/cow_reuse_drain")) {
+		if (strcmp(value, "on") && strcmp(value, "off") && strcmp(value, "auto")) {
+			snprintf(err, len,
+				 "--cow-reuse-drain: '%s' is not on, off or auto (on when the LRU "
+				 "cache may hold large folios: seed 000 2/4)",
+				 value);
+			return -EINVAL;
+		}
+		fl__cow_reuse_drain = value[0] == 'a' ? -1 : value[1] == 'n';
+		return 0;
+	}
 	if (!strcmp(name, "foliolab/deferred_split_drain")) {
 		if (strcmp(value, "per-folio") && strcmp(value, "per-batch")) {
 			snprintf(err, len,
@@ -409,6 +422,10 @@ int fl__mm_knobs_read(struct fl_knobs *out)
 			    fl__split_drain < 0 ? "auto"
 			    : fl__split_drain	? "on"
 						: "off");
+	ret |= fl_knobs_set(out, "foliolab/cow_reuse_drain",
+			    fl__cow_reuse_drain < 0 ? "auto"
+			    : fl__cow_reuse_drain   ? "on"
+						    : "off");
 	ret |= fl_knobs_set(out, "foliolab/deferred_split_drain",
 			    fl__deferred_split_drain_batch ? "per-batch" : "per-folio");
 	ret |= fl_knobs_set(out, "foliolab/memcg_stats_flush",

@@ -167,7 +167,14 @@ struct folio {
 	unsigned int _pincount;
 	int _nr_pages_mapped; /* PAGE_MAPCOUNT: pages PTE-mapped, + ENTIRELY_MAPPED (atomic) */
 	int _page1_pad0;
-	unsigned long _page1_pad[3]; /* page[1]._mapcount lies in here */
+	/*
+	 * CONFIG_MM_ID (on with THP): the two mms that map the folio most,
+	 * FOLIO_MM_ID_BITS each, and FOLIO_MM_IDS_SHARED_BIT: maybe mapped by
+	 * more than one mm. Under folio_lock_large_mapcount().
+	 */
+	unsigned long _mm_ids;	  /* overlays page[1].private */
+	unsigned long _page1_pad; /* page[1]._mapcount lies in here */
+	int _mm_id_mapcount[2];	  /* each slot's mappings, 0 when free; overlays memcg_data */
 	/* page 2 */
 	unsigned long _flags_2;
 	unsigned long _head_2;
@@ -183,6 +190,14 @@ static_assert(offsetof(struct folio, _head_2) == 2 * sizeof(struct page) + 8,
 	      "_head_2 must overlay page[2].compound_head");
 static_assert(offsetof(struct folio, _refcount) == offsetof(struct page, _refcount),
 	      "refcount offset");
+static_assert(offsetof(struct folio, _page1_pad) ==
+		      sizeof(struct page) + offsetof(struct page, _mapcount),
+	      "page[1]._mapcount must stay clear of the folio's fields");
+
+#define FOLIO_MM_ID_BITS 31
+#define FOLIO_MM_ID_MASK ((1ul << FOLIO_MM_ID_BITS) - 1)
+#define FOLIO_MM_IDS_SHARED_BIT (1ul << 63)
+#define MM_ID_DUMMY 0u /* a free slot */
 
 /*
  * struct folio_batch - FOLIO_BATCH_SIZE folio pointers plus a header,
@@ -357,6 +372,7 @@ struct pgtable {
 #define VM_MAYSHARE 0x80ul
 #define VM_LOCKED 0x2000ul
 #define VM_DROPPABLE 0x40000ul
+#define VM_WIPEONFORK 0x02000000ul /* a child gets the range empty (MAP_DROPPABLE sets it) */
 #define VM_HUGEPAGE 0x20000000ul
 #define VM_NOHUGEPAGE 0x40000000ul
 
@@ -464,6 +480,7 @@ struct mm_struct {
 	long nr_ptes;		  /* page_table_lock */
 	unsigned long flags;	  /* MMF_*, atomic bit operations */
 	int id;			  /* the process's pid in the model */
+	unsigned int mm_id;	  /* CONFIG_MM_ID: 1.., unique while the mm lives */
 	struct mem_cgroup *memcg; /* its tasks' memcg (the owner's); NULL: the root */
 	int mm_users;		  /* atomic: the process, and mmget_not_zero() users */
 	struct list_head mmlist;  /* every live mm; mm_list_lock */

@@ -73,6 +73,9 @@ static inline struct vma_array *mm_array(struct mm_struct *mm)
 	return (struct vma_array *)((char *)mm->vmas - offsetof(struct vma_array, v));
 }
 
+/* CONFIG_MM_ID's ids; the kernel's come from an IDA and are reused, these wrap at 2^31 */
+static unsigned int next_mm_id;
+
 struct mm_struct *mm_alloc(int id)
 {
 	FL_LOCK_SITE(site);
@@ -102,6 +105,10 @@ struct mm_struct *mm_alloc(int id)
 	}
 	mm->mmap_base = MMAP_BASE;
 	mm->id = id;
+	mm->mm_id = fl_atomic_add_fetch(&next_mm_id, 1, __ATOMIC_RELAXED) & FOLIO_MM_ID_MASK;
+	if (!mm->mm_id) /* MM_ID_DUMMY is no mm's */
+		mm->mm_id = fl_atomic_add_fetch(&next_mm_id, 1, __ATOMIC_RELAXED) &
+			    FOLIO_MM_ID_MASK;
 	mm->memcg = fl__run_memcg; /* the process is made in the run's cgroup */
 	mm->mm_users = 1;
 	fl_spin_lock_at(&mm_list_lock, &site);
@@ -708,6 +715,70 @@ int do_munmap(struct mm_struct *mm, unsigned long start, unsigned long len)
 out:
 	up_write(&mm->mmap_lock);
 	flush_delayed_fput();
+	return ret;
+}
+
+/**
+ * dup_mmap() - fork: give the new, empty @mm a copy of every VMA of
+ * @oldmm: the same bounds, flags and file, linked to the parent's
+ * anon_vmas (anon_vma_fork()), and the page tables copied
+ * (copy_page_range()). A VM_WIPEONFORK VMA comes empty. The parent's VMAs
+ * are write-locked throughout, so its faults wait, and its TLBs are
+ * flushed before they go on: its PTEs are read-only now. @mm is not
+ * found by fl__find_get_mm() until it is complete.
+ * Context: nobody runs in @mm yet. Return: 0 or -ENOMEM (@mm then holds
+ * what was copied so far, for mmput()).
+ */
+int dup_mmap(struct mm_struct *mm, struct mm_struct *oldmm)
+{
+	int i, ret = 0;
+
+	fl_atomic_store(&mm->mm_users, 0, __ATOMIC_RELAXED);
+	down_write(&oldmm->mmap_lock);
+	mm->mmap_base = oldmm->mmap_base;
+	for (i = 0; i < oldmm->nr_vmas && !ret; i++) {
+		struct vm_area_struct *mpnt = oldmm->vmas[i], *tmp;
+
+		vma_start_write(mpnt);
+		tmp = vma_alloc(mm);
+		if (!tmp) {
+			ret = -ENOMEM;
+			break;
+		}
+		fl_atomic_store(&tmp->vm_start, mpnt->vm_start, __ATOMIC_RELAXED);
+		fl_atomic_store(&tmp->vm_end, mpnt->vm_end, __ATOMIC_RELAXED);
+		tmp->vm_flags = mpnt->vm_flags;
+		tmp->vm_pgoff = mpnt->vm_pgoff;
+		tmp->vm_ops = mpnt->vm_ops;
+		if (mpnt->vm_file)
+			tmp->vm_file = get_file(mpnt->vm_file);
+		if (!(mpnt->vm_flags & VM_WIPEONFORK))
+			ret = anon_vma_fork(tmp, mpnt);
+		if (!ret) {
+			mm_vmas_begin_change(mm);
+			ret = vma_array_insert(mm, tmp);
+			mm_vmas_end_change(mm);
+		}
+		if (ret) {
+			unlink_anon_vmas(tmp);
+			vma_start_write(tmp);
+			vma_free(mm, tmp);
+			break;
+		}
+		if (tmp->vm_file) {
+			i_mmap_lock_write(tmp->vm_file->f_mapping);
+			vma_link_file(tmp, tmp->vm_file);
+			i_mmap_unlock_write(tmp->vm_file->f_mapping);
+		}
+		if (!(mpnt->vm_flags & VM_WIPEONFORK))
+			ret = copy_page_range(tmp, mpnt);
+	}
+	flush_tlb_mm(oldmm);
+	for (i = 0; i < oldmm->nr_vmas; i++)
+		vma_end_write(oldmm->vmas[i]);
+	up_write(&oldmm->mmap_lock);
+	/* release: fl__find_get_mm() that takes it sees it whole */
+	fl_atomic_store(&mm->mm_users, 1, __ATOMIC_RELEASE);
 	return ret;
 }
 

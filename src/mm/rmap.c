@@ -128,12 +128,16 @@ again:
 static void anon_vma_free(struct anon_vma *av)
 {
 	FL_LOCK_SITE(site);
+	struct anon_vma *root = av->root;
 
 	VM_BUG_ON(!list_empty(&av->rb_root));
 	fl_spin_lock_at(&anon_vma_pool_lock, &site);
 	av->next_free = anon_vma_free_list;
 	anon_vma_free_list = av;
 	spin_unlock(&anon_vma_pool_lock);
+	/* a child anon_vma held its root, whose rwsem it locks with */
+	if (root != av)
+		put_anon_vma(root);
 }
 
 /** fl__rmap_exit() - at shutdown, give the anon_vma pool back to the host. */
@@ -232,6 +236,43 @@ int anon_vma_clone(struct vm_area_struct *dst, struct vm_area_struct *src)
 }
 
 /**
+ * anon_vma_fork() - fork: link the child's @vma to every anon_vma of the
+ * parent's @pvma (the folios mapped now are reached through those), and
+ * give it an anon_vma of its own under the same root for the folios it
+ * will allocate. The kernel may reuse an anon_vma no VMA uses any more
+ * instead of a new one; the model always makes one.
+ * Context: both mms' mmap_lock held for writing. Return: 0 or -ENOMEM.
+ */
+int anon_vma_fork(struct vm_area_struct *vma, struct vm_area_struct *pvma)
+{
+	struct anon_vma_chain *avc;
+	struct anon_vma *av, *root;
+
+	vma->anon_vma = NULL;
+	if (!pvma->anon_vma)
+		return 0;
+	if (anon_vma_clone(vma, pvma))
+		return -ENOMEM;
+	avc = fl_malloc(sizeof(*avc));
+	av = avc ? anon_vma_alloc() : NULL;
+	if (!av) {
+		fl_free(avc);
+		unlink_anon_vmas(vma);
+		return -ENOMEM;
+	}
+	root = pvma->anon_vma->root;
+	fl_atomic_fetch_add(&root->refcount, 1, __ATOMIC_RELAXED);
+	av->root = root;
+	anon_vma_lock_write(av);
+	anon_vma_chain_link(vma, avc, av);
+	av->num_active_vmas++;
+	root->num_children++;
+	fl_atomic_store(&vma->anon_vma, av, __ATOMIC_RELEASE);
+	anon_vma_unlock_write(av);
+	return 0;
+}
+
+/**
  * unlink_anon_vmas() - take @vma off every anon_vma it is linked to; an
  * anon_vma no VMA links to any more loses the VMAs' reference.
  * Context: mmap_lock held for writing, or the VMA is detached.
@@ -290,6 +331,133 @@ struct anon_vma *folio_get_anon_vma(struct folio *folio)
 
 bool fl__page_mapcount = true;
 
+/*
+ * CONFIG_MM_ID (6.15+, on wherever THP is): a large folio remembers the
+ * two mms that map it and how often each does, and sets
+ * FOLIO_MM_IDS_SHARED_BIT while another mm may map it too. Copy-on-write
+ * reuse of a large folio asks for that bit to be clear. The kernel guards
+ * the fields with a bit spinlock in _mm_ids; the model hashes the folio to
+ * one of a table of spinlocks, which serves the same exclusion. The
+ * _large_mapcount of a mapped large folio changes only under it.
+ */
+static const struct fl_lock_class large_mapcount_class = { .name = "folio_lock_large_mapcount",
+							   .rank = FL_RANK_LARGE_MAPCOUNT,
+							   .kind = FL_LOCK_SPIN };
+#define LARGE_MAPCOUNT_LOCKS 1024
+static struct fl_spinlock large_mapcount_locks[LARGE_MAPCOUNT_LOCKS];
+
+void fl__rmap_init(void)
+{
+	int i;
+
+	for (i = 0; i < LARGE_MAPCOUNT_LOCKS; i++)
+		fl_spin_lock_init(&large_mapcount_locks[i], &large_mapcount_class);
+}
+
+static struct fl_spinlock *large_mapcount_lock(const struct folio *folio)
+{
+	unsigned long pfn = folio_pfn(folio);
+
+	return &large_mapcount_locks[(pfn * 0x9e3779b97f4a7c15ull) >> 54];
+}
+
+void folio_lock_large_mapcount(struct folio *folio)
+{
+	FL_LOCK_SITE(site);
+
+	fl_spin_lock_at(large_mapcount_lock(folio), &site);
+}
+
+void folio_unlock_large_mapcount(struct folio *folio)
+{
+	spin_unlock(large_mapcount_lock(folio));
+}
+
+static void folio_set_mm_id(struct folio *folio, int slot, unsigned int id)
+{
+	unsigned long ids = folio->_mm_ids;
+
+	ids &= ~(FOLIO_MM_ID_MASK << (slot * FOLIO_MM_ID_BITS));
+	ids |= (unsigned long)id << (slot * FOLIO_MM_ID_BITS);
+	WRITE_ONCE(folio->_mm_ids, ids);
+}
+
+/* A fresh folio's first mappings (@n of them), all @vma's mm's. */
+static void folio_set_large_mapcount(struct folio *folio, int n, struct vm_area_struct *vma)
+{
+	fl_atomic_store(&folio->_large_mapcount, n, __ATOMIC_RELAXED);
+	folio->_mm_ids = vma->vm_mm->mm_id;
+	folio->_mm_id_mapcount[0] = n;
+	folio->_mm_id_mapcount[1] = 0;
+}
+
+/*
+ * @diff more mappings of @folio by @vma's mm. A mm without a slot takes a
+ * free one; the folio is maybe shared once a mapping is not its mm's,
+ * or no slot is free.
+ * Return: the folio's mapcount after.
+ */
+static int folio_add_return_large_mapcount(struct folio *folio, int diff,
+					   struct vm_area_struct *vma)
+{
+	unsigned int id = vma->vm_mm->mm_id;
+	int slot, val;
+
+	folio_lock_large_mapcount(folio);
+	val = fl_atomic_add_fetch(&folio->_large_mapcount, diff, __ATOMIC_RELAXED);
+	for (slot = 0; slot < 2; slot++)
+		if (folio_mm_id(folio, slot) == id)
+			break;
+	if (slot < 2) {
+		folio->_mm_id_mapcount[slot] += diff;
+	} else {
+		for (slot = 0; slot < 2; slot++)
+			if (folio_mm_id(folio, slot) == MM_ID_DUMMY)
+				break;
+		if (slot < 2) {
+			folio_set_mm_id(folio, slot, id);
+			folio->_mm_id_mapcount[slot] = diff;
+		}
+		/* no slot, or mappings that are not this mm's */
+		if (slot == 2 || val != diff)
+			WRITE_ONCE(folio->_mm_ids, folio->_mm_ids | FOLIO_MM_IDS_SHARED_BIT);
+	}
+	folio_unlock_large_mapcount(folio);
+	return val;
+}
+
+/*
+ * @diff mappings of @folio by @vma's mm went. A slot that empties is
+ * freed (a mm may unmap more than its slot counted: mappings it added
+ * while no slot was free); once one slot holds every mapping left, the
+ * folio is exclusive again.
+ * Return: the folio's mapcount after.
+ */
+static int folio_sub_return_large_mapcount(struct folio *folio, int diff,
+					   struct vm_area_struct *vma)
+{
+	unsigned int id = vma->vm_mm->mm_id;
+	int slot, val;
+
+	folio_lock_large_mapcount(folio);
+	val = fl_atomic_sub_fetch(&folio->_large_mapcount, diff, __ATOMIC_RELAXED);
+	for (slot = 0; slot < 2; slot++)
+		if (folio_mm_id(folio, slot) == id)
+			break;
+	if (slot < 2) {
+		folio->_mm_id_mapcount[slot] -= diff;
+		if (folio->_mm_id_mapcount[slot] <= 0) {
+			folio->_mm_id_mapcount[slot] = 0;
+			folio_set_mm_id(folio, slot, MM_ID_DUMMY);
+			if (folio->_mm_id_mapcount[0] == val || folio->_mm_id_mapcount[1] == val)
+				WRITE_ONCE(folio->_mm_ids,
+					   folio->_mm_ids & ~FOLIO_MM_IDS_SHARED_BIT);
+		}
+	}
+	folio_unlock_large_mapcount(folio);
+	return val;
+}
+
 /* The pages of a folio that became mapped or unmapped, by kind. */
 static __always_inline void folio_mod_stat(struct folio *folio, long nr, long nr_pmdmapped)
 {
@@ -333,10 +501,10 @@ __always_inline void folio_add_new_anon_rmap(struct folio *folio, struct vm_area
 	WRITE_ONCE(folio->flags, READ_ONCE(folio->flags) | set);
 	if (pmd) {
 		fl_atomic_store(&folio->_entire_mapcount, 1, __ATOMIC_RELAXED);
-		fl_atomic_store(&folio->_large_mapcount, 1, __ATOMIC_RELAXED);
+		folio_set_large_mapcount(folio, 1, vma);
 		lruvec_stat_mod_folio(folio, NR_ANON_THPS, (long)nr);
 	} else {
-		fl_atomic_store(&folio->_large_mapcount, (int)nr, __ATOMIC_RELAXED);
+		folio_set_large_mapcount(folio, (int)nr, vma);
 	}
 	if (fl__page_mapcount)
 		folio->_nr_pages_mapped = pmd ? ENTIRELY_MAPPED : (int)nr;
@@ -363,7 +531,8 @@ __always_inline void folio_add_new_anon_rmap(struct folio *folio, struct vm_area
  * already. Without: the folio's pages count once it goes from unmapped to
  * mapped.
  */
-static void __folio_add_rmap_ptes(struct folio *folio, struct page *page, int nr)
+static void __folio_add_rmap_ptes(struct folio *folio, struct page *page, int nr,
+				  struct vm_area_struct *vma)
 {
 	int i, first = 0;
 
@@ -373,7 +542,7 @@ static void __folio_add_rmap_ptes(struct folio *folio, struct page *page, int nr
 		return;
 	}
 	if (!fl__page_mapcount) {
-		if (fl_atomic_fetch_add(&folio->_large_mapcount, nr, __ATOMIC_RELAXED) == 0)
+		if (folio_add_return_large_mapcount(folio, nr, vma) == nr)
 			folio_mod_stat(folio, (long)folio_nr_pages(folio), 0);
 		return;
 	}
@@ -382,7 +551,7 @@ static void __folio_add_rmap_ptes(struct folio *folio, struct page *page, int nr
 	if (first && fl_atomic_add_fetch(&folio->_nr_pages_mapped, first, __ATOMIC_RELAXED) <
 			     ENTIRELY_MAPPED)
 		folio_mod_stat(folio, first, 0);
-	fl_atomic_fetch_add(&folio->_large_mapcount, nr, __ATOMIC_RELAXED);
+	folio_add_return_large_mapcount(folio, nr, vma);
 }
 
 /**
@@ -395,19 +564,84 @@ void folio_add_anon_rmap_ptes(struct folio *folio, struct page *page, int nr,
 {
 	int i;
 
-	(void)vma;
-	__folio_add_rmap_ptes(folio, page, nr);
+	__folio_add_rmap_ptes(folio, page, nr, vma);
 	if (flags & RMAP_EXCLUSIVE)
 		for (i = 0; i < nr; i++)
 			fl_set_bit(PG_anon_exclusive, &page[i].flags);
+}
+
+/*
+ * @nr more PTEs map @folio's pages from @page, each page mapped already
+ * (fork): the mapcounts grow, the stats do not.
+ */
+static void __folio_dup_rmap_ptes(struct folio *folio, struct page *page, int nr,
+				  struct vm_area_struct *dst_vma)
+{
+	int i;
+
+	if (!folio_test_large(folio)) {
+		fl_atomic_fetch_add(&folio->_mapcount, nr, __ATOMIC_RELAXED);
+		return;
+	}
+	if (fl__page_mapcount)
+		for (i = 0; i < nr; i++)
+			fl_atomic_fetch_add(&page[i]._mapcount, 1, __ATOMIC_RELAXED);
+	folio_add_return_large_mapcount(folio, nr, dst_vma);
+}
+
+/**
+ * folio_try_dup_anon_rmap_ptes() - fork: the child's @nr PTEs map @folio's
+ * pages from @page as the parent's do; no page stays exclusive to either.
+ * The kernel fails here (-EBUSY) for an exclusive page of a folio that may
+ * be pinned, and fork copies that page instead; the model has no pins.
+ * Context: the parent's PTE lock held; the caller took @nr references.
+ * Return: 0.
+ */
+int folio_try_dup_anon_rmap_ptes(struct folio *folio, struct page *page, int nr,
+				 struct vm_area_struct *dst_vma)
+{
+	int i;
+
+	for (i = 0; i < nr; i++)
+		if (PageAnonExclusive(&page[i]))
+			fl_clear_bit(PG_anon_exclusive, &page[i].flags);
+	__folio_dup_rmap_ptes(folio, page, nr, dst_vma);
+	return 0;
+}
+
+/** folio_try_dup_anon_rmap_pmd() - fork: the child's PMD maps the THP @folio too. */
+int folio_try_dup_anon_rmap_pmd(struct folio *folio, struct vm_area_struct *dst_vma)
+{
+	if (PageAnonExclusive((struct page *)folio))
+		fl_clear_bit(PG_anon_exclusive, &folio->flags);
+	fl_atomic_fetch_add(&folio->_entire_mapcount, 1, __ATOMIC_RELAXED);
+	folio_add_return_large_mapcount(folio, 1, dst_vma);
+	return 0;
+}
+
+/** folio_dup_file_rmap_ptes() - fork: the child's @nr PTEs map file pages too. */
+void folio_dup_file_rmap_ptes(struct folio *folio, struct page *page, int nr,
+			      struct vm_area_struct *dst_vma)
+{
+	__folio_dup_rmap_ptes(folio, page, nr, dst_vma);
+}
+
+/**
+ * folio_move_anon_rmap() - the anon @folio, now exclusive to @vma (a
+ * copy-on-write fault reuses it), belongs to @vma's own anon_vma: rmap
+ * walks no longer visit the VMAs of the processes it was shared with.
+ * Context: @folio locked.
+ */
+void folio_move_anon_rmap(struct folio *folio, struct vm_area_struct *vma)
+{
+	WRITE_ONCE(folio->mapping, vma->anon_vma);
 }
 
 /** folio_add_file_rmap_ptes() - @nr PTEs now map @folio's pages from @page. */
 void folio_add_file_rmap_ptes(struct folio *folio, struct page *page, int nr,
 			      struct vm_area_struct *vma)
 {
-	(void)vma;
-	__folio_add_rmap_ptes(folio, page, nr);
+	__folio_add_rmap_ptes(folio, page, nr, vma);
 }
 
 /** folio_add_file_rmap_pmd() - a PMD now maps the whole (PMD-sized) @folio. */
@@ -419,17 +653,16 @@ void folio_add_file_rmap_pmd(struct folio *folio, struct page *page, struct vm_a
 	int mapped;
 
 	(void)page;
-	(void)vma;
 	first = fl_atomic_fetch_add(&folio->_entire_mapcount, 1, __ATOMIC_RELAXED) == 0;
 	if (first)
 		nr_pmdmapped = nr;
 	if (!fl__page_mapcount) {
-		if (fl_atomic_fetch_add(&folio->_large_mapcount, 1, __ATOMIC_RELAXED) != 0)
+		if (folio_add_return_large_mapcount(folio, 1, vma) != 1)
 			nr = 0;
 		folio_mod_stat(folio, nr, nr_pmdmapped);
 		return;
 	}
-	fl_atomic_fetch_add(&folio->_large_mapcount, 1, __ATOMIC_RELAXED);
+	folio_add_return_large_mapcount(folio, 1, vma);
 	if (first) {
 		/* the pages no PTE maps yet start to count */
 		mapped = fl_atomic_add_fetch(&folio->_nr_pages_mapped, ENTIRELY_MAPPED,
@@ -452,7 +685,6 @@ __always_inline void folio_remove_rmap_ptes(struct folio *folio, struct page *pa
 {
 	int left, i, last = 0;
 
-	(void)vma;
 	if (!folio_test_large(folio)) {
 		if (fl_atomic_sub_fetch(&folio->_mapcount, nr, __ATOMIC_RELAXED) == 0)
 			folio_mod_stat(folio, -1, 0);
@@ -461,7 +693,7 @@ __always_inline void folio_remove_rmap_ptes(struct folio *folio, struct page *pa
 	if (fl__page_mapcount) {
 		int mapped = ENTIRELY_MAPPED;
 
-		fl_atomic_sub_fetch(&folio->_large_mapcount, nr, __ATOMIC_RELAXED);
+		folio_sub_return_large_mapcount(folio, nr, vma);
 		for (i = 0; i < nr; i++)
 			last += fl_atomic_sub_fetch(&page[i]._mapcount, 1, __ATOMIC_RELAXED) == 0;
 		if (last)
@@ -474,7 +706,7 @@ __always_inline void folio_remove_rmap_ptes(struct folio *folio, struct page *pa
 			deferred_split_folio(folio, true);
 		return;
 	}
-	left = fl_atomic_sub_fetch(&folio->_large_mapcount, nr, __ATOMIC_RELAXED);
+	left = folio_sub_return_large_mapcount(folio, nr, vma);
 	if (left == 0) {
 		folio_mod_stat(folio, -(long)folio_nr_pages(folio), 0);
 		return;
@@ -492,12 +724,11 @@ void folio_remove_rmap_pmd(struct folio *folio, struct page *page, struct vm_are
 	int left;
 
 	(void)page;
-	(void)vma;
 	last = fl_atomic_sub_fetch(&folio->_entire_mapcount, 1, __ATOMIC_RELAXED) == 0;
 	if (last)
 		nr_pmdmapped = nr;
 	if (fl__page_mapcount) {
-		fl_atomic_sub_fetch(&folio->_large_mapcount, 1, __ATOMIC_RELAXED);
+		folio_sub_return_large_mapcount(folio, 1, vma);
 		if (last) {
 			/* the pages no PTE maps stop counting */
 			int mapped = fl_atomic_sub_fetch(&folio->_nr_pages_mapped, ENTIRELY_MAPPED,
@@ -515,7 +746,7 @@ void folio_remove_rmap_pmd(struct folio *folio, struct page *page, struct vm_are
 			deferred_split_folio(folio, true);
 		return;
 	}
-	left = fl_atomic_sub_fetch(&folio->_large_mapcount, 1, __ATOMIC_RELAXED);
+	left = folio_sub_return_large_mapcount(folio, 1, vma);
 	if (left == 0) {
 		folio_mod_stat(folio, -nr, -nr_pmdmapped);
 		return;

@@ -387,6 +387,7 @@ const struct fl_target_ops fl__host_target_ops = {
 	.shared_alloc = host_shared_alloc,
 	.proc_create = fl__host_proc_create,
 	.proc_exit = fl__host_proc_exit,
+	.proc_fork = fl__host_proc_fork,
 	.proc_main = fl__host_proc_main,
 	.run_tasks = fl__host_run_tasks,
 	.mmap = fl__host_mmap,

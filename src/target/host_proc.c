@@ -28,7 +28,7 @@
 #include "host.h"
 #include "../platform/platform.h"
 
-enum req_op { REQ_MMAP, REQ_MUNMAP, REQ_MADVISE, REQ_WRITE, REQ_READ, REQ_RUN, REQ_EXIT };
+enum req_op { REQ_MMAP, REQ_MUNMAP, REQ_MADVISE, REQ_WRITE, REQ_READ, REQ_RUN, REQ_FORK, REQ_EXIT };
 
 struct request {
 	int op;
@@ -51,6 +51,11 @@ struct host_proc {
 	int sock; /* the parent's end to a child server; -1 when local */
 	struct fl_thread main;
 	struct host_maps maps; /* meaningful where local */
+	/* the runner's view: who forked it (NULL: made by proc_create), live forks */
+	struct host_proc *forked_from;
+	int nr_forked;
+	bool grandchild; /* forked by a server, not by the runner: not ours to waitpid() */
+	int serve_fd;	 /* in a server: the socket it serves; -1 elsewhere */
 };
 
 static struct host_proc *to_hp(struct fl_proc *p)
@@ -135,14 +140,118 @@ static int full_io(int fd, void *buf, size_t len, bool out)
 	return 0;
 }
 
+static void serve(struct host_proc *hp, int sock);
+
+/* Send @fd over @sock (SCM_RIGHTS) with one byte. Return: 0 or -errno. */
+static int send_fd(int sock, int fd)
+{
+	char byte = 0, ctl[CMSG_SPACE(sizeof(int))];
+	struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
+	struct msghdr msg = {
+		.msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl, .msg_controllen = sizeof(ctl)
+	};
+	struct cmsghdr *c;
+
+	memset(ctl, 0, sizeof(ctl));
+	c = CMSG_FIRSTHDR(&msg);
+	c->cmsg_level = SOL_SOCKET;
+	c->cmsg_type = SCM_RIGHTS;
+	c->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(c), &fd, sizeof(int));
+	while (sendmsg(sock, &msg, 0) < 0)
+		if (errno != EINTR)
+			return -errno;
+	return 0;
+}
+
+/* Receive a descriptor send_fd() sent. Return: the descriptor or -errno. */
+static int recv_fd(int sock)
+{
+	char byte, ctl[CMSG_SPACE(sizeof(int))];
+	struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
+	struct msghdr msg = {
+		.msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl, .msg_controllen = sizeof(ctl)
+	};
+	struct cmsghdr *c;
+	ssize_t n;
+	int fd;
+
+	while ((n = recvmsg(sock, &msg, MSG_CMSG_CLOEXEC)) < 0)
+		if (errno != EINTR)
+			return -errno;
+	c = CMSG_FIRSTHDR(&msg);
+	if (n != 1 || !c || c->cmsg_type != SCM_RIGHTS)
+		return -EPIPE;
+	memcpy(&fd, CMSG_DATA(c), sizeof(int));
+	return fd;
+}
+
+/*
+ * The forked process's side of a fork: a server of its own on @sock, with
+ * the address space (and the record of its mappings) it inherited. It
+ * dies with the process that forked it.
+ */
+static void __attribute__((noreturn))
+serve_forked(const struct host_proc *from, int sock, pid_t parent)
+{
+	struct host_proc *hp = fl_calloc(1, sizeof(*hp));
+
+	fl__host_forget_in_child();
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (!hp || getppid() != parent)
+		_exit(1);
+	if (from->serve_fd >= 0)
+		close(from->serve_fd); /* the forking server's socket is its own */
+	hp->base = from->base;
+	hp->main.proc = &hp->base;
+	hp->main.index = -1;
+	hp->sock = -1;
+	hp->maps = from->maps;
+	pthread_mutex_init(&hp->maps.lock, NULL);
+	hp->pid = getpid();
+	serve(hp, sock);
+	_exit(0);
+}
+
+/*
+ * A server forks its process: the child serves on a new socket, whose
+ * other end goes to the runner after the reply (send_fd()).
+ * Return: the child's pid, or -errno; *@fd_out the runner's end.
+ */
+static int serve_fork(struct host_proc *hp, int *fd_out)
+{
+	int sv[2];
+	pid_t pid, self = getpid();
+
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv))
+		return -errno;
+	pid = fork();
+	if (pid < 0) {
+		close(sv[0]);
+		close(sv[1]);
+		return -errno;
+	}
+	if (pid == 0) {
+		close(sv[0]);
+		serve_forked(hp, sv[1], self);
+	}
+	close(sv[1]);
+	*fd_out = sv[0];
+	return (int)pid;
+}
+
 static void serve(struct host_proc *hp, int sock)
 {
 	struct request rq;
 	struct reply rp;
 
+	hp->serve_fd = sock;
+	/* the processes it forks are reaped as they exit */
+	signal(SIGCHLD, SIG_IGN);
+
 	while (!full_io(sock, &rq, sizeof(rq), false)) {
 		uint64_t *tags = NULL;
-		int *idx = NULL;
+		int *idx = NULL, fork_fd = -1;
 
 		memset(&rp, 0, sizeof(rp));
 		switch (rq.op) {
@@ -172,12 +281,25 @@ static void serve(struct host_proc *hp, int sock)
 			rp.ret = run_local(&hp->base, idx, rq.nr_threads, rq.fn, rq.fn_arg);
 			free(idx);
 			break;
+		case REQ_FORK:
+			fork_fd = -1;
+			rp.ret = serve_fork(hp, &fork_fd);
+			if (rp.ret > 0) {
+				rp.v = (uint64_t)rp.ret;
+				rp.ret = 0;
+			}
+			break;
 		case REQ_EXIT:
 		default:
 			_exit(0);
 		}
 		if (full_io(sock, &rp, sizeof(rp), true))
 			_exit(1);
+		if (rq.op == REQ_FORK && fork_fd >= 0) {
+			if (send_fd(sock, fork_fd))
+				_exit(1);
+			close(fork_fd);
+		}
 		if (rq.op == REQ_READ && rq.want_tags && !rp.ret &&
 		    full_io(sock, tags, (size_t)(rq.b / rq.c) * sizeof(*tags), true))
 			_exit(1);
@@ -207,6 +329,7 @@ int fl__host_proc_create(struct fl_target *t, struct fl_proc **out)
 	hp->main.index = -1;
 	hp->main.cpu = 0;
 	hp->sock = -1;
+	hp->serve_fd = -1;
 	fl__host_maps_init(&hp->maps);
 	if (!ht->self_in_use) {
 		ht->self_in_use = true;
@@ -245,19 +368,104 @@ int fl__host_proc_create(struct fl_target *t, struct fl_proc **out)
 	return 0;
 }
 
+/**
+ * fl__host_proc_fork() - fork the process of @th, from its main thread:
+ * the runner itself (a child as proc_create() makes, keeping the address
+ * space) or a server (which forks and hands the new server's socket to
+ * the runner). The new process dies with the one that forked it.
+ */
+int fl__host_proc_fork(struct fl_thread *th, struct fl_proc **out)
+{
+	struct host_proc *parent = to_hp(th->proc), *hp;
+	int sv[2], ret;
+	pid_t pid, self = getpid();
+
+	if (th->index != -1)
+		return -EINVAL; /* from a task: the runner could not reach the child */
+	hp = fl_calloc(1, sizeof(*hp));
+	if (!hp)
+		return -ENOMEM;
+	hp->base.target = parent->base.target;
+	hp->main.proc = &hp->base;
+	hp->main.index = -1;
+	hp->serve_fd = -1;
+	fl__host_maps_init(&hp->maps);
+	if (!is_local(parent)) {
+		struct request rq = { .op = REQ_FORK };
+		struct reply rp;
+
+		ret = call(parent, &rq, &rp);
+		if (!ret) {
+			int fd = recv_fd(parent->sock);
+
+			if (fd < 0)
+				ret = fd;
+			hp->sock = fd;
+			hp->pid = (pid_t)rp.v;
+			hp->grandchild = true;
+		}
+		if (ret) {
+			fl__host_maps_destroy(&hp->maps, false);
+			fl_free(hp);
+			return ret;
+		}
+		goto forked;
+	}
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv)) {
+		ret = -errno;
+		fl__host_maps_destroy(&hp->maps, false);
+		fl_free(hp);
+		return ret;
+	}
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0) {
+		ret = -errno;
+		close(sv[0]);
+		close(sv[1]);
+		fl__host_maps_destroy(&hp->maps, false);
+		fl_free(hp);
+		return ret;
+	}
+	if (pid == 0) {
+		close(sv[0]);
+		serve_forked(parent, sv[1], self);
+	}
+	close(sv[1]);
+	hp->pid = pid;
+	hp->sock = sv[0];
+forked:
+	fl__host_child_add(hp->pid);
+	hp->forked_from = parent;
+	parent->nr_forked++;
+	*out = &hp->base;
+	return 0;
+}
+
 int fl__host_proc_exit(struct fl_proc *p)
 {
 	struct host_target *ht = (struct host_target *)p->target;
 	struct host_proc *hp = to_hp(p);
 
+	if (hp->nr_forked)
+		return -EBUSY; /* the processes it forked exit first */
+	if (hp->forked_from)
+		hp->forked_from->nr_forked--;
 	if (is_local(hp)) {
 		ht->self_in_use = false;
 	} else {
 		struct request rq = { .op = REQ_EXIT };
+		char c;
+		ssize_t n;
 
 		full_io(hp->sock, &rq, sizeof(rq), true);
+		/* end of file: the process has exited, its address space gone */
+		do
+			n = read(hp->sock, &c, 1);
+		while (n > 0 || (n < 0 && errno == EINTR));
 		close(hp->sock);
-		waitpid(hp->pid, NULL, 0);
+		if (!hp->grandchild)
+			waitpid(hp->pid, NULL, 0);
 		fl__host_child_forget(hp->pid);
 	}
 	fl__host_maps_destroy(&hp->maps, is_local(hp));

@@ -43,6 +43,8 @@ struct model_proc {
 	struct fl_proc base;
 	struct mm_struct *mm;
 	struct fl_thread main;
+	struct model_proc *forked_from; /* NULL: made by proc_create */
+	int nr_forked;			/* the live processes it forked */
 };
 
 static bool model_open_now;
@@ -362,8 +364,38 @@ static int model_proc_exit(struct fl_proc *p)
 {
 	struct model_proc *mp = (struct model_proc *)p;
 
+	if (mp->nr_forked)
+		return -EBUSY; /* the processes it forked exit first */
+	if (mp->forked_from)
+		mp->forked_from->nr_forked--;
 	mmput(mp->mm);
 	fl_free(mp);
+	return 0;
+}
+
+/* fork(2): a new process whose mm is a copy of the caller's (dup_mmap()). */
+static int model_proc_fork(struct fl_thread *th, struct fl_proc **out)
+{
+	struct model_proc *parent = (struct model_proc *)th->proc, *mp;
+	struct fl_proc *p;
+	int ret;
+
+	if (th->index != -1)
+		return -EINVAL; /* as the host: from the main thread */
+	ret = model_proc_create(th->proc->target, &p);
+	if (ret)
+		return ret;
+	mp = (struct model_proc *)p;
+	fl_cost(FL_COST_SYSCALL);
+	ret = dup_mmap(mp->mm, parent->mm);
+	if (ret) {
+		mmput(mp->mm);
+		fl_free(mp);
+		return ret;
+	}
+	mp->forked_from = parent;
+	parent->nr_forked++;
+	*out = p;
 	return 0;
 }
 
@@ -449,8 +481,8 @@ static int model_mmap(struct fl_thread *th, uint64_t len, int prot, int flags, u
 		vm_flags |= VM_READ;
 	if (prot & FL_PROT_WRITE)
 		vm_flags |= VM_WRITE | VM_READ;
-	if (flags & FL_MAP_DROPPABLE)
-		vm_flags |= VM_DROPPABLE;
+	if (flags & FL_MAP_DROPPABLE) /* mm/mmap.c do_mmap(): MAP_DROPPABLE wipes on fork */
+		vm_flags |= VM_DROPPABLE | VM_WIPEONFORK;
 	fl_cost(FL_COST_SYSCALL);
 	fl_cost(FL_COST_VMA);
 	ret = do_mmap(thread_mm(th), (unsigned long)len, vm_flags, &a);
@@ -790,6 +822,7 @@ const struct fl_target_ops fl__model_target_ops = {
 	.shared_alloc = model_shared_alloc,
 	.proc_create = model_proc_create,
 	.proc_exit = model_proc_exit,
+	.proc_fork = model_proc_fork,
 	.proc_main = model_proc_main,
 	.run_tasks = model_run_tasks,
 	.mmap = model_mmap,

@@ -104,7 +104,16 @@ struct fl_target_ops {
 	/* zeroed memory every process of the target sees; freed at close */
 	void *(*shared_alloc)(struct fl_target *t, size_t size);
 	int (*proc_create)(struct fl_target *t, struct fl_proc **out);
+	/* -EBUSY while a process it forked lives */
 	int (*proc_exit)(struct fl_proc *p);
+	/*
+	 * fork(2) the process of @th, which must be its main thread
+	 * (proc_main()): the new process has the parent's mappings, its
+	 * anonymous memory shared copy-on-write (MAP_DROPPABLE memory comes
+	 * empty), and runs tasks and exits as any process; it exits before
+	 * its parent does.
+	 */
+	int (*proc_fork)(struct fl_thread *th, struct fl_proc **out);
 	struct fl_thread *(*proc_main)(struct fl_proc *p);
 	/*
 	 * run @fn in @n threads at once, thread i in process @procs[i], on CPU
@@ -238,6 +247,11 @@ static inline int fl_mmap_file(struct fl_thread *th, struct fl_file *f, uint64_t
 			       int prot, int flags, uint64_t *addr)
 {
 	return fl_thread_target(th)->ops->mmap_file(th, f, off, len, prot, flags, addr);
+}
+
+static inline int fl_proc_fork(struct fl_thread *th, struct fl_proc **out)
+{
+	return fl_thread_target(th)->ops->proc_fork(th, out);
 }
 
 static inline int fl_munmap(struct fl_thread *th, uint64_t addr, uint64_t len)

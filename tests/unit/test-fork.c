@@ -1,0 +1,298 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * test-fork.c - fork (dup_mmap(), copy_page_range()) and the write faults
+ * after it (do_wp_page(), do_huge_pmd_wp_page()) at 4K, 16K and 2M, and
+ * seed 000 2/4's drain before a large folio's reuse.
+ *
+ * Conventions in this file: the expected reuses and copies come from
+ * 6.18's rules (wp_can_reuse_anon_folio(), __wp_can_reuse_large_anon_folio(),
+ * do_huge_pmd_wp_page()), worked by hand for each case in its comments:
+ * an order-0 folio is reused when its only reference is the faulting
+ * mapping's; a large one when one mm maps it (the MM_IDS shared bit clear),
+ * more than one of its pages is mapped and every reference is a mapping; a
+ * copy is one order-0 page. "Copied" means the PTE maps another folio after
+ * the write; the tags say each process sees its own data.
+ */
+#include "../src/mm/pgtable.h"
+#include "../src/mm/swap.h"
+#include "../src/mm/swapops.h"
+#include "mm_harness.h"
+
+#define SZ_2M (2ul << 20)
+#define THP "transparent_hugepage/"
+
+static struct mm_struct *child;
+
+static bool fork_child(void)
+{
+	child = mm_alloc(2);
+	return child && dup_mmap(child, mm) == 0;
+}
+
+static bool pmd_mapped(struct mm_struct *m, unsigned long a)
+{
+	return pmd_huge_present(fl__pmd_entry(m, a));
+}
+
+static uint64_t peek_in(struct mm_struct *m, unsigned long a)
+{
+	uint64_t tag = ~0ull;
+
+	return fl__mm_access(m, a, false, &tag) ? ~0ull : tag;
+}
+
+static int touch_in(struct mm_struct *m, unsigned long a, uint64_t tag)
+{
+	return fl__mm_access(m, a, true, &tag);
+}
+
+/* order-0: shared after fork, copied while both map it, reused once alone */
+static bool test_order0_reuse_and_copy(void)
+{
+	unsigned long a, i;
+	struct folio *f0, *f1;
+	int64_t reuse;
+
+	ASSERT_TRUE(mm_up_with_mm(64));
+	ASSERT_TRUE(knob("foliolab/lru_cache", "order0"));
+	a = map(8 * PAGE_SIZE);
+	ASSERT_TRUE(a != 0);
+	ASSERT_TRUE(write_tags(a, 8, 100));
+	f0 = mapped_folio(mm, a);
+	f1 = mapped_folio(mm, a + PAGE_SIZE);
+	ASSERT_TRUE(fork_child());
+	/* both see the parent's data through the same folios, read-only */
+	ASSERT_EQ(peek_in(child, a + 3 * PAGE_SIZE), 103);
+	ASSERT_TRUE(mapped_folio(child, a) == f0);
+	ASSERT_EQ(folio_mapcount(f0), 2);
+	ASSERT_TRUE(!PageAnonExclusive((struct page *)f0));
+	ASSERT_EQ(fl__mm_counter(child, MM_ANONPAGES), 8);
+	reuse = counter("pgreuse");
+	/* child writes page 0: parent maps it too (refcount 2 after the drain) -> copy */
+	ASSERT_EQ(touch_in(child, a, 900), 0);
+	ASSERT_TRUE(mapped_folio(child, a) != f0);
+	ASSERT_EQ(peek_in(child, a), 900);
+	ASSERT_EQ(peek(mm, a), 100);
+	/* parent writes page 0: its reference is the only one left -> reuse */
+	ASSERT_EQ(touch(mm, a, 200), 0);
+	ASSERT_TRUE(mapped_folio(mm, a) == f0);
+	ASSERT_EQ(counter("pgreuse") - reuse, 1);
+	/* parent writes page 1 while the child maps it -> copy */
+	ASSERT_EQ(touch(mm, a + PAGE_SIZE, 201), 0);
+	ASSERT_TRUE(mapped_folio(mm, a + PAGE_SIZE) != f1);
+	ASSERT_EQ(peek_in(child, a + PAGE_SIZE), 101);
+	mmput(child);
+	/* alone now: page 1 is its own copy, writable (no fault); 2..7 reused */
+	for (i = 1; i < 8; i++)
+		ASSERT_EQ(touch(mm, a + i * PAGE_SIZE, 300 + i), 0);
+	ASSERT_EQ(counter("pgreuse") - reuse, 1 + 6);
+	ASSERT_EQ(wrong_tags(a + PAGE_SIZE, 7, 301), 0);
+	return mm_down_with_mm();
+}
+
+/* 16K: copied while shared, reused once one mm maps it, copied with one page mapped */
+static bool test_large_reuse_and_copy(void)
+{
+	unsigned long a, i;
+	struct folio *fa, *fb, *fd;
+	int64_t reuse;
+
+	ASSERT_TRUE(mm_up_with_mm(64));
+	ASSERT_TRUE(knob("foliolab/lru_cache", "order0")); /* 16K folios go straight to the LRU */
+	ASSERT_TRUE(knob(THP "hugepages-16kB/enabled", "always"));
+	a = map(16 * PAGE_SIZE); /* folios A B C D of 4 pages */
+	ASSERT_TRUE(a != 0);
+	ASSERT_TRUE(write_tags(a, 16, 100));
+	fa = mapped_folio(mm, a);
+	fb = mapped_folio(mm, a + 4 * PAGE_SIZE);
+	fd = mapped_folio(mm, a + 12 * PAGE_SIZE);
+	ASSERT_EQ(folio_order(fa), 2);
+	ASSERT_TRUE(fork_child());
+	ASSERT_EQ(folio_large_mapcount(fa), 8);
+	ASSERT_TRUE(folio_test_large_maybe_mapped_shared(fa));
+	/* D: the parent keeps page 0 only */
+	ASSERT_EQ(do_madvise(mm, a + 13 * PAGE_SIZE, 3 * PAGE_SIZE, MADV_DONTNEED), 0);
+	reuse = counter("pgreuse");
+	/* parent writes A's page 0 while the child maps A: shared -> copy */
+	ASSERT_EQ(touch(mm, a, 200), 0);
+	ASSERT_TRUE(mapped_folio(mm, a) != fa);
+	ASSERT_EQ(peek_in(child, a), 100);
+	ASSERT_EQ(folio_large_mapcount(fa), 7);
+	mmput(child);
+	/* one mm maps A (3 pages), B (4): the bit clears, refcount == mapcount */
+	ASSERT_TRUE(!folio_test_large_maybe_mapped_shared(fa));
+	ASSERT_TRUE(!folio_test_large_maybe_mapped_shared(fb));
+	ASSERT_EQ(folio_ref_count(fa), 3);
+	for (i = 1; i < 8; i++) /* A's pages 1..3, B's 0..3: seven reuses */
+		ASSERT_EQ(touch(mm, a + i * PAGE_SIZE, 300 + i), 0);
+	ASSERT_EQ(counter("pgreuse") - reuse, 7);
+	ASSERT_TRUE(mapped_folio(mm, a + PAGE_SIZE) == fa);
+	ASSERT_TRUE(mapped_folio(mm, a + 4 * PAGE_SIZE) == fb);
+	/* D: one page mapped (large mapcount 1) -> copied, not reused */
+	ASSERT_EQ(folio_large_mapcount(fd), 1);
+	ASSERT_EQ(touch(mm, a + 12 * PAGE_SIZE, 400), 0);
+	ASSERT_TRUE(mapped_folio(mm, a + 12 * PAGE_SIZE) != fd);
+	ASSERT_EQ(counter("pgreuse") - reuse, 7);
+	ASSERT_EQ(wrong_tags(a + PAGE_SIZE, 7, 301), 0);
+	ASSERT_EQ(peek(mm, a + 8 * PAGE_SIZE), 108);
+	return mm_down_with_mm();
+}
+
+/*
+ * Seed 000 2/4: under pages31 a 16K folio may sit in the local LRU cache,
+ * a reference more than its mappings. Without the drain the parent's
+ * write copies it; with it the cache lets go and the folio is reused.
+ */
+static bool cow_after_child_exit(const char *drain, int64_t *reused, bool *copied)
+{
+	unsigned long a;
+	struct folio *f;
+	int64_t reuse;
+
+	if (!mm_up_with_mm(64) || !knob("foliolab/lru_cache", "pages31") ||
+	    !knob(THP "hugepages-16kB/enabled", "always") ||
+	    !knob("foliolab/cow_reuse_drain", drain))
+		return false;
+	a = map(8 * PAGE_SIZE);
+	if (!a || !write_tags(a, 8, 100))
+		return false;
+	f = mapped_folio(mm, a + 4 * PAGE_SIZE);
+	/* two 16K folios, 8 pages: both still in this CPU's batch */
+	if (folio_test_lru(f) || folio_ref_count(f) != 5 || !fork_child())
+		return false;
+	mmput(child);
+	reuse = counter("pgreuse");
+	if (touch(mm, a + 4 * PAGE_SIZE, 500))
+		return false;
+	*reused = counter("pgreuse") - reuse;
+	*copied = mapped_folio(mm, a + 4 * PAGE_SIZE) != f;
+	return peek(mm, a + 4 * PAGE_SIZE) == 500 && peek(mm, a + 5 * PAGE_SIZE) == 105 &&
+	       mm_down_with_mm();
+}
+
+static bool test_cow_reuse_drain(void)
+{
+	int64_t reused;
+	bool copied;
+
+	ASSERT_TRUE(cow_after_child_exit("off", &reused, &copied));
+	ASSERT_EQ(reused, 0);
+	ASSERT_TRUE(copied);
+	ASSERT_TRUE(cow_after_child_exit("on", &reused, &copied));
+	ASSERT_EQ(reused, 1);
+	ASSERT_TRUE(!copied);
+	/* auto: on with pages31 */
+	ASSERT_TRUE(cow_after_child_exit("auto", &reused, &copied));
+	ASSERT_EQ(reused, 1);
+	return true;
+}
+
+/* 2M: a shared THP's PMD is split and one page copied; alone, the PMD is reused */
+static bool test_pmd_cow(void)
+{
+	unsigned long a;
+	struct folio *f;
+	int64_t reuse, splits;
+
+	ASSERT_TRUE(mm_up_with_mm(64));
+	ASSERT_TRUE(knob(THP "hugepages-2048kB/enabled", "always"));
+	a = map(2 * SZ_2M);
+	ASSERT_TRUE(a != 0);
+	ASSERT_TRUE(write_tags(a, 512, 1000));
+	ASSERT_TRUE(write_tags(a + SZ_2M, 512, 5000));
+	ASSERT_TRUE(pmd_mapped(mm, a) && pmd_mapped(mm, a + SZ_2M));
+	f = pfn_folio(pte_pfn(fl__pmd_entry(mm, a)));
+	ASSERT_TRUE(fork_child());
+	ASSERT_TRUE(pmd_mapped(child, a));
+	ASSERT_EQ(folio_ref_count(f), 2);
+	ASSERT_EQ(folio_entire_mapcount(f), 2);
+	ASSERT_EQ(fl__mm_counter(child, MM_ANONPAGES), 1024);
+	reuse = counter("pgreuse");
+	splits = counter("thp_split_pmd");
+	/* child writes into the first THP: refcount 2 -> split its PMD, copy a page */
+	ASSERT_EQ(touch_in(child, a + 7 * PAGE_SIZE, 77), 0);
+	ASSERT_TRUE(!pmd_mapped(child, a));
+	ASSERT_EQ(counter("thp_split_pmd") - splits, 1);
+	ASSERT_EQ(mapped_order(child, a + 7 * PAGE_SIZE), 0);
+	ASSERT_EQ(peek_in(child, a + 8 * PAGE_SIZE), 1008);
+	ASSERT_EQ(peek(mm, a + 7 * PAGE_SIZE), 1007);
+	ASSERT_TRUE(pmd_mapped(mm, a));
+	mmput(child);
+	/* alone: both THPs' only reference is the parent's PMD -> reused whole */
+	ASSERT_EQ(touch(mm, a, 2000), 0);
+	ASSERT_EQ(touch(mm, a + SZ_2M, 6000), 0);
+	ASSERT_TRUE(pmd_mapped(mm, a) && pmd_mapped(mm, a + SZ_2M));
+	ASSERT_EQ(counter("thp_split_pmd") - splits, 1);
+	ASSERT_EQ(counter("pgreuse") - reuse, 0); /* PMD reuse is not counted */
+	ASSERT_EQ(peek(mm, a + SZ_2M + PAGE_SIZE), 5001);
+	return mm_down_with_mm();
+}
+
+/* the huge zero folio is shared by fork; a write gets a THP of its own */
+static bool test_huge_zero_fork(void)
+{
+	unsigned long a;
+
+	ASSERT_TRUE(mm_up_with_mm(64));
+	ASSERT_TRUE(knob(THP "hugepages-2048kB/enabled", "always"));
+	a = map(SZ_2M);
+	ASSERT_TRUE(a != 0);
+	ASSERT_EQ(peek(mm, a), 0);
+	ASSERT_TRUE(is_huge_zero_pmd(fl__pmd_entry(mm, a)));
+	ASSERT_TRUE(fork_child());
+	ASSERT_TRUE(is_huge_zero_pmd(fl__pmd_entry(child, a)));
+	ASSERT_EQ(touch_in(child, a + PAGE_SIZE, 9), 0);
+	ASSERT_TRUE(pmd_mapped(child, a) && !is_huge_zero_pmd(fl__pmd_entry(child, a)));
+	ASSERT_EQ(peek_in(child, a + PAGE_SIZE), 9);
+	ASSERT_TRUE(is_huge_zero_pmd(fl__pmd_entry(mm, a)));
+	ASSERT_EQ(peek(mm, a + PAGE_SIZE), 0);
+	mmput(child);
+	return mm_down_with_mm();
+}
+
+/* MAP_DROPPABLE is wiped on fork: the child's range is empty */
+static bool test_wipeonfork(void)
+{
+	unsigned long a = 0, b;
+
+	ASSERT_TRUE(mm_up_with_mm(64));
+	ASSERT_EQ(do_mmap(mm, 4 * PAGE_SIZE, VM_READ | VM_WRITE | VM_DROPPABLE | VM_WIPEONFORK, &a),
+		  0);
+	b = map(4 * PAGE_SIZE);
+	ASSERT_TRUE(write_tags(a, 4, 10) && write_tags(b, 4, 20));
+	ASSERT_TRUE(fork_child());
+	ASSERT_EQ(fl__mm_counter(child, MM_ANONPAGES), 4);
+	ASSERT_EQ(peek_in(child, a + PAGE_SIZE), 0);
+	ASSERT_EQ(peek_in(child, b + PAGE_SIZE), 21);
+	mmput(child);
+	return mm_down_with_mm();
+}
+
+/* swap entries are shared: the slot's count grows, the child swaps in its own */
+static bool test_fork_swap_entries(void)
+{
+	unsigned long a;
+
+	mm_swap_mb = 16;
+	ASSERT_TRUE(mm_up_with_mm(64));
+	mm_swap_mb = 0;
+	ASSERT_TRUE(knob("foliolab/lru_cache", "order0"));
+	a = map(4 * PAGE_SIZE);
+	ASSERT_TRUE(write_tags(a, 4, 40));
+	ASSERT_EQ(do_madvise(mm, a, 4 * PAGE_SIZE, MADV_PAGEOUT), 0);
+	ASSERT_EQ(fl__mm_counter(mm, MM_SWAPENTS), 4);
+	ASSERT_TRUE(fork_child());
+	ASSERT_EQ(fl__mm_counter(child, MM_SWAPENTS), 4);
+	ASSERT_EQ(__swap_count(pte_to_swp_entry(*fl__pte_lookup(mm, a, NULL))), 2);
+	ASSERT_EQ(peek_in(child, a + 2 * PAGE_SIZE), 42);
+	ASSERT_EQ(touch_in(child, a, 99), 0);
+	ASSERT_EQ(peek(mm, a), 40);
+	ASSERT_EQ(peek_in(child, a), 99);
+	mmput(child);
+	ASSERT_EQ(wrong_tags(a, 4, 40), 0);
+	return mm_down_with_mm();
+}
+
+TEST_MAIN(TEST(test_order0_reuse_and_copy), TEST(test_large_reuse_and_copy),
+	  TEST(test_cow_reuse_drain), TEST(test_pmd_cow), TEST(test_huge_zero_fork),
+	  TEST(test_wipeonfork), TEST(test_fork_swap_entries))
