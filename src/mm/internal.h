@@ -353,8 +353,14 @@ void folio_dup_file_rmap_ptes(struct folio *folio, struct page *page, int nr,
 			      struct vm_area_struct *dst_vma);
 void folio_move_anon_rmap(struct folio *folio, struct vm_area_struct *vma);
 int anon_vma_fork(struct vm_area_struct *vma, struct vm_area_struct *pvma);
-void folio_lock_large_mapcount(struct folio *folio);
-void folio_unlock_large_mapcount(struct folio *folio);
+/* the large-mapcount lock: a bit lock in _mm_ids in the kernel, a hashed spinlock here */
+struct fl_spinlock *fl__large_mapcount_lock(const struct folio *folio);
+#define folio_lock_large_mapcount(folio)                                                           \
+	do {                                                                                       \
+		FL_LOCK_SITE(site__);                                                              \
+		fl_spin_lock_at(fl__large_mapcount_lock(folio), &site__);                          \
+	} while (0)
+#define folio_unlock_large_mapcount(folio) spin_unlock(fl__large_mapcount_lock(folio))
 
 /* page_vma_mapped_walk() flags */
 #define PVMW_SYNC 0x1	   /* look at every entry under its lock */

@@ -340,7 +340,7 @@ bool fl__page_mapcount = true;
  * one of a table of spinlocks, which serves the same exclusion. The
  * _large_mapcount of a mapped large folio changes only under it.
  */
-static const struct fl_lock_class large_mapcount_class = { .name = "folio_lock_large_mapcount",
+static const struct fl_lock_class large_mapcount_class = { .name = "folio->_mm_ids (bit lock)",
 							   .rank = FL_RANK_LARGE_MAPCOUNT,
 							   .kind = FL_LOCK_SPIN };
 #define LARGE_MAPCOUNT_LOCKS 1024
@@ -354,23 +354,11 @@ void fl__rmap_init(void)
 		fl_spin_lock_init(&large_mapcount_locks[i], &large_mapcount_class);
 }
 
-static struct fl_spinlock *large_mapcount_lock(const struct folio *folio)
+struct fl_spinlock *fl__large_mapcount_lock(const struct folio *folio)
 {
 	unsigned long pfn = folio_pfn(folio);
 
 	return &large_mapcount_locks[(pfn * 0x9e3779b97f4a7c15ull) >> 54];
-}
-
-void folio_lock_large_mapcount(struct folio *folio)
-{
-	FL_LOCK_SITE(site);
-
-	fl_spin_lock_at(large_mapcount_lock(folio), &site);
-}
-
-void folio_unlock_large_mapcount(struct folio *folio)
-{
-	spin_unlock(large_mapcount_lock(folio));
 }
 
 static void folio_set_mm_id(struct folio *folio, int slot, unsigned int id)
@@ -429,8 +417,9 @@ static int folio_add_return_large_mapcount(struct folio *folio, int diff,
 /*
  * @diff mappings of @folio by @vma's mm went. A slot that empties is
  * freed (a mm may unmap more than its slot counted: mappings it added
- * while no slot was free); once one slot holds every mapping left, the
- * folio is exclusive again.
+ * while no slot was free). Unless the mm keeps mappings in its slot, the
+ * folio is exclusive again once one slot holds every mapping left: also
+ * after the unmap of a mm that had no slot.
  * Return: the folio's mapcount after.
  */
 static int folio_sub_return_large_mapcount(struct folio *folio, int diff,
@@ -446,14 +435,15 @@ static int folio_sub_return_large_mapcount(struct folio *folio, int diff,
 			break;
 	if (slot < 2) {
 		folio->_mm_id_mapcount[slot] -= diff;
-		if (folio->_mm_id_mapcount[slot] <= 0) {
-			folio->_mm_id_mapcount[slot] = 0;
-			folio_set_mm_id(folio, slot, MM_ID_DUMMY);
-			if (folio->_mm_id_mapcount[0] == val || folio->_mm_id_mapcount[1] == val)
-				WRITE_ONCE(folio->_mm_ids,
-					   folio->_mm_ids & ~FOLIO_MM_IDS_SHARED_BIT);
-		}
+		if (folio->_mm_id_mapcount[slot] > 0)
+			goto out; /* this mm maps it still: nothing else changed */
+		folio->_mm_id_mapcount[slot] = 0;
+		folio_set_mm_id(folio, slot, MM_ID_DUMMY);
 	}
+	/* a slot's mm maps all that is left (or nothing is): exclusive */
+	if (folio->_mm_id_mapcount[0] == val || folio->_mm_id_mapcount[1] == val)
+		WRITE_ONCE(folio->_mm_ids, folio->_mm_ids & ~FOLIO_MM_IDS_SHARED_BIT);
+out:
 	folio_unlock_large_mapcount(folio);
 	return val;
 }

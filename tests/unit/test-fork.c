@@ -139,6 +139,55 @@ static bool test_large_reuse_and_copy(void)
 }
 
 /*
+ * CONFIG_MM_ID with three mms: the parent takes slot 0, the first child
+ * slot 1, the second none. A folio is shared until one slot's mm maps
+ * all that is left: after the first child's copies free slot 1 the
+ * second child still maps it; once the second (slotless) child's copies
+ * leave only the parent's mappings, the bit clears and the parent reuses.
+ */
+static bool test_mm_id_third_mm(void)
+{
+	struct mm_struct *c1, *c2;
+	unsigned long a, i;
+	struct folio *f;
+	int64_t reuse;
+
+	ASSERT_TRUE(mm_up_with_mm(64));
+	ASSERT_TRUE(knob("foliolab/lru_cache", "order0"));
+	ASSERT_TRUE(knob(THP "hugepages-16kB/enabled", "always"));
+	a = map(4 * PAGE_SIZE);
+	ASSERT_TRUE(a != 0 && write_tags(a, 4, 10));
+	f = mapped_folio(mm, a);
+	ASSERT_TRUE(fork_child());
+	c1 = child;
+	ASSERT_TRUE(fork_child());
+	c2 = child;
+	ASSERT_EQ(folio_large_mapcount(f), 12);
+	ASSERT_EQ(folio_mm_id(f, 0), mm->mm_id);
+	ASSERT_EQ(folio_mm_id(f, 1), c1->mm_id);
+	reuse = counter("pgreuse");
+	for (i = 0; i < 4; i++)
+		ASSERT_EQ(touch_in(c1, a + i * PAGE_SIZE, 20 + i), 0);
+	ASSERT_EQ(folio_mm_id(f, 1), MM_ID_DUMMY);
+	ASSERT_TRUE(folio_test_large_maybe_mapped_shared(f)); /* c2 maps it, slotless */
+	for (i = 0; i < 3; i++)
+		ASSERT_EQ(touch_in(c2, a + i * PAGE_SIZE, 30 + i), 0);
+	ASSERT_TRUE(folio_test_large_maybe_mapped_shared(f));
+	ASSERT_EQ(touch_in(c2, a + 3 * PAGE_SIZE, 33), 0);
+	ASSERT_TRUE(!folio_test_large_maybe_mapped_shared(f));
+	ASSERT_EQ(counter("pgreuse") - reuse, 0);
+	for (i = 0; i < 4; i++)
+		ASSERT_EQ(touch(mm, a + i * PAGE_SIZE, 40 + i), 0);
+	ASSERT_EQ(counter("pgreuse") - reuse, 4);
+	ASSERT_TRUE(mapped_folio(mm, a) == f);
+	ASSERT_EQ(peek_in(c1, a + PAGE_SIZE), 21);
+	ASSERT_EQ(peek_in(c2, a + PAGE_SIZE), 31);
+	mmput(c2);
+	mmput(c1);
+	return mm_down_with_mm();
+}
+
+/*
  * Seed 000 2/4: under pages31 a 16K folio may sit in the local LRU cache,
  * a reference more than its mappings. Without the drain the parent's
  * write copies it; with it the cache lets go and the folio is reused.
@@ -294,5 +343,5 @@ static bool test_fork_swap_entries(void)
 }
 
 TEST_MAIN(TEST(test_order0_reuse_and_copy), TEST(test_large_reuse_and_copy),
-	  TEST(test_cow_reuse_drain), TEST(test_pmd_cow), TEST(test_huge_zero_fork),
-	  TEST(test_wipeonfork), TEST(test_fork_swap_entries))
+	  TEST(test_mm_id_third_mm), TEST(test_cow_reuse_drain), TEST(test_pmd_cow),
+	  TEST(test_huge_zero_fork), TEST(test_wipeonfork), TEST(test_fork_swap_entries))
