@@ -874,6 +874,55 @@ else
 	skip "pageout counts" "python3 is not installed"
 	skip "lazyfree counts" "python3 is not installed"
 fi
+# fork and copy-on-write on the model, counts from 6.18's rules. cow-reuse
+# --size 8208K at 16K: 513 folios; under pages31 the LRU cache flushes at
+# 32 pages, so the last folio is still in it after the writes (a reference
+# more than its 4 mappings): without seed 000 2/4's drain its 4 pages are
+# copied, the other 2048 reused; with it all 2052 are reused. fork-cow
+# --children 2 at 16K, 4 MiB (1024 pages): each child copies every page
+# (2048 order-0 copies), and once the second child's copies leave the
+# parent alone in a folio the MM_IDS shared bit clears: the parent reuses
+# all 1024. At 2M with one child: the child's write to each of the 2 THPs
+# splits its PMD (the parent maps it too) and every page it writes is
+# copied; then the parent alone reuses its PMDs whole (no pgreuse).
+bad "fork-cow --children 0" "--children" run fork-cow --children 0
+bad "fork-cow --children 33" "--children" run fork-cow --children 33
+bad "--cow-reuse-drain maybe" "--cow-reuse-drain maybe: accepted on, off, auto" run cow-reuse --cow-reuse-drain maybe
+if command -v python3 >/dev/null; then
+	for spec in "off 2048 2052" "on 2052 2052"; do
+		set -- $spec
+		"$FL" run cow-reuse --size 8208K --mthp 16K --lru-cache pages31 --cow-reuse-drain "$1" \
+			--json "$T/cr.json" >"$T/stdout" 2>"$T/stderr"
+		rc=$?
+		got="$(jcount "$T/cr.json" cow:pgreuse) $(jcount "$T/cr.json" cow:pgfault)"
+		got="$got $(jcount "$T/cr.json" fl_tag_checked) $(jcount "$T/cr.json" fl_tag_mismatch)"
+		if [ $rc -eq 0 ] && [ "$got" = "$2 $3 4104 0" ]; then
+			ok "cow-reuse --cow-reuse-drain $1: $2 of $3 pages reused, tags right"
+		else
+			nok "cow-reuse --cow-reuse-drain $1 (exit $rc): $got, wanted $2 $3 4104 0"
+			sed 's/^/# /' "$T/stderr"
+		fi
+	done
+	# tags read: each child at the fork and at the end, the parent at the end
+	for spec in "16K 2 3072 1024 2048 0 5120" "2M 1 1026 0 1024 2 3072"; do
+		set -- $spec
+		"$FL" run fork-cow --size 4M --mthp "$1" --children "$2" --lru-cache order0 \
+			--json "$T/fc.json" >"$T/stdout" 2>"$T/stderr"
+		rc=$?
+		got="$(jcount "$T/fc.json" cow:pgfault) $(jcount "$T/fc.json" cow:pgreuse)"
+		got="$got $(jcount "$T/fc.json" cow:pgalloc_normal) $(jcount "$T/fc.json" cow:thp_split_pmd)"
+		got="$got $(jcount "$T/fc.json" fl_tag_checked) $(jcount "$T/fc.json" fl_tag_mismatch)"
+		if [ $rc -eq 0 ] && [ "$got" = "$3 $4 $5 $6 $7 0" ]; then
+			ok "fork-cow --mthp $1 --children $2: $3 faults, $4 reused, $5 copied, tags right"
+		else
+			nok "fork-cow --mthp $1 --children $2 (exit $rc): $got, wanted $3 $4 $5 $6 $7 0"
+			sed 's/^/# /' "$T/stderr"
+		fi
+	done
+else
+	skip "cow-reuse counts" "python3 is not installed"
+	skip "fork-cow counts" "python3 is not installed"
+fi
 # Memory pressure: 32 MiB written on a 16 MiB machine with swap reclaims
 # (kswapd on its own CPU and the faulting tasks themselves) and every tag
 # comes back; 19 MiB with 4 MiB of swap fills the swap, and the next
