@@ -369,6 +369,41 @@ else
 fi
 knobs_same "after a killed tmpfs run and foliolab host restore"
 
+# fork on the host: a forked process is a server of its own, forked by
+# the workload's process (a server itself); SIGKILL of the runner takes
+# them all (each dies with its parent: PR_SET_PDEATHSIG), and host restore
+# puts the rest back
+descendants() {
+	for c in $(ps -o pid= --ppid "$1"); do
+		echo "$c"; descendants "$c"
+	done
+}
+"$FL" run fork-cow --target=host --size 512M --children 2 >/dev/null 2>&1 &
+pid=$!
+wait_running $pid
+i=0
+while [ "$(descendants $pid | wc -l)" -lt 3 ] && [ $i -lt 300 ]; do
+	sleep 0.1; i=$((i + 1))
+done
+tree=$(descendants $pid)
+kill -KILL $pid
+wait $pid 2>/dev/null
+i=0
+left=$tree
+while [ -n "$left" ] && [ $i -lt 50 ]; do
+	left=
+	for c in $tree; do kill -0 "$c" 2>/dev/null && left="$left $c"; done
+	[ -n "$left" ] && sleep 0.1
+	i=$((i + 1))
+done
+"$FL" host restore >/dev/null 2>&1
+if [ "$(echo "$tree" | wc -w)" -ge 3 ] && [ -z "$left" ]; then
+	ok "SIGKILL of a fork-cow run: its $(echo "$tree" | wc -w) processes, forked ones too, are gone"
+else
+	nok "SIGKILL of a fork-cow run: processes [$(echo $tree)], left [$left]"
+fi
+knobs_same "after a killed fork-cow run and foliolab host restore"
+
 # vm sysctls as knobs: set for the run (the record's knobs show them in
 # force), put back after it
 "$FL" run page-fault1 --target=host --size 4M --iterations 1 --knob vm/swappiness=100 \
