@@ -631,6 +631,16 @@ int cli_parse(int argc, char **argv, struct cli_opts *o, char *err, size_t len)
 			}
 			if (knob_once(o, "foliolab/cow_reuse_drain", val, err, len))
 				return -EINVAL;
+		} else if (!strcmp(optbuf, "--khugepaged-lazyfree")) {
+			if (strcmp(val, "collapse") && strcmp(val, "skip")) {
+				snprintf(err, len,
+					 "--khugepaged-lazyfree %s: accepted collapse (6.18), skip "
+					 "(seed 003)",
+					 val);
+				return -EINVAL;
+			}
+			if (knob_once(o, "foliolab/khugepaged_lazyfree", val, err, len))
+				return -EINVAL;
 		} else if (!strcmp(optbuf, "--deferred-split-drain")) {
 			if (strcmp(val, "per-folio") && strcmp(val, "per-batch")) {
 				snprintf(err, len,

@@ -39,7 +39,6 @@ void fl__thp_knobs_default(void)
 	fl__thp.orders_inherit = 1ul << PMD_ORDER;
 	fl__thp.use_zero_page = true;
 	fl__thp.shrink_underused = true;
-	fl__thp.max_ptes_none = HPAGE_PMD_NR - 1;
 	fl__thp.defrag = THP_DEFRAG_MADVISE;
 	fl__thp.shmem_huge = 0; /* SHMEM_HUGE_NEVER */
 	fl__thp.shmem_orders_inherit = 1ul << PMD_ORDER;
@@ -189,19 +188,11 @@ int fl__thp_knob_set(const char *name, const char *value, char *err, size_t len)
 		}
 		return 0;
 	}
-	if (!strcmp(name, "khugepaged/max_ptes_none")) {
-		char *end;
-		long v = strtol(value, &end, 10);
+	if (!strncmp(name, "khugepaged/", 11)) {
+		int ret = fl__khugepaged_knob_set(name + 11, value, err, len);
 
-		if (!*value || *end || v < 0 || v > HPAGE_PMD_NR - 1) {
-			snprintf(err, len,
-				 "transparent_hugepage/khugepaged/max_ptes_none: '%s' is not a "
-				 "number 0..%d",
-				 value, HPAGE_PMD_NR - 1);
-			return -EINVAL;
-		}
-		fl__thp.max_ptes_none = (int)v;
-		return 0;
+		if (ret != -ENOENT)
+			return ret;
 	}
 	if (!strcmp(name, "shmem_enabled")) {
 		for (i = 0; i < 6; i++) {
@@ -298,8 +289,8 @@ int fl__thp_knob_get(const char *name, char *buf, size_t len)
 		snprintf(buf, len, "%d", fl__thp.use_zero_page);
 	else if (!strcmp(name, "shrink_underused"))
 		snprintf(buf, len, "%d", fl__thp.shrink_underused);
-	else if (!strcmp(name, "khugepaged/max_ptes_none"))
-		snprintf(buf, len, "%d", fl__thp.max_ptes_none);
+	else if (!strncmp(name, "khugepaged/", 11) && !fl__khugepaged_knob_get(name + 11, buf, len))
+		;
 	else if (!strcmp(name, "shmem_enabled")) {
 		int i;
 
@@ -618,6 +609,8 @@ int do_huge_pmd_anonymous_page(struct vm_fault *vmf)
 	if (!thp_vma_suitable_order(vma, haddr, PMD_ORDER))
 		return VM_FAULT_FALLBACK;
 	ret = vmf_anon_prepare(vmf);
+	if (!ret)
+		khugepaged_enter_vma(vma, vma->vm_flags);
 	if (ret)
 		return ret;
 	if (!(vmf->flags & FAULT_FLAG_WRITE) && !mm_forbids_zeropage(vma->vm_mm) &&
@@ -1115,7 +1108,7 @@ unsigned long deferred_split_count(int nid, struct mem_cgroup *memcg)
  */
 static bool thp_underused(struct folio *folio)
 {
-	int max_ptes_none = READ_ONCE(fl__thp.max_ptes_none), zero = 0, filled = 0;
+	int max_ptes_none = (int)READ_ONCE(fl__khugepaged[KH_MAX_PTES_NONE]), zero = 0, filled = 0;
 	unsigned long i, pfn = folio_pfn(folio);
 
 	if (max_ptes_none == HPAGE_PMD_NR - 1)

@@ -44,6 +44,7 @@ enum {
 	FL_RANK_SPLIT_QUEUE = 65, /* taken inside the lruvec lock by folios_put_refs() */
 	FL_RANK_PCP = 70,
 	FL_RANK_ZONE = 80,
+	FL_RANK_KHUGEPAGED_MM = 86, /* khugepaged_mm_lock: the registered mms */
 	FL_RANK_MMLIST = 87,
 	FL_RANK_ANON_VMA_POOL = 88,
 	FL_RANK_PGTABLE_POOL = 90,
@@ -403,6 +404,38 @@ void try_to_unmap(struct folio *folio, unsigned long flags);
 int folio_referenced(struct folio *folio, bool is_locked, unsigned long *vm_flags);
 void remove_migration_ptes(struct folio *src, struct folio *dst, int flags);
 
+/* khugepaged.c */
+enum {
+	KH_PAGES_TO_SCAN,
+	KH_SCAN_SLEEP_MS,
+	KH_ALLOC_SLEEP_MS,
+	KH_MAX_PTES_NONE, /* thp_underused() uses it too */
+	KH_MAX_PTES_SWAP,
+	KH_MAX_PTES_SHARED,
+	KH_DEFRAG,
+	NR_KHUGEPAGED_KNOBS
+};
+extern unsigned int fl__khugepaged[NR_KHUGEPAGED_KNOBS];
+extern bool fl__khugepaged_lazyfree_skip; /* seed 003: --khugepaged-lazyfree=skip */
+void fl__khugepaged_knobs_default(void);
+int fl__khugepaged_knob_set(const char *name, const char *value, char *err, size_t len);
+int fl__khugepaged_knob_get(const char *name, char *buf, size_t len);
+const char *fl__khugepaged_knob_name(int i);
+void khugepaged_enter_vma(struct vm_area_struct *vma, unsigned long vm_flags);
+void khugepaged_fork(struct mm_struct *mm, struct mm_struct *oldmm);
+void khugepaged_exit(struct mm_struct *mm);
+bool fl__khugepaged_do_scan(void (*alloc_sleep)(void));
+void fl__khugepaged_forget(void);
+void fl__khugepaged_reset(void);
+void fl__khugepaged_wake(void);
+extern int fl__khugepaged_cpu; /* the model CPU of khugepaged's thread; -1: no thread */
+int fl__khugepaged_start(int nr_tasks);
+void fl__khugepaged_task_done(void);
+void fl__khugepaged_join(void);
+int fl__khugepaged_counters(struct fl_counters *c);
+int madvise_collapse(struct vm_area_struct *vma, unsigned long start, unsigned long end,
+		     bool *mmap_dropped);
+
 /* huge_memory.c */
 struct fl_thp_knobs {
 	int enabled; /* TRANSPARENT_HUGEPAGE_{NEVER,MADVISE,ALWAYS} */
@@ -411,7 +444,6 @@ struct fl_thp_knobs {
 	unsigned long orders_madvise;
 	bool use_zero_page;
 	bool shrink_underused;
-	int max_ptes_none; /* khugepaged/max_ptes_none: thp_underused() uses it */
 	int defrag;
 	/* shmem_enabled (SHMEM_HUGE_*, fs.h) and hugepages-<N>kB/shmem_enabled */
 	int shmem_huge;
@@ -452,6 +484,7 @@ int do_huge_pmd_anonymous_page(struct vm_fault *vmf);
 int copy_huge_pmd(struct vm_area_struct *dst_vma, struct pgtable *dst_pmdt,
 		  struct pgtable *src_pmdt, int idx);
 int dup_mmap(struct mm_struct *mm, struct mm_struct *oldmm);
+int fl__swapin_pte(struct vm_area_struct *vma, struct pgtable *pmdt, unsigned long address);
 int copy_page_range(struct vm_area_struct *dst_vma, struct vm_area_struct *src_vma);
 int do_huge_pmd_wp_page(struct vm_fault *vmf);
 /*
@@ -671,6 +704,8 @@ static inline unsigned long encoded_nr_pages(struct encoded_page *p)
 /* mmap.c */
 struct mm_struct *mm_alloc(int id);
 void mmput(struct mm_struct *mm);
+void mmgrab(struct mm_struct *mm);
+void mmdrop(struct mm_struct *mm);
 struct mm_struct *fl__find_get_mm(int pid);
 void fl__mmap_exit(void);
 void exit_mmap(struct mm_struct *mm);
@@ -718,6 +753,7 @@ struct fl_mm_config {
 	int nr_nodes;
 	int nr_cpus;
 	unsigned long swap_pages; /* a zram swap device of this many pages; 0: no swap */
+	bool khugepaged;	  /* khugepaged's thread runs beside the tasks, on the last CPU */
 };
 int fl__mm_boot(const struct fl_mm_config *cfg, char *err, size_t len);
 void fl__mm_shutdown(void);

@@ -20,8 +20,9 @@
  * split (split_folio(), as 6.18; a PMD-mapped one loses its PMD first) and
  * the covered pages are acted on; one that will not split is skipped.
  *
- * Not modelled yet: PAGEOUT of file and shmem folios (skipped), and
- * COLLAPSE (needs khugepaged): -EOPNOTSUPP.
+ * COLLAPSE is madvise_collapse() (khugepaged.c), VMA by VMA.
+ *
+ * Not modelled yet: PAGEOUT of file and shmem folios (skipped).
  *
  * Conventions in this file: [start, end) is page aligned; ranges with
  * holes are applied to the mapped parts and return -ENOMEM, as Linux does.
@@ -338,9 +339,45 @@ static int madvise_vma_flags(struct mm_struct *mm, unsigned long start, unsigned
 		else
 			vma->vm_flags = (vma->vm_flags & ~VM_HUGEPAGE) | VM_NOHUGEPAGE;
 		vma_end_write(vma);
+		if (behavior == MADV_HUGEPAGE) /* hugepage_madvise() */
+			khugepaged_enter_vma(vma, vma->vm_flags);
 		covered += vma->vm_end - vma->vm_start;
 	}
 	return covered == end - start ? 0 : -ENOMEM;
+}
+
+/*
+ * MADV_COLLAPSE of [@start, @end): each VMA's part by madvise_collapse(),
+ * which may drop mmap_lock, so the next VMA is looked up again by
+ * address. The first error ends it; a hole gives -ENOMEM at the end.
+ */
+static int madvise_collapse_range(struct mm_struct *mm, unsigned long start, unsigned long end)
+{
+	unsigned long addr = start;
+	int ret = 0, unmapped = 0;
+
+	if (end == start)
+		return 0;
+	down_read(&mm->mmap_lock);
+	while (addr < end && !ret) {
+		struct vm_area_struct *vma = find_vma(mm, addr);
+		bool dropped = false;
+		unsigned long next;
+
+		if (!vma || vma->vm_start >= end) {
+			unmapped = -ENOMEM;
+			break;
+		}
+		if (vma->vm_start > addr) {
+			unmapped = -ENOMEM;
+			addr = vma->vm_start;
+		}
+		next = vma->vm_end < end ? vma->vm_end : end;
+		ret = madvise_collapse(vma, addr, next, &dropped);
+		addr = next;
+	}
+	up_read(&mm->mmap_lock);
+	return ret ? ret : unmapped;
 }
 
 /**
@@ -375,7 +412,7 @@ int do_madvise(struct mm_struct *mm, unsigned long start, size_t len, int behavi
 		up_write(&mm->mmap_lock);
 		return ret;
 	case MADV_COLLAPSE:
-		return -EOPNOTSUPP;
+		return madvise_collapse_range(mm, start, end);
 	default:
 		return -EINVAL;
 	}

@@ -1516,6 +1516,28 @@ static int folio_pte_batch(struct folio *folio, unsigned long pfn, pteval_t *slo
 	return nr;
 }
 
+/**
+ * fl__swapin_pte() - khugepaged's swap-in of the swap entry at @address
+ * (__collapse_huge_page_swapin()): do_swap_page() as a read fault would,
+ * counted as no fault. @pmdt is the PMD table over @address.
+ * Context: mmap_lock held for reading. Return: 0 or VM_FAULT_* bits.
+ */
+int fl__swapin_pte(struct vm_area_struct *vma, struct pgtable *pmdt, unsigned long address)
+{
+	struct vm_fault vmf = { .vma = vma, .address = address, .pmdt = pmdt };
+	pteval_t pmdv = entry_load(&pmdt->e[pmd_index(address)]), orig;
+
+	if (!entry_is_table(pmdv))
+		return 0;
+	orig = entry_load(&entry_table(pmdv)->e[pte_index(address)]);
+	if (!is_swap_pte(orig))
+		return 0;
+	vmf.pmd_idx = pmd_index(address);
+	vmf.pgoff = linear_page_index(vma, address);
+	vmf.orders = thp_vma_allowable_orders(vma, vma->vm_flags, THP_ORDERS_ALL_ANON);
+	return do_swap_page(&vmf, orig);
+}
+
 /* ---- fork: copy_page_range() ---- */
 
 /* a private mapping: the model's may all be written (VM_MAYWRITE always set) */

@@ -40,6 +40,7 @@ static const struct named_policy policies[] = {
 static void knobs_default(void)
 {
 	fl__thp_knobs_default();
+	fl__khugepaged_knobs_default();
 	fl__lru_cache_policy = policies[2].p;
 	fl__lru_add_free_dead = false;
 	fl__no_zero_page = false;
@@ -72,6 +73,8 @@ int fl__mm_boot(const struct fl_mm_config *cfg, char *err, size_t len)
 	}
 	knobs_default();
 	fl__rmap_init();
+	fl__khugepaged_reset();
+	fl__khugepaged_cpu = cfg->khugepaged ? nr_cpu_ids_get() - 1 : -1;
 	if (fl__vmstat_init())
 		goto nomem;
 	if (fl__page_alloc_init(cfg->nr_pages / unit * unit, cfg->nr_nodes, cfg->nr_cpus))
@@ -305,6 +308,17 @@ int fl__mm_knob_set(const char *name, const char *value, char *err, size_t len)
 		fl__cow_reuse_drain = value[0] == 'a' ? -1 : value[1] == 'n';
 		return 0;
 	}
+	if (!strcmp(name, "foliolab/khugepaged_lazyfree")) {
+		if (strcmp(value, "collapse") && strcmp(value, "skip")) {
+			snprintf(err, len,
+				 "--khugepaged-lazyfree: '%s' is not collapse (6.18) or skip "
+				 "(seed 003)",
+				 value);
+			return -EINVAL;
+		}
+		fl__khugepaged_lazyfree_skip = value[0] == 's';
+		return 0;
+	}
 	if (!strcmp(name, "foliolab/deferred_split_drain")) {
 		if (strcmp(value, "per-folio") && strcmp(value, "per-batch")) {
 			snprintf(err, len,
@@ -370,9 +384,8 @@ static const char *policy_name(void)
 /** fl__mm_knobs_read() - every knob and its value, in sysfs order. */
 int fl__mm_knobs_read(struct fl_knobs *out)
 {
-	static const char *const plain[] = { "enabled",	      "defrag",
-					     "use_zero_page", "shrink_underused",
-					     "shmem_enabled", "khugepaged/max_ptes_none" };
+	static const char *const plain[] = { "enabled", "defrag", "use_zero_page",
+					     "shrink_underused", "shmem_enabled" };
 	char name[FL_NAME_MAX], sub[40], val[FL_VALUE_MAX];
 	size_t i;
 	int order, ret = 0;
@@ -381,6 +394,12 @@ int fl__mm_knobs_read(struct fl_knobs *out)
 	for (i = 0; i < ARRAY_SIZE(plain); i++) {
 		fl__thp_knob_get(plain[i], val, sizeof(val));
 		snprintf(name, sizeof(name), THP_PREFIX "%s", plain[i]);
+		ret |= fl_knobs_set(out, name, val);
+	}
+	for (i = 0; fl__khugepaged_knob_name((int)i); i++) {
+		snprintf(sub, sizeof(sub), "khugepaged/%s", fl__khugepaged_knob_name((int)i));
+		fl__thp_knob_get(sub, val, sizeof(val));
+		snprintf(name, sizeof(name), THP_PREFIX "%s", sub);
 		ret |= fl_knobs_set(out, name, val);
 	}
 	for (order = 1; order <= PMD_ORDER; order++) {
@@ -426,6 +445,8 @@ int fl__mm_knobs_read(struct fl_knobs *out)
 			    fl__cow_reuse_drain < 0 ? "auto"
 			    : fl__cow_reuse_drain   ? "on"
 						    : "off");
+	ret |= fl_knobs_set(out, "foliolab/khugepaged_lazyfree",
+			    fl__khugepaged_lazyfree_skip ? "skip" : "collapse");
 	ret |= fl_knobs_set(out, "foliolab/deferred_split_drain",
 			    fl__deferred_split_drain_batch ? "per-batch" : "per-folio");
 	ret |= fl_knobs_set(out, "foliolab/memcg_stats_flush",
@@ -447,6 +468,7 @@ long fl__mm_quiesce_and_check(char *msg, size_t len)
 
 	if (fl__shmem_mounts_check(msg, len))
 		return 1;
+	fl__khugepaged_forget(); /* the exited mms its scan had not let go of yet */
 	fl__swap_drop_cache();
 	if (fl__swap_check(msg, len))
 		return 1;

@@ -460,7 +460,10 @@ struct mm_rss_cpu {
 } __cacheline_aligned;
 
 /* mm_struct.flags */
-enum { MMF_HUGE_ZERO_FOLIO = 0 /* holds a reference on the huge zero folio */ };
+enum {
+	MMF_HUGE_ZERO_FOLIO = 0, /* holds a reference on the huge zero folio */
+	MMF_VM_HUGEPAGE = 1,	 /* registered with khugepaged */
+};
 
 struct mm_struct {
 	struct fl_rwsem mmap_lock;
@@ -483,6 +486,7 @@ struct mm_struct {
 	unsigned int mm_id;	  /* CONFIG_MM_ID: 1.., unique while the mm lives */
 	struct mem_cgroup *memcg; /* its tasks' memcg (the owner's); NULL: the root */
 	int mm_users;		  /* atomic: the process, and mmget_not_zero() users */
+	int mm_count;		  /* atomic: the struct's references: mm_users as 1, mmgrab() */
 	struct list_head mmlist;  /* every live mm; mm_list_lock */
 	/*
 	 * mm_cpumask(): the CPUs running one of its tasks, as a count of its

@@ -111,6 +111,7 @@ struct mm_struct *mm_alloc(int id)
 			    FOLIO_MM_ID_MASK;
 	mm->memcg = fl__run_memcg; /* the process is made in the run's cgroup */
 	mm->mm_users = 1;
+	mm->mm_count = 1;
 	fl_spin_lock_at(&mm_list_lock, &site);
 	list_add_tail(&mm->mmlist, &mm_list);
 	spin_unlock(&mm_list_lock);
@@ -516,6 +517,7 @@ static int __do_mmap(struct mm_struct *mm, struct file *file, unsigned long len,
 	if (!start)
 		goto out;
 	if (!file && vma_merge_new_range(mm, start, start + len, vm_flags)) {
+		khugepaged_enter_vma(find_vma(mm, start), vm_flags);
 		*addr = start;
 		ret = 0;
 		goto out;
@@ -544,6 +546,7 @@ static int __do_mmap(struct mm_struct *mm, struct file *file, unsigned long len,
 		vma_link_file(vma, file);
 		i_mmap_unlock_write(file->f_mapping);
 	}
+	khugepaged_enter_vma(vma, vm_flags);
 	*addr = start;
 out:
 	up_write(&mm->mmap_lock);
@@ -773,6 +776,8 @@ int dup_mmap(struct mm_struct *mm, struct mm_struct *oldmm)
 		if (!(mpnt->vm_flags & VM_WIPEONFORK))
 			ret = copy_page_range(tmp, mpnt);
 	}
+	if (!ret)
+		khugepaged_fork(mm, oldmm);
 	flush_tlb_mm(oldmm);
 	for (i = 0; i < oldmm->nr_vmas; i++)
 		vma_end_write(oldmm->vmas[i]);
@@ -838,24 +843,12 @@ struct mm_struct *fl__find_get_mm(int pid)
 	return found;
 }
 
-/** mmput() - drop a reference; the last tears the address space down. */
-void mmput(struct mm_struct *mm)
+/* The struct and its page tables' roots go: nobody refers to @mm any more. */
+static void __mmdrop(struct mm_struct *mm)
 {
-	FL_LOCK_SITE(site);
 	struct retired_array *r;
 	struct vma_chunk *c;
-	bool last;
 
-	/* under the list lock: fl__find_get_mm() never takes a dying mm */
-	fl_spin_lock_at(&mm_list_lock, &site);
-	last = fl_atomic_sub_fetch(&mm->mm_users, 1, __ATOMIC_ACQ_REL) == 0;
-	if (last)
-		list_del(&mm->mmlist);
-	spin_unlock(&mm_list_lock);
-	if (!last)
-		return;
-	exit_mmap(mm);
-	mm_put_huge_zero_folio(mm);
 	/* __mmdrop(): mostly in finish_task_switch(), with preemption off */
 	fl__pgtable_free(mm, mm->pgd);
 	count_fl_stat(FL_PGFREE_ATOMIC, 1);
@@ -873,4 +866,36 @@ void mmput(struct mm_struct *mm)
 	fl_free(mm->rss);
 	fl_rwsem_destroy(&mm->mmap_lock);
 	fl_free(mm);
+}
+
+/** mmgrab() - keep the struct of @mm (not its address space) until mmdrop(). */
+void mmgrab(struct mm_struct *mm)
+{
+	fl_atomic_fetch_add(&mm->mm_count, 1, __ATOMIC_RELAXED);
+}
+
+void mmdrop(struct mm_struct *mm)
+{
+	if (fl_atomic_sub_fetch(&mm->mm_count, 1, __ATOMIC_ACQ_REL) == 0)
+		__mmdrop(mm);
+}
+
+/** mmput() - drop a reference; the last tears the address space down. */
+void mmput(struct mm_struct *mm)
+{
+	FL_LOCK_SITE(site);
+	bool last;
+
+	/* under the list lock: fl__find_get_mm() never takes a dying mm */
+	fl_spin_lock_at(&mm_list_lock, &site);
+	last = fl_atomic_sub_fetch(&mm->mm_users, 1, __ATOMIC_ACQ_REL) == 0;
+	if (last)
+		list_del(&mm->mmlist);
+	spin_unlock(&mm_list_lock);
+	if (!last)
+		return;
+	khugepaged_exit(mm); /* before exit_mmap(), as __mmput() */
+	exit_mmap(mm);
+	mm_put_huge_zero_folio(mm);
+	mmdrop(mm);
 }

@@ -986,7 +986,8 @@ int fl__page_alloc_init(unsigned long nr_pages, int nr_nodes, int nr_cpus)
 {
 	unsigned long per_node = nr_pages / (unsigned long)nr_nodes;
 	int nid, cpu, i, cpus = nr_cpu_ids_get();
-	bool kswapd_cpus = nr_cpus > 0 && nr_cpus + nr_nodes <= cpus;
+	/* khugepaged's CPU, if any, is the last: not a kswapd's */
+	bool kswapd_cpus = nr_cpus > 0 && nr_cpus + nr_nodes <= cpus - (fl__khugepaged_cpu >= 0);
 
 	if (nr_cpus <= 0 || nr_cpus > cpus)
 		nr_cpus = cpus;

@@ -51,6 +51,11 @@ static const char *const vm_event_names[NR_VM_EVENT_ITEMS] = {
 	[THP_UNDERUSED_SPLIT_PAGE] = "thp_underused_split_page",
 	[THP_SWPOUT] = "thp_swpout",
 	[THP_SWPOUT_FALLBACK] = "thp_swpout_fallback",
+	[THP_COLLAPSE_ALLOC] = "thp_collapse_alloc",
+	[THP_COLLAPSE_ALLOC_FAILED] = "thp_collapse_alloc_failed",
+	[THP_SCAN_EXCEED_NONE_PTE] = "thp_scan_exceed_none_pte",
+	[THP_SCAN_EXCEED_SWAP_PTE] = "thp_scan_exceed_swap_pte",
+	[THP_SCAN_EXCEED_SHARED_PTE] = "thp_scan_exceed_share_pte",
 	[PGREFILL] = "pgrefill",
 	[PGSTEAL_KSWAPD] = "pgsteal_kswapd",
 	[PGSTEAL_DIRECT] = "pgsteal_direct",
@@ -282,5 +287,6 @@ int fl__vmstat_snapshot(struct fl_counters *c)
 	}
 	for (i = 0; i < NR_FL_STAT_ITEMS; i++)
 		ret |= fl_counters_set(c, fl_stat_names[i], fl__fl_stat_sum(i));
+	ret |= fl__khugepaged_counters(c);
 	return ret ? -ENOMEM : 0;
 }

@@ -79,8 +79,12 @@ static int model_open(const struct fl_target_config *cfg, struct fl_target **out
 		snprintf(err, len, "out of memory");
 		return -ENOMEM;
 	}
-	/* with swap, a CPU more per node for its kswapd (fl__page_alloc_init()) */
-	ret = fl__platform_init(mc.nr_cpus + (mc.swap_pages ? mc.nr_nodes : 0));
+	/*
+	 * with swap, a CPU more per node for its kswapd (fl__page_alloc_init());
+	 * with khugepaged, the last for its thread
+	 */
+	mc.khugepaged = cfg->khugepaged;
+	ret = fl__platform_init(mc.nr_cpus + (mc.swap_pages ? mc.nr_nodes : 0) + mc.khugepaged);
 	if (ret) {
 		snprintf(err, len, "cannot set up %d model CPUs", mc.nr_cpus);
 		goto err_free;
@@ -419,6 +423,7 @@ static void thread_trampoline(void *p)
 	ts->fn(&ts->th, ts->arg);
 	fl__mm_cpu_leave(mm);
 	fl__kswapd_task_done();
+	fl__khugepaged_task_done();
 }
 
 static int model_run_tasks(struct fl_target *t, struct fl_proc **procs, int n,
@@ -429,7 +434,8 @@ static int model_run_tasks(struct fl_target *t, struct fl_proc **procs, int n,
 	struct fl_thread_handle **h;
 	struct thread_start *ts;
 	int i, started = 0, ret = 0;
-	bool up = n == 1 && !mt->cfg.locked_atomics && !mt->cfg.swap_bytes; /* kswapd runs too */
+	/* kswapd and khugepaged run too */
+	bool up = n == 1 && !mt->cfg.locked_atomics && !mt->cfg.swap_bytes && !mt->cfg.khugepaged;
 
 	/* on sim, tasks beyond the CPUs share them: task i on CPU i mod CPUs */
 	if (n < 1 || (n > t->nr_cpus && !mt->cfg.sim))
@@ -446,6 +452,8 @@ static int model_run_tasks(struct fl_target *t, struct fl_proc **procs, int n,
 	if (up)
 		fl__uniproc_begin();
 	ret = fl__kswapd_start(n);
+	if (!ret)
+		ret = fl__khugepaged_start(n);
 	for (i = 0; i < n && !ret; i++) {
 		ts[i].th.proc = procs[i];
 		ts[i].th.index = i;
@@ -459,11 +467,14 @@ static int model_run_tasks(struct fl_target *t, struct fl_proc **procs, int n,
 		started++;
 	}
 	/* the tasks never started count as done, so kswapd stops when the rest end */
-	for (i = started; i < n; i++)
+	for (i = started; i < n; i++) {
 		fl__kswapd_task_done();
+		fl__khugepaged_task_done();
+	}
 	for (i = 0; i < started; i++)
 		fl__thread_join(h[i]);
 	fl__kswapd_join();
+	fl__khugepaged_join();
 	if (up)
 		fl__uniproc_end();
 	fl_cpu_bind(0);

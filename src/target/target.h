@@ -71,6 +71,7 @@ struct fl_target_config {
 	uint64_t seed;	     /* sim: the seed */
 	const char *costs;   /* sim: the cost file, NULL for the built-in one */
 	bool files;	     /* the workload allocates file folios too */
+	bool khugepaged;     /* model: khugepaged's thread beside the tasks, on a CPU of its own */
 };
 
 struct fl_target_ops {

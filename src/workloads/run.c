@@ -342,6 +342,7 @@ static int make_plan(const struct fl_config *cfg, struct plan *pl, char *err, si
 		pl->tcfg.memcg_max = pl->wl->memcg_max_default(pl->params);
 	pl->tcfg.memcg_high = cfg->memcg_high;
 	pl->tcfg.memcg = pl->wl->needs_memcg && pl->wl->needs_memcg(pl->params);
+	pl->tcfg.khugepaged = pl->wl->needs_khugepaged;
 	return 0;
 }
 

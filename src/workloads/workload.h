@@ -44,6 +44,8 @@ struct fl_workload {
 	int (*run)(struct fl_wl_ctx *ctx, const void *params);
 	/* optional: the run needs a memory cgroup (the model makes one) */
 	bool (*needs_memcg)(const void *params);
+	/* the model runs khugepaged's thread beside its tasks (the host's always runs) */
+	bool needs_khugepaged;
 	/* optional: its memory.max when --memcg-max is not given */
 	uint64_t (*memcg_max_default)(const void *params);
 };
