@@ -500,7 +500,7 @@ static void __collapse_huge_page_copy(struct pgtable *ptet, struct folio *folio,
 	FL_LOCK_SITE(site);
 	unsigned long pfn = folio_pfn(folio);
 	struct folio *src, *tmp;
-	int i;
+	int i, nr;
 
 	for (i = 0; i < HPAGE_PMD_NR; i++) {
 		pteval_t v = entry_load(&ptet->e[i]);
@@ -513,10 +513,12 @@ static void __collapse_huge_page_copy(struct pgtable *ptet, struct folio *folio,
 			page_tag_set(pfn + (unsigned long)i, page_tag(pte_pfn(v)));
 		}
 	}
-	for (i = 0; i < HPAGE_PMD_NR; i++) {
+	for (i = 0; i < HPAGE_PMD_NR; i += nr) {
 		pteval_t v = entry_load(&ptet->e[i]);
 		struct page *page;
+		int k;
 
+		nr = 1;
 		if (pte_none_or_zero(v)) {
 			add_mm_counter(vma->vm_mm, MM_ANONPAGES, 1);
 			if (v) {
@@ -530,11 +532,14 @@ static void __collapse_huge_page_copy(struct pgtable *ptet, struct folio *folio,
 		src = page_folio(page);
 		if (!folio_test_large(src))
 			release_pte_folio(src);
+		else /* 6.18 batches a large folio's PTEs: one rmap removal, not partial */
+			nr = folio_pte_batch(src, pte_pfn(v), &ptet->e[i], HPAGE_PMD_NR - i);
 		fl_spin_lock_at(&ptet->ptl, &site);
-		ptep_get_and_clear(&ptet->e[i]);
-		folio_remove_rmap_ptes(src, page, 1, vma);
+		for (k = 0; k < nr; k++)
+			ptep_get_and_clear(&ptet->e[i + k]);
+		folio_remove_rmap_ptes(src, page, nr, vma);
 		spin_unlock(&ptet->ptl);
-		folio_put(src); /* free_folio_and_swap_cache(): the PTE's reference */
+		folio_put_refs(src, nr); /* free_folio_and_swap_cache(): the PTEs' references */
 	}
 	list_for_each_entry_safe(src, tmp, compound, lru)
 	{

@@ -1499,7 +1499,7 @@ int fl__mm_access_range(struct mm_struct *mm, unsigned long addr, unsigned long 
 /* ---- zapping ---- */
 
 /* Count the PTEs from @slot that map consecutive pages of @folio. */
-static int folio_pte_batch(struct folio *folio, unsigned long pfn, pteval_t *slot, int max_nr)
+int folio_pte_batch(struct folio *folio, unsigned long pfn, pteval_t *slot, int max_nr)
 {
 	unsigned long end = folio_pfn(folio) + folio_nr_pages(folio);
 	int nr = 1;

@@ -19,7 +19,9 @@
  * of storing (read faults map the shared zero page, and every tag must
  * read back as 0); --advice free or cold advises MADV_FREE or MADV_COLD
  * instead of DONTNEED, which keep the pages mapped, so only the first loop
- * faults.
+ * faults; --advice collapse MADV_COLLAPSEs them into PMD THPs (every whole
+ * 2 MiB range of the mapping, the first loop; later ones find them
+ * PMD-mapped).
  *
  * Tags: loop l of thread t stores ((t + 1) << 52 | l << 26) + page index,
  * so a page holding another page's, loop's or thread's data is caught by
@@ -88,7 +90,8 @@ static const struct fl_workload_param_info mb_param_info[] = {
 	  "shared (the threads' adjacent mappings merge into one VMA) or private (a gap "
 	  "around each: a VMA per thread)" },
 	{ "access", "write", "write (store a tag per page) or read (load: the zero page)" },
-	{ "advice", "dontneed", "dontneed, free or cold: the madvise after each pass" },
+	{ "advice", "dontneed",
+	  "dontneed, free, cold or collapse (MADV_COLLAPSE): the madvise after each pass" },
 	{ NULL, NULL, NULL },
 };
 
@@ -97,8 +100,9 @@ static int mb_parse(const struct fl_config *cfg, void *params, char *err, size_t
 	const struct fl_workload_info *wi = &fl__wl_lru_microbench.info;
 	static const char *const vmas[] = { "shared", "private", NULL };
 	static const char *const accesses[] = { "write", "read", NULL };
-	static const char *const advices[] = { "dontneed", "free", "cold", NULL };
-	static const int advice_of[] = { FL_MADV_DONTNEED, FL_MADV_FREE, FL_MADV_COLD };
+	static const char *const advices[] = { "dontneed", "free", "cold", "collapse", NULL };
+	static const int advice_of[] = { FL_MADV_DONTNEED, FL_MADV_FREE, FL_MADV_COLD,
+					 FL_MADV_COLLAPSE };
 	struct mb_params *p = params;
 	int ret, vma = 0, access = 0, advice = 0;
 

@@ -361,7 +361,7 @@ static bool test_madv_collapse(void)
 	return mm_down_with_mm();
 }
 
-/* 16K folios collapse too, each isolated once; their old pages freed */
+/* 16K folios collapse too, each isolated once and unmapped in one batch; freed */
 static bool test_collapse_mthp(void)
 {
 	unsigned long a = setup(1);
@@ -378,6 +378,8 @@ static bool test_collapse_mthp(void)
 	/* 128 folios of 16K gone, one THP come */
 	ASSERT_EQ(counter("fl_live_folios") - live, 1 - 128);
 	ASSERT_EQ(counter("hugepages-16kB/stats/nr_anon"), 0);
+	/* each folio's PTEs go in one batch: never partially mapped, never queued */
+	ASSERT_EQ(counter("hugepages-16kB/stats/split_deferred"), 0);
 	ASSERT_EQ(wrong_tags(a, 512, 100), 0);
 	return mm_down_with_mm();
 }
