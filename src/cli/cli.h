@@ -25,8 +25,15 @@ struct cli_opts {
 	int nr_mthp;
 	char targets[2][16]; /* --target model,host */
 	int nr_targets;
-	char split_walk[2][16]; /* --split-walk forward,reverse (the model's) */
-	int nr_split_walk;
+	/*
+	 * a model policy given as a list, one configuration each (the
+	 * model's): --split-walk forward,reverse, --khugepaged-lazyfree
+	 * collapse,skip or --cow-reuse-drain off,on; one such list a run
+	 */
+	const char *policy_knob; /* its knob: "foliolab/split_walk", ... */
+	const char *policy_opt;	 /* the option that gave it: "--split-walk", ... */
+	char policy[2][16];
+	int nr_policy;
 	int cpus[8];	     /* --cpus 1,20,80,320: the model's CPUs (and threads, unless given) */
 	bool platform_given; /* --platform on the command line (sim is the default) */
 	bool seed_given;

@@ -205,6 +205,31 @@ static int split_list(const char *opt, const char *v, const char *const *names,
 	return 0;
 }
 
+/*
+ * A model policy option: one value, or (compare) a list of two, each a
+ * configuration; one such list a run. Return: 0 or -EINVAL with @err.
+ */
+static int policy_list(struct cli_opts *o, bool compare, const char *opt, const char *knob,
+		       const char *val, const char *const *accepted, const char *words,
+		       char *err, size_t len)
+{
+	if (o->nr_policy && strcmp(o->policy_opt, opt)) {
+		snprintf(err, len, "%s %s: %s already gives a model policy; one at a time", opt,
+			 val, o->policy_opt);
+		return -EINVAL;
+	}
+	if (split_list(opt, val, accepted, words, o->policy, 2, &o->nr_policy, err, len))
+		return -EINVAL;
+	o->policy_knob = knob;
+	o->policy_opt = opt;
+	if (!compare && o->nr_policy > 1) {
+		snprintf(err, len, "%s %s: two values are two configurations; use compare", opt,
+			 val);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 static int split_targets(const char *v, struct cli_opts *o, bool compare, char *err, size_t len)
 {
 	char buf[64], *tok, *save = NULL;
@@ -599,16 +624,9 @@ int cli_parse(int argc, char **argv, struct cli_opts *o, char *err, size_t len)
 		} else if (!strcmp(optbuf, "--split-walk")) {
 			static const char *const walks[] = { "forward", "reverse", NULL };
 
-			if (split_list(optbuf, val, walks, "forward (6.18), reverse (seed 002)",
-				       o->split_walk, 2, &o->nr_split_walk, err, len))
+			if (policy_list(o, compare, "--split-walk", "foliolab/split_walk", val, walks,
+					"forward (6.18), reverse (seed 002)", err, len))
 				return -EINVAL;
-			if (!compare && o->nr_split_walk > 1) {
-				snprintf(err, len,
-					 "--split-walk %s: two walks are two configurations; use "
-					 "compare",
-					 val);
-				return -EINVAL;
-			}
 		} else if (!strcmp(optbuf, "--split-drain")) {
 			if (strcmp(val, "on") && strcmp(val, "off") && strcmp(val, "auto")) {
 				snprintf(
@@ -621,25 +639,18 @@ int cli_parse(int argc, char **argv, struct cli_opts *o, char *err, size_t len)
 			if (knob_once(o, "foliolab/split_drain", val, err, len))
 				return -EINVAL;
 		} else if (!strcmp(optbuf, "--cow-reuse-drain")) {
-			if (strcmp(val, "on") && strcmp(val, "off") && strcmp(val, "auto")) {
-				snprintf(
-					err, len,
-					"--cow-reuse-drain %s: accepted on, off, auto (on when the "
-					"LRU cache may hold large folios: seed 000 2/4)",
-					val);
-				return -EINVAL;
-			}
-			if (knob_once(o, "foliolab/cow_reuse_drain", val, err, len))
+			static const char *const drains[] = { "on", "off", "auto", NULL };
+
+			if (policy_list(o, compare, "--cow-reuse-drain", "foliolab/cow_reuse_drain", val, drains,
+					"on, off, auto (on when the LRU cache may hold large "
+					"folios: seed 000 2/4)",
+					err, len))
 				return -EINVAL;
 		} else if (!strcmp(optbuf, "--khugepaged-lazyfree")) {
-			if (strcmp(val, "collapse") && strcmp(val, "skip")) {
-				snprintf(err, len,
-					 "--khugepaged-lazyfree %s: accepted collapse (6.18), skip "
-					 "(seed 003)",
-					 val);
-				return -EINVAL;
-			}
-			if (knob_once(o, "foliolab/khugepaged_lazyfree", val, err, len))
+			static const char *const modes[] = { "collapse", "skip", NULL };
+
+			if (policy_list(o, compare, "--khugepaged-lazyfree", "foliolab/khugepaged_lazyfree", val, modes,
+					"collapse (6.18), skip (seed 003)", err, len))
 				return -EINVAL;
 		} else if (!strcmp(optbuf, "--deferred-split-drain")) {
 			if (strcmp(val, "per-folio") && strcmp(val, "per-batch")) {
@@ -686,10 +697,11 @@ int cli_parse(int argc, char **argv, struct cli_opts *o, char *err, size_t len)
 		const char *n = o->base.knobs.v[i].name;
 
 		if ((o->nr_lru_cache && !strcmp(n, "foliolab/lru_cache")) ||
-		    (o->nr_split_walk && !strcmp(n, "foliolab/split_walk"))) {
-			snprintf(err, len, "--knob %s and --%s both set it; give --%s alone", n,
-				 n[9] == 'l' ? "lru-cache" : "split-walk",
-				 n[9] == 'l' ? "lru-cache" : "split-walk");
+		    (o->nr_policy && !strcmp(n, o->policy_knob))) {
+			const char *opt = n[9] == 'l' ? "--lru-cache" : o->policy_opt;
+
+			snprintf(err, len, "--knob %s and %s both set it; give %s alone", n, opt,
+				 opt);
 			return -EINVAL;
 		}
 	}
@@ -721,11 +733,13 @@ int cli_parse(int argc, char **argv, struct cli_opts *o, char *err, size_t len)
 		return -EINVAL;
 	}
 	if (compare && o->nr_lru_cache < 2 && o->nr_mthp < 2 && o->nr_targets < 2 &&
-	    o->nr_split_walk < 2 && o->nr_cpus < 2) {
+	    o->nr_policy < 2 && o->nr_cpus < 2) {
 		snprintf(
 			err, len,
 			"compare needs a list to compare: --lru-cache=order0,pages31, --mthp "
-			"4K,16K, --split-walk=forward,reverse, --cpus 1,20 or --target=model,host");
+			"4K,16K, --split-walk=forward,reverse (or another policy list: "
+			"--khugepaged-lazyfree, --cow-reuse-drain), --cpus 1,20 or "
+			"--target=model,host");
 		return -EINVAL;
 	}
 	if (o->plot && o->nr_cpus < 2) {
@@ -752,7 +766,7 @@ int cli_parse(int argc, char **argv, struct cli_opts *o, char *err, size_t len)
 	for (i = 0; i < o->base.knobs.nr; i++)
 		if (!strncmp(o->base.knobs.v[i].name, "foliolab/", 9))
 			o->any_model_knob = true;
-	if (o->nr_lru_cache || o->nr_split_walk)
+	if (o->nr_lru_cache || o->nr_policy)
 		o->any_model_knob = true;
 	if (o->nr_targets == 1 && !strcmp(o->targets[0], "host") && o->any_model_knob) {
 		snprintf(err, len,
@@ -899,7 +913,7 @@ int cli_configs(const struct cli_opts *o, struct fl_config *cfgs, char labels[][
 				const char *target = o->nr_targets ? o->targets[t] : o->base.target;
 				bool host = !strcmp(target, "host");
 				int nl = !host && o->nr_lru_cache ? o->nr_lru_cache : 1;
-				int nw = !host && o->nr_split_walk ? o->nr_split_walk : 1;
+				int nw = !host && o->nr_policy ? o->nr_policy : 1;
 
 				for (j = 0; j < nl * nw; j++) {
 					struct fl_config *c = &cfgs[n];
@@ -931,9 +945,9 @@ int cli_configs(const struct cli_opts *o, struct fl_config *cfgs, char labels[][
 					if (!host && o->nr_lru_cache)
 						fl_config_set_knob(c, "foliolab/lru_cache",
 								   o->lru_cache[j / nw]);
-					if (!host && o->nr_split_walk)
-						fl_config_set_knob(c, "foliolab/split_walk",
-								   o->split_walk[w]);
+					if (!host && o->nr_policy)
+						fl_config_set_knob(c, o->policy_knob,
+								   o->policy[w]);
 					if (o->nr_mthp &&
 					    cli_apply_mthp(c, o->mthp[i], false, err, len))
 						return -EINVAL;
@@ -964,8 +978,8 @@ int cli_configs(const struct cli_opts *o, struct fl_config *cfgs, char labels[][
 						add_label(labels[n], target);
 					if (!host && o->nr_lru_cache > 1)
 						add_label(labels[n], o->lru_cache[j / nw]);
-					if (!host && o->nr_split_walk > 1)
-						add_label(labels[n], o->split_walk[w]);
+					if (!host && o->nr_policy > 1)
+						add_label(labels[n], o->policy[w]);
 					if (!labels[n][0])
 						add_label(labels[n], o->nr_lru_cache && !host
 									     ? o->lru_cache[j / nw]

@@ -386,7 +386,7 @@ if [ $rc -eq 0 ] && grep -q -E "^ +forward +reverse reverse/forward" "$T/stdout"
 else
 	nok "compare --split-walk (exit $rc): visits $v"; sed 's/^/# /' "$T/stderr"
 fi
-bad "--split-walk with a list in run" "two walks are two configurations; use compare" \
+bad "--split-walk with a list in run" "two values are two configurations; use compare" \
 	run shmem-split --split-walk forward,reverse
 bad "--split-walk with a bad walk" "is not one of forward (6.18), reverse (seed 002)" \
 	run shmem-split --split-walk sideways
@@ -887,7 +887,9 @@ fi
 # copied; then the parent alone reuses its PMDs whole (no pgreuse).
 bad "fork-cow --children 0" "--children" run fork-cow --children 0
 bad "fork-cow --children 33" "--children" run fork-cow --children 33
-bad "--cow-reuse-drain maybe" "--cow-reuse-drain maybe: accepted on, off, auto" run cow-reuse --cow-reuse-drain maybe
+bad "--cow-reuse-drain maybe" "--cow-reuse-drain maybe: 'maybe' is not one of on, off, auto" run cow-reuse --cow-reuse-drain maybe
+bad "two policy lists" "--split-walk already gives a model policy" run cow-reuse --split-walk forward --cow-reuse-drain on
+bad "--khugepaged-lazyfree twice in run" "two values are two configurations" run khugepaged-lazyfree --khugepaged-lazyfree collapse,skip
 if command -v python3 >/dev/null; then
 	for spec in "off 2048 2052" "on 2052 2052"; do
 		set -- $spec
