@@ -210,8 +210,8 @@ static int split_list(const char *opt, const char *v, const char *const *names,
  * configuration; one such list a run. Return: 0 or -EINVAL with @err.
  */
 static int policy_list(struct cli_opts *o, bool compare, const char *opt, const char *knob,
-		       const char *val, const char *const *accepted, const char *words,
-		       char *err, size_t len)
+		       const char *val, const char *const *accepted, const char *words, char *err,
+		       size_t len)
 {
 	if (o->nr_policy && strcmp(o->policy_opt, opt)) {
 		snprintf(err, len, "%s %s: %s already gives a model policy; one at a time", opt,
@@ -624,8 +624,8 @@ int cli_parse(int argc, char **argv, struct cli_opts *o, char *err, size_t len)
 		} else if (!strcmp(optbuf, "--split-walk")) {
 			static const char *const walks[] = { "forward", "reverse", NULL };
 
-			if (policy_list(o, compare, "--split-walk", "foliolab/split_walk", val, walks,
-					"forward (6.18), reverse (seed 002)", err, len))
+			if (policy_list(o, compare, "--split-walk", "foliolab/split_walk", val,
+					walks, "forward (6.18), reverse (seed 002)", err, len))
 				return -EINVAL;
 		} else if (!strcmp(optbuf, "--split-drain")) {
 			if (strcmp(val, "on") && strcmp(val, "off") && strcmp(val, "auto")) {
@@ -641,7 +641,8 @@ int cli_parse(int argc, char **argv, struct cli_opts *o, char *err, size_t len)
 		} else if (!strcmp(optbuf, "--cow-reuse-drain")) {
 			static const char *const drains[] = { "on", "off", "auto", NULL };
 
-			if (policy_list(o, compare, "--cow-reuse-drain", "foliolab/cow_reuse_drain", val, drains,
+			if (policy_list(o, compare, "--cow-reuse-drain", "foliolab/cow_reuse_drain",
+					val, drains,
 					"on, off, auto (on when the LRU cache may hold large "
 					"folios: seed 000 2/4)",
 					err, len))
@@ -649,7 +650,8 @@ int cli_parse(int argc, char **argv, struct cli_opts *o, char *err, size_t len)
 		} else if (!strcmp(optbuf, "--khugepaged-lazyfree")) {
 			static const char *const modes[] = { "collapse", "skip", NULL };
 
-			if (policy_list(o, compare, "--khugepaged-lazyfree", "foliolab/khugepaged_lazyfree", val, modes,
+			if (policy_list(o, compare, "--khugepaged-lazyfree",
+					"foliolab/khugepaged_lazyfree", val, modes,
 					"collapse (6.18), skip (seed 003)", err, len))
 				return -EINVAL;
 		} else if (!strcmp(optbuf, "--deferred-split-drain")) {
@@ -734,12 +736,11 @@ int cli_parse(int argc, char **argv, struct cli_opts *o, char *err, size_t len)
 	}
 	if (compare && o->nr_lru_cache < 2 && o->nr_mthp < 2 && o->nr_targets < 2 &&
 	    o->nr_policy < 2 && o->nr_cpus < 2) {
-		snprintf(
-			err, len,
-			"compare needs a list to compare: --lru-cache=order0,pages31, --mthp "
-			"4K,16K, --split-walk=forward,reverse (or another policy list: "
-			"--khugepaged-lazyfree, --cow-reuse-drain), --cpus 1,20 or "
-			"--target=model,host");
+		snprintf(err, len,
+			 "compare needs a list to compare: --lru-cache=order0,pages31, --mthp "
+			 "4K,16K, --split-walk=forward,reverse (or another policy list: "
+			 "--khugepaged-lazyfree, --cow-reuse-drain), --cpus 1,20 or "
+			 "--target=model,host");
 		return -EINVAL;
 	}
 	if (o->plot && o->nr_cpus < 2) {
@@ -946,8 +947,7 @@ int cli_configs(const struct cli_opts *o, struct fl_config *cfgs, char labels[][
 						fl_config_set_knob(c, "foliolab/lru_cache",
 								   o->lru_cache[j / nw]);
 					if (!host && o->nr_policy)
-						fl_config_set_knob(c, o->policy_knob,
-								   o->policy[w]);
+						fl_config_set_knob(c, o->policy_knob, o->policy[w]);
 					if (o->nr_mthp &&
 					    cli_apply_mthp(c, o->mthp[i], false, err, len))
 						return -EINVAL;

@@ -484,6 +484,7 @@ int do_huge_pmd_anonymous_page(struct vm_fault *vmf);
 int copy_huge_pmd(struct vm_area_struct *dst_vma, struct pgtable *dst_pmdt,
 		  struct pgtable *src_pmdt, int idx);
 int dup_mmap(struct mm_struct *mm, struct mm_struct *oldmm);
+unsigned long fl__mm_anon_huge_bytes(struct mm_struct *mm);
 /* the PTEs from @slot (at most @max_nr) that map @folio's pages from @pfn on */
 int folio_pte_batch(struct folio *folio, unsigned long pfn, pteval_t *slot, int max_nr);
 int fl__swapin_pte(struct vm_area_struct *vma, struct pgtable *pmdt, unsigned long address);

@@ -951,15 +951,25 @@ static void khugepaged_alloc_sleep(void)
 	khugepaged_sleep_ms(READ_ONCE(fl__khugepaged[KH_ALLOC_SLEEP_MS]));
 }
 
+/*
+ * When the next pass is due: the kernel's thread lives from boot, the
+ * model's only while tasks run, so a thread started again waits out the
+ * sleep its predecessor began instead of passing at once.
+ */
+static uint64_t next_pass_ns;
+
 /* khugepaged_wait_work(): scan_sleep_millisecs with work, else until there is some */
 static void khugepaged_wait_work(void)
 {
 	unsigned long seen;
 
 	if (khugepaged_has_work()) {
+		next_pass_ns = fl_clock_ns() +
+			       (uint64_t)READ_ONCE(fl__khugepaged[KH_SCAN_SLEEP_MS]) * 1000000;
 		khugepaged_sleep_ms(READ_ONCE(fl__khugepaged[KH_SCAN_SLEEP_MS]));
 		return;
 	}
+	next_pass_ns = 0;
 	seen = fl_waitq_prepare(&khugepaged_wait);
 	while (!khugepaged_has_work() &&
 	       fl_atomic_load(&khugepaged_wait.seq, __ATOMIC_ACQUIRE) == seen &&
@@ -971,9 +981,16 @@ static void khugepaged_wait_work(void)
 /* khugepaged() - the thread: a pass, a sleep, until the workload's tasks end */
 static void khugepaged(void *arg)
 {
+	uint64_t now = fl_clock_ns();
+
 	(void)arg;
+	if (next_pass_ns > now) /* the last thread's sleep is not over */
+		khugepaged_sleep_ms((unsigned int)((next_pass_ns - now + 999999) / 1000000));
 	while (!fl_atomic_load(&khugepaged_should_stop, __ATOMIC_ACQUIRE)) {
+		uint64_t t0 = fl_clock_ns();
+
 		fl__khugepaged_do_scan(khugepaged_alloc_sleep);
+		count_fl_stat(FL_KHUGEPAGED_NS, (long)(fl_clock_ns() - t0));
 		khugepaged_wait_work();
 	}
 }
@@ -1137,6 +1154,7 @@ int fl__khugepaged_counters(struct fl_counters *c)
 void fl__khugepaged_reset(void)
 {
 	memset(&khugepaged_wait, 0, sizeof(khugepaged_wait));
+	next_pass_ns = 0;
 	INIT_LIST_HEAD(&khugepaged_mm_head);
 	khugepaged_scan.mm_slot = NULL;
 	khugepaged_scan.address = 0;

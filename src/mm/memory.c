@@ -1454,6 +1454,8 @@ static __always_inline unsigned long hw_access_run(struct mm_struct *mm, unsigne
 		hw_access_hook(1);
 		run_access(r, pfn);
 	}
+	if (done)
+		count_fl_stat(pmd_huge_present(pmdv) ? FL_ACCESS_PMD : FL_ACCESS_PTE, (long)done);
 out:
 	r->table_end = addr >= end;
 	hw_access_end(seq);
@@ -1536,6 +1538,33 @@ int fl__swapin_pte(struct vm_area_struct *vma, struct pgtable *pmdt, unsigned lo
 	vmf.pgoff = linear_page_index(vma, address);
 	vmf.orders = thp_vma_allowable_orders(vma, vma->vm_flags, THP_ORDERS_ALL_ANON);
 	return do_swap_page(&vmf, orig);
+}
+
+/**
+ * fl__mm_anon_huge_bytes() - bytes of @mm's anon memory mapped by huge
+ * PMDs (smaps' AnonHugePages), the huge zero folio not counted.
+ */
+unsigned long fl__mm_anon_huge_bytes(struct mm_struct *mm)
+{
+	unsigned long bytes = 0, addr;
+	int i;
+
+	down_read(&mm->mmap_lock);
+	for (i = 0; i < mm->nr_vmas; i++) {
+		struct vm_area_struct *vma = mm->vmas[i];
+
+		if (!vma_is_anonymous(vma))
+			continue;
+		for (addr = ALIGN_UP(vma->vm_start, PMD_SIZE); addr + PMD_SIZE <= vma->vm_end;
+		     addr += PMD_SIZE) {
+			pteval_t v = fl__pmd_entry(mm, addr);
+
+			if (pmd_huge_present(v) && !is_huge_zero_pmd(v))
+				bytes += PMD_SIZE;
+		}
+	}
+	up_read(&mm->mmap_lock);
+	return bytes;
 }
 
 /* ---- fork: copy_page_range() ---- */

@@ -120,6 +120,9 @@ static const char *const fl_stat_names[NR_FL_STAT_ITEMS] = {
 	[FL_PGFREE_ATOMIC] = "fl_pgfree_atomic",
 	[FL_KSWAPD_NS] = "fl_kswapd_ns",
 	[FL_DIRECT_RECLAIM_NS] = "fl_direct_reclaim_ns",
+	[FL_KHUGEPAGED_NS] = "fl_khugepaged_ns",
+	[FL_ACCESS_PTE] = "fl_access_pte",
+	[FL_ACCESS_PMD] = "fl_access_pmd",
 };
 
 /* Order 1 (8kB) exists for shmem and the page cache only: its stats are these. */

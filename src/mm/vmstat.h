@@ -144,6 +144,9 @@ enum fl_stat_item {
 	FL_PGFREE_ATOMIC,      /* of pgfree: pages the kernel frees with preemption off */
 	FL_KSWAPD_NS,	       /* time kswapd spent reclaiming (balance_pgdat()) */
 	FL_DIRECT_RECLAIM_NS,  /* time allocations spent in direct reclaim */
+	FL_KHUGEPAGED_NS,      /* time khugepaged's thread spent in its passes */
+	FL_ACCESS_PTE,	       /* pages "hardware" reached through a PTE (a dTLB stand-in) */
+	FL_ACCESS_PMD,	       /* ... through a huge PMD */
 	NR_FL_STAT_ITEMS
 };
 
@@ -191,6 +194,12 @@ static inline void mod_mthp_stat(int order, enum mthp_stat_item item, long delta
 static inline void count_mthp_stat(int order, enum mthp_stat_item item)
 {
 	mod_mthp_stat(order, item, 1);
+}
+
+/* this CPU's own count of @item (per-task figures where each task has its CPU) */
+static inline int64_t this_cpu_fl_stat(enum fl_stat_item item)
+{
+	return READ_ONCE(this_cpu_vm_stats()->fl[item]);
 }
 
 static inline void count_fl_stat(enum fl_stat_item item, long delta)

@@ -393,6 +393,7 @@ const struct fl_target_ops fl__host_target_ops = {
 	.mmap = fl__host_mmap,
 	.munmap = fl__host_munmap,
 	.madvise = fl__host_madvise,
+	.thp_sample = fl__host_thp_sample,
 	.write = fl__host_write,
 	.read = fl__host_read,
 	.tmpfs_mount = fl__host_tmpfs_mount,

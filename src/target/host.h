@@ -260,6 +260,7 @@ int fl__host_nr_cpus_online(void);
 int fl__host_proc_create(struct fl_target *t, struct fl_proc **out);
 int fl__host_proc_exit(struct fl_proc *p);
 int fl__host_proc_fork(struct fl_thread *th, struct fl_proc **out);
+int fl__host_thp_sample(struct fl_thread *th, struct fl_thp_sample *out);
 struct fl_thread *fl__host_proc_main(struct fl_proc *p);
 int fl__host_run_tasks(struct fl_target *t, struct fl_proc **procs, int n,
 		       void (*fn)(struct fl_thread *th, void *arg), void *arg);

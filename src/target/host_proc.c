@@ -615,3 +615,31 @@ int fl__host_read(struct fl_thread *th, uint64_t addr, uint64_t len, uint64_t st
 		*sum = rp.v;
 	return 0;
 }
+
+/*
+ * The calling thread's process's AnonHugePages (/proc/self/smaps_rollup):
+ * a task runs in the process it samples, so "self" is that process.
+ */
+int fl__host_thp_sample(struct fl_thread *th, struct fl_thp_sample *out)
+{
+	char line[256];
+	unsigned long long kb;
+	FILE *f;
+	int ret = -ENOENT;
+
+	if (!is_local(to_hp(th->proc)))
+		return -EOPNOTSUPP; /* from the runner for another process: not ours to read */
+	f = fopen("/proc/self/smaps_rollup", "r");
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "AnonHugePages: %llu kB", &kb) == 1) {
+			out->anon_huge_bytes = kb * 1024;
+			ret = 0;
+			break;
+		}
+	fclose(f);
+	out->pte_accesses = -1;
+	out->pmd_accesses = -1;
+	return ret;
+}

@@ -524,6 +524,14 @@ static int model_madvise(struct fl_thread *th, uint64_t addr, uint64_t len, int 
 	return do_madvise(thread_mm(th), (unsigned long)addr, (size_t)len, map[advice]);
 }
 
+static int model_thp_sample(struct fl_thread *th, struct fl_thp_sample *out)
+{
+	out->anon_huge_bytes = fl__mm_anon_huge_bytes(thread_mm(th));
+	out->pte_accesses = this_cpu_fl_stat(FL_ACCESS_PTE);
+	out->pmd_accesses = this_cpu_fl_stat(FL_ACCESS_PMD);
+	return 0;
+}
+
 static int model_write(struct fl_thread *th, uint64_t addr, uint64_t len, uint64_t stride,
 		       uint64_t tag, uint64_t tag_step)
 {
@@ -839,6 +847,7 @@ const struct fl_target_ops fl__model_target_ops = {
 	.mmap = model_mmap,
 	.munmap = model_munmap,
 	.madvise = model_madvise,
+	.thp_sample = model_thp_sample,
 	.write = model_write,
 	.read = model_read,
 	.tmpfs_mount = model_tmpfs_mount,

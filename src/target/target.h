@@ -45,6 +45,17 @@ struct fl_file;	 /* a file open in one */
 #define FL_FALLOC_KEEP_SIZE 0x01
 #define FL_FALLOC_PUNCH_HOLE 0x02
 
+/* What THP does for a process's memory, at one moment. */
+struct fl_thp_sample {
+	uint64_t anon_huge_bytes; /* its anon memory mapped by huge PMDs (AnonHugePages) */
+	/*
+	 * model: the pages the calling thread's CPU reached through a PTE and
+	 * through a huge PMD so far (a stand-in for dTLB misses); -1 on the host
+	 */
+	int64_t pte_accesses;
+	int64_t pmd_accesses;
+};
+
 struct fl_thread {
 	struct fl_proc *proc;
 	int index; /* position in run_threads(); -1 for the process's main thread */
@@ -136,6 +147,8 @@ struct fl_target_ops {
 	/* the whole of a mapping or any page-aligned part of one, as munmap(2) */
 	int (*munmap)(struct fl_thread *th, uint64_t addr, uint64_t len);
 	int (*madvise)(struct fl_thread *th, uint64_t addr, uint64_t len, int advice);
+	/* how @th's process's memory is mapped now, for samples over time */
+	int (*thp_sample)(struct fl_thread *th, struct fl_thp_sample *out);
 	/* store tag + i * tag_step into the page at addr + i * stride, i < len / stride */
 	int (*write)(struct fl_thread *th, uint64_t addr, uint64_t len, uint64_t stride,
 		     uint64_t tag, uint64_t tag_step);
@@ -295,6 +308,11 @@ static inline int fl_mmap_apart(struct fl_thread *th, uint64_t len, uint64_t *ad
 static inline int fl_madvise(struct fl_thread *th, uint64_t addr, uint64_t len, int advice)
 {
 	return fl_thread_target(th)->ops->madvise(th, addr, len, advice);
+}
+
+static inline int fl_thp_sample(struct fl_thread *th, struct fl_thp_sample *out)
+{
+	return fl_thread_target(th)->ops->thp_sample(th, out);
 }
 
 static inline int fl_write(struct fl_thread *th, uint64_t addr, uint64_t len, uint64_t stride,

@@ -61,6 +61,7 @@ extern const struct fl_workload fl__wl_lazyfree;
 extern const struct fl_workload fl__wl_memcg_build;
 extern const struct fl_workload fl__wl_cow_reuse;
 extern const struct fl_workload fl__wl_fork_cow;
+extern const struct fl_workload fl__wl_khugepaged_lazyfree;
 const struct fl_workload *fl__workload_find(const char *name);
 
 static inline void fl_progress(struct fl_wl_ctx *ctx, uint64_t n)

@@ -925,6 +925,51 @@ else
 	skip "cow-reuse counts" "python3 is not installed"
 	skip "fork-cow counts" "python3 is not installed"
 fi
+# khugepaged and MADV_COLLAPSE on the model, counts from 6.18's rules.
+# khugepaged-lazyfree --size 4M: hot1, cold and hot2 have 2 PMD ranges
+# each, registered in that order; every 100 ms a pass of 1024 pages. The
+# hot ones' ranges collapse (4 THPs); cold's never: MADV_FREE left its
+# PTEs old, so 6.18 finds no young PTE (lack_referenced_page) and seed 003
+# stops at its first clean lazy-free page (page_lazyfree). lru-microbench
+# --advice collapse, 2 threads of 4 MiB at 16K: 4 ranges collapse on the
+# first loop, the second finds them PMD-mapped; a folio's PTEs leave in
+# one batch, so nothing is queued for a deferred split.
+bad "--khugepaged-lazyfree sometimes" "is not one of collapse (6.18), skip (seed 003)" run khugepaged-lazyfree --khugepaged-lazyfree sometimes
+bad "khugepaged-lazyfree --size 3M" "--size" run khugepaged-lazyfree --size 3M
+if command -v python3 >/dev/null; then
+	for spec in "collapse fl_scan_lack_referenced_page fl_scan_page_lazyfree" \
+		"skip fl_scan_page_lazyfree fl_scan_lack_referenced_page"; do
+		set -- $spec
+		"$FL" run khugepaged-lazyfree --size 4M --seconds 1 --khugepaged-lazyfree "$1" \
+			--knob transparent_hugepage/khugepaged/scan_sleep_millisecs=100 \
+			--knob transparent_hugepage/khugepaged/pages_to_scan=1024 \
+			--json "$T/kl.json" >"$T/stdout" 2>"$T/stderr"
+		rc=$?
+		got="$(jcount "$T/kl.json" thp_collapse_alloc) $(jcount "$T/kl.json" khugepaged/pages_collapsed)"
+		got="$got $(jcount "$T/kl.json" "$3") $(jcount "$T/kl.json" fl_tag_mismatch)"
+		cold=$(jcount "$T/kl.json" "$2")
+		if [ $rc -eq 0 ] && [ "$got" = "4 4 0 0" ] && [ "$cold" -ge 2 ] &&
+			grep -q "hot2_pmd_pct 100 %" "$T/stdout"; then
+			ok "khugepaged-lazyfree --khugepaged-lazyfree $1: hot1 and hot2 collapsed, cold not ($2 $cold)"
+		else
+			nok "khugepaged-lazyfree $1 (exit $rc): $got, $2 $cold"; sed 's/^/# /' "$T/stderr"
+		fi
+	done
+	"$FL" run lru-microbench --threads 2 --loops 2 --size 4M --advice collapse --mthp 16K \
+		--json "$T/lc.json" >"$T/stdout" 2>"$T/stderr"
+	rc=$?
+	got="$(jcount "$T/lc.json" thp_collapse_alloc) $(jcount "$T/lc.json" fl_scan_page_pmd_mapped)"
+	got="$got $(jcount "$T/lc.json" hugepages-16kB/stats/split_deferred) $(jcount "$T/lc.json" fl_tag_mismatch)"
+	if [ $rc -eq 0 ] && [ "$got" = "4 4 0 0" ]; then
+		ok "lru-microbench --advice collapse: 4 ranges collapsed, then found PMD-mapped"
+	else
+		nok "lru-microbench --advice collapse (exit $rc): $got, wanted 4 4 0 0"
+		sed 's/^/# /' "$T/stderr"
+	fi
+else
+	skip "khugepaged-lazyfree counts" "python3 is not installed"
+	skip "lru-microbench --advice collapse counts" "python3 is not installed"
+fi
 # Memory pressure: 32 MiB written on a 16 MiB machine with swap reclaims
 # (kswapd on its own CPU and the faulting tasks themselves) and every tag
 # comes back; 19 MiB with 4 MiB of swap fills the swap, and the next

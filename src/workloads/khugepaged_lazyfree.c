@@ -1,0 +1,305 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * khugepaged_lazyfree.c - seed 003's experiment: three processes started
+ * in the order hot1, cold, hot2, each mapping --size bytes (a 2 MiB
+ * boundary, 4 KiB faults: the VMA is not MADV_HUGEPAGE yet) and writing a
+ * tag to every page; cold then MADV_FREEs all of it. Each asks for THP
+ * with MADV_HUGEPAGE in that order, which registers it with khugepaged in
+ * that order. Then hot1 and hot2 read their memory over and over for
+ * --seconds while khugepaged (the host's own; the model's thread on a CPU
+ * of its own) collapses what it finds worth it. Without seed 003 it
+ * spends its scan on cold's lazy-free memory too; with it
+ * (--khugepaged-lazyfree=skip on the model) it passes cold by.
+ *
+ * Every --sample-ms each hot task samples its process (fl_thp_sample()):
+ * the share of its memory PMD-mapped and, on the model, the pages its
+ * CPU reached through PTEs and through PMDs (a stand-in for the dTLB
+ * misses the seed measured). Results, per task: pmd_pct at the end and at
+ * every second of the run (hot2_pmd_pct_1s, ...), full_ms (the first
+ * sample that found it wholly PMD-mapped; absent if none did), pte_access_pct (model: the
+ * share of its reads through PTEs), passes (reads of all its memory).
+ * The counters add khugepaged's: thp_collapse_alloc, khugepaged/
+ * pages_collapsed and full_scans, the model's fl_scan_<result> and
+ * fl_khugepaged_ns. Every page is read back at the end (cold's too: no
+ * memory pressure drops it).
+ *
+ * Conventions in this file: task 0 is hot1, 1 cold, 2 hot2; times are
+ * from the start of the hot phase.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include "workload.h"
+#include "../platform/platform.h"
+
+#define PMD_BYTES (2ull << 20)
+#define MAX_SAMPLES 4096
+#define NR_KL_TASKS 3
+
+static const char *const task_names[NR_KL_TASKS] = { "hot1", "cold", "hot2" };
+
+struct kl_params {
+	uint64_t size;
+	double seconds;
+	long sample_ms;
+};
+
+static const struct fl_workload_param_info kl_param_info[] = {
+	{ "size", "128M", "bytes each of hot1, cold and hot2 map (2M..64G, whole 2 MiB)" },
+	{ "seconds", "10", "how long hot1 and hot2 read their memory (0.01..3600)" },
+	{ "sample-ms", "500", "how often each hot task samples its mapping (1..60000)" },
+	{ NULL, NULL, NULL },
+};
+
+static int kl_parse(const struct fl_config *cfg, void *params, char *err, size_t len)
+{
+	const struct fl_workload_info *wi = &fl__wl_khugepaged_lazyfree.info;
+	struct kl_params *p = params;
+	int ret;
+
+	ret = fl__param_size(cfg, wi, "size", PMD_BYTES, 64ull << 30, PMD_BYTES, &p->size, err,
+			     len);
+	if (!ret)
+		ret = fl__param_double(cfg, wi, "seconds", 0.01, 3600, &p->seconds, err, len);
+	if (!ret)
+		ret = fl__param_int(cfg, wi, "sample-ms", 1, 60000, &p->sample_ms, err, len);
+	return ret;
+}
+
+static int kl_threads(const void *params)
+{
+	(void)params;
+	return 2;
+}
+
+static uint64_t kl_mem_needed(const void *params)
+{
+	/* three mappings and, for each, a THP's worth more while a range collapses */
+	return fl__mem_for_mappings(NR_KL_TASKS,
+				    ((const struct kl_params *)params)->size + 2 * PMD_BYTES);
+}
+
+struct kl_sample {
+	uint64_t t_ns;
+	struct fl_thp_sample s;
+};
+
+/* In shared_alloc() memory: the host's processes each have their own copy of the rest. */
+struct kl_shared {
+	struct fl_tag_tally tags;
+	int error;
+	int phase;	     /* KL_SETUP, KL_HOT, KL_CHECK */
+	int cur;	     /* setup and check: the task whose process runs it */
+	uint64_t size;	     /* of each mapping */
+	uint64_t seconds_ns; /* of the hot phase */
+	uint64_t sample_ns;  /* between samples */
+	uint64_t addr[NR_KL_TASKS];
+	long passes[NR_KL_TASKS];
+	int nr_samples[NR_KL_TASKS];
+	struct kl_sample samples[NR_KL_TASKS][MAX_SAMPLES];
+};
+
+enum { KL_SETUP, KL_HOT, KL_CHECK };
+
+static uint64_t task_tag(int t)
+{
+	return ((uint64_t)t + 1) << 40;
+}
+
+/* map, write; cold MADV_FREEs; then MADV_HUGEPAGE: khugepaged's in this order */
+static int kl_setup(struct fl_thread *th, struct kl_shared *sh, int t)
+{
+	int ret = fl_mmap_apart(th, sh->size, &sh->addr[t]);
+
+	if (!ret)
+		ret = fl_write(th, sh->addr[t], sh->size, 4096, task_tag(t), 1);
+	if (!ret && t == 1)
+		ret = fl_madvise(th, sh->addr[t], sh->size, FL_MADV_FREE);
+	if (!ret)
+		ret = fl_madvise(th, sh->addr[t], sh->size, FL_MADV_HUGEPAGE);
+	return ret;
+}
+
+static int kl_sample_now(struct fl_thread *th, struct kl_shared *sh, int t, uint64_t t_ns)
+{
+	struct kl_sample *s;
+	int ret;
+
+	if (sh->nr_samples[t] == MAX_SAMPLES)
+		return 0;
+	s = &sh->samples[t][sh->nr_samples[t]];
+	ret = fl_thp_sample(th, &s->s);
+	if (!ret) {
+		s->t_ns = t_ns;
+		sh->nr_samples[t]++;
+	}
+	return ret;
+}
+
+/* hot: read all of it again and again, sampling as it goes */
+static int kl_hot(struct fl_thread *th, struct kl_shared *sh, int t)
+{
+	uint64_t t0 = fl_clock_ns(), now = t0, next = t0, sum;
+	int ret = 0;
+
+	while (!ret && now - t0 < sh->seconds_ns) {
+		if (now >= next) {
+			ret = kl_sample_now(th, sh, t, now - t0);
+			next += sh->sample_ns;
+			continue;
+		}
+		ret = fl_read(th, sh->addr[t], sh->size, 4096, NULL, &sum);
+		sh->passes[t]++;
+		now = fl_clock_ns();
+	}
+	if (!ret)
+		ret = kl_sample_now(th, sh, t, now - t0);
+	return ret;
+}
+
+static void kl_task(struct fl_thread *th, void *arg)
+{
+	struct kl_shared *sh = arg;
+	/* setup and check: sh->cur's process; hot: thread 0 is hot1, thread 1 hot2 */
+	int t = sh->phase == KL_HOT ? (th->index ? 2 : 0) : sh->cur, ret = 0;
+
+	switch (sh->phase) {
+	case KL_SETUP:
+		ret = kl_setup(th, sh, t);
+		break;
+	case KL_HOT:
+		ret = kl_hot(th, sh, t);
+		break;
+	case KL_CHECK:
+		ret = fl__check_tags(th, sh->addr[t], sh->size, task_tag(t), 1, &sh->tags);
+		if (!ret)
+			ret = fl_munmap(th, sh->addr[t], sh->size);
+		break;
+	}
+	if (ret)
+		fl__first_error(&sh->error, ret);
+}
+
+/* the per-task results: PMD share now and by the second, when full, PTE share */
+static void kl_results(struct fl_wl_ctx *ctx, const struct kl_shared *sh)
+{
+	char name[48];
+	int t, i;
+
+	for (t = 0; t < NR_KL_TASKS; t += 2) {
+		const struct kl_sample *s = sh->samples[t];
+		int n = sh->nr_samples[t];
+		uint64_t next_s = 1;
+
+		if (!n)
+			continue;
+		for (i = 0; i < n; i++) {
+			if (s[i].s.anon_huge_bytes >= sh->size) {
+				snprintf(name, sizeof(name), "%s_full_ms", task_names[t]);
+				fl__add_metric(ctx->res, name, "ms", (double)s[i].t_ns / 1e6);
+				break;
+			}
+		}
+		for (i = 0; i < n; i++) {
+			if (s[i].t_ns < next_s * 1000000000ull)
+				continue;
+			snprintf(name, sizeof(name), "%s_pmd_pct_%llus", task_names[t],
+				 (unsigned long long)next_s);
+			fl__add_metric(ctx->res, name, "%",
+				       100.0 * (double)s[i].s.anon_huge_bytes / (double)sh->size);
+			next_s = s[i].t_ns / 1000000000ull + 1;
+		}
+		snprintf(name, sizeof(name), "%s_pmd_pct", task_names[t]);
+		fl__add_metric(ctx->res, name, "%",
+			       100.0 * (double)s[n - 1].s.anon_huge_bytes / (double)sh->size);
+		if (s[n - 1].s.pte_accesses >= 0) {
+			int64_t pte = s[n - 1].s.pte_accesses - s[0].s.pte_accesses;
+			int64_t pmd = s[n - 1].s.pmd_accesses - s[0].s.pmd_accesses;
+
+			snprintf(name, sizeof(name), "%s_pte_access_pct", task_names[t]);
+			fl__add_metric(ctx->res, name, "%",
+				       pte + pmd ? 100.0 * (double)pte / (double)(pte + pmd) : 0);
+		}
+		snprintf(name, sizeof(name), "%s_passes", task_names[t]);
+		fl__add_metric(ctx->res, name, "", (double)sh->passes[t]);
+	}
+}
+
+static int kl_run(struct fl_wl_ctx *ctx, const void *params)
+{
+	const struct kl_params *p = params;
+	const struct fl_target_ops *ops = ctx->target->ops;
+	struct kl_shared *sh = ops->shared_alloc(ctx->target, sizeof(*sh));
+	struct fl_proc *self, *proc[NR_KL_TASKS], *hot[2];
+	int t, made = 0, ret, ret2;
+
+	if (!sh)
+		return -ENOMEM;
+	sh->size = p->size;
+	sh->seconds_ns = (uint64_t)(p->seconds * 1e9);
+	sh->sample_ns = (uint64_t)p->sample_ms * 1000000;
+	/* the workload's first process is the host's runner itself: it stays idle */
+	ret = ops->proc_create(ctx->target, &self);
+	if (ret)
+		return ret;
+	ctx->progress_total = NR_KL_TASKS + 2;
+	for (t = 0; !ret && t < NR_KL_TASKS; t++) {
+		ret = ops->proc_create(ctx->target, &proc[t]);
+		if (ret)
+			break;
+		made++;
+		sh->phase = KL_SETUP;
+		sh->cur = t;
+		/* in the order hot1, cold, hot2 */
+		ret = ops->run_tasks(ctx->target, &proc[t], 1, kl_task, sh);
+		if (!ret)
+			ret = sh->error;
+		fl_progress(ctx, 1);
+	}
+	if (!ret) {
+		hot[0] = proc[0];
+		hot[1] = proc[2];
+		sh->phase = KL_HOT;
+		ret = ops->run_tasks(ctx->target, hot, 2, kl_task, sh);
+		if (!ret)
+			ret = sh->error;
+		fl_progress(ctx, 1);
+	}
+	for (t = 0; !ret && t < NR_KL_TASKS; t++) {
+		sh->phase = KL_CHECK;
+		sh->cur = t;
+		ret = ops->run_tasks(ctx->target, &proc[t], 1, kl_task, sh);
+		if (!ret)
+			ret = sh->error;
+	}
+	fl_progress(ctx, 1);
+	while (made > 0) {
+		ret2 = ops->proc_exit(proc[--made]);
+		if (!ret)
+			ret = ret2;
+	}
+	ret2 = ops->proc_exit(self);
+	if (!ret)
+		ret = ret2;
+	ctx->tags_checked = sh->tags.checked;
+	ctx->tags_wrong = sh->tags.wrong;
+	if (!ret)
+		kl_results(ctx, sh);
+	return ret;
+}
+
+const struct fl_workload fl__wl_khugepaged_lazyfree = {
+	.info =
+		{
+			.name = "khugepaged-lazyfree",
+			.summary = "seed 003: hot1, cold (MADV_FREE), hot2; khugepaged collapses "
+				   "as the hot ones read: the PMD-mapped share over time",
+			.params = kl_param_info,
+		},
+	.params_size = sizeof(struct kl_params),
+	.parse = kl_parse,
+	.nr_threads = kl_threads,
+	.mem_needed = kl_mem_needed,
+	.run = kl_run,
+	.needs_khugepaged = true,
+};
