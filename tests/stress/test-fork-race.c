@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * test-fork-race.c - fork (dup_mmap()) and copy-on-write while other CPUs
- * fault, zap, swap out and split the parent's memory.
+ * fault, zap, swap out, split and collapse the parent's memory.
  *
  * The parent maps 4 MiB: region A (the first 2 MiB) and region B (the
  * second), 16K folios and PMD THPs where they fit.
@@ -15,7 +15,9 @@
  *     tags of its own over a random half of A and B (copy-on-write, reuse
  *     of what the parent let go), reads them back, and exits. The parent
  *     must still read B's tags. Between forks it splits the whole mapping
- *     to a random order and runs the deferred split shrinker.
+ *     to a random order, runs the deferred split shrinker, a khugepaged
+ *     pass (the split ranges collapse again) and now and then
+ *     MADV_COLLAPSE of both regions.
  * The run must see forks, copies and reuses, no tag out of place, and
  * mm_down()'s teardown check (every frame and swap slot free) must hold.
  * Run under TSan by make SAN=thread check-stress.
@@ -152,7 +154,7 @@ static void one_child(unsigned long *r, unsigned long round)
 	mmput(child);
 }
 
-static bool test_fork_while_faulting_zapping_swapping(void)
+static bool test_fork_while_faulting_zapping_swapping_collapsing(void)
 {
 	unsigned long r = seed, forks = 0, i;
 	int64_t reuse0;
@@ -195,20 +197,29 @@ static bool test_fork_while_faulting_zapping_swapping(void)
 		if (fl__split_huge_pages_write(in))
 			note_bad("splitter", 0, 0);
 		deferred_split_scan(0, NULL, 32);
+		fl__khugepaged_do_scan(NULL);
+		if (next_rand(&r) % 4 == 0) {
+			int ret = do_madvise(mm, base, 2 * SZ_2M, MADV_COLLAPSE);
+
+			/* busy pages (the writer's, the zapper's) may refuse: EAGAIN, EINVAL */
+			if (ret && ret != -EAGAIN && ret != -EINVAL && ret != -EBUSY)
+				note_bad("MADV_COLLAPSE", 0, (uint64_t)ret);
+		}
 	}
 	__atomic_store_n(&stop, 1, __ATOMIC_RELEASE);
 	for (k = 0; k < 2; k++)
 		pthread_join(t[k], NULL);
 	printf("# %lu forks, %llu writes, %llu zaps in %.1f s; pgreuse %lld, pswpout %lld, "
-	       "pswpin %lld, thp_split_page %lld\n",
+	       "pswpin %lld, thp_split_page %lld, thp_collapse_alloc %lld\n",
 	       forks, (unsigned long long)writes, (unsigned long long)zaps,
 	       (double)(fl_clock_ns() - t0) / 1e9, (long long)(counter("pgreuse") - reuse0),
 	       (long long)counter("pswpout"), (long long)counter("pswpin"),
-	       (long long)counter("thp_split_page"));
+	       (long long)counter("thp_split_page"), (long long)counter("thp_collapse_alloc"));
 	ASSERT_EQ(__atomic_load_n(&bad, __ATOMIC_ACQUIRE), 0);
 	ASSERT_GT(forks, 1ul);
 	ASSERT_GT(counter("pgreuse") - reuse0, 0);
 	ASSERT_GT(counter("pswpout"), 0);
+	ASSERT_GT(counter("thp_collapse_alloc"), 0);
 	mmput(mm);
 	mm_swap_mb = 0;
 	return mm_down();
@@ -225,10 +236,11 @@ int main(int argc, char **argv)
 			seconds = strtod(argv[i + 1], NULL);
 	}
 	printf("1..1\n");
-	if (test_fork_while_faulting_zapping_swapping()) {
-		printf("ok 1 - test_fork_while_faulting_zapping_swapping\n");
+	if (test_fork_while_faulting_zapping_swapping_collapsing()) {
+		printf("ok 1 - test_fork_while_faulting_zapping_swapping_collapsing\n");
 		return 0;
 	}
-	printf("not ok 1 - test_fork_while_faulting_zapping_swapping (seed %lu)\n", seed);
+	printf("not ok 1 - test_fork_while_faulting_zapping_swapping_collapsing (seed %lu)\n",
+	       seed);
 	return 1;
 }
