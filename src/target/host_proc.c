@@ -128,7 +128,8 @@ static int full_io(int fd, void *buf, size_t len, bool out)
 	unsigned char *p = buf;
 
 	while (len) {
-		ssize_t n = out ? write(fd, p, len) : read(fd, p, len);
+		/* MSG_NOSIGNAL: a server that died is an error to report, not a SIGPIPE */
+		ssize_t n = out ? send(fd, p, len, MSG_NOSIGNAL) : read(fd, p, len);
 
 		if (n < 0 && errno == EINTR)
 			continue;
@@ -158,7 +159,7 @@ static int send_fd(int sock, int fd)
 	c->cmsg_type = SCM_RIGHTS;
 	c->cmsg_len = CMSG_LEN(sizeof(int));
 	memcpy(CMSG_DATA(c), &fd, sizeof(int));
-	while (sendmsg(sock, &msg, 0) < 0)
+	while (sendmsg(sock, &msg, MSG_NOSIGNAL) < 0)
 		if (errno != EINTR)
 			return -errno;
 	return 0;

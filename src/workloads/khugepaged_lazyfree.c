@@ -14,10 +14,11 @@
  * Every --sample-ms each hot task samples its process (fl_thp_sample()):
  * the share of its memory PMD-mapped and, on the model, the pages its
  * CPU reached through PTEs and through PMDs (a stand-in for the dTLB
- * misses the seed measured). Results, per task: pmd_pct at the end and at
- * every second of the run (hot2_pmd_pct_1s, ...), full_ms (the first
- * sample that found it wholly PMD-mapped; absent if none did), pte_access_pct (model: the
- * share of its reads through PTEs), passes (reads of all its memory).
+ * misses the seed measured). Results, per hot task: pmd_pct at the end,
+ * full_ms (the first sample that found it wholly PMD-mapped; absent if
+ * none did), pte_access_pct (model: the
+ * share of its reads through PTEs), passes (reads of all its memory); and
+ * hot2's share at eighths of the run (hot2_pmd_pct_<ms>ms).
  * The counters add khugepaged's: thp_collapse_alloc, khugepaged/
  * pages_collapsed and full_scans, the model's fl_scan_<result> and
  * fl_khugepaged_ns. Every page is read back at the end (cold's too: no
@@ -180,7 +181,22 @@ static void kl_task(struct fl_thread *th, void *arg)
 		fl__first_error(&sh->error, ret);
 }
 
-/* the per-task results: PMD share now and by the second, when full, PTE share */
+/* the PMD-mapped share of task @t's memory by its last sample at or before @t_ns */
+static double pmd_pct_at(const struct kl_shared *sh, int t, uint64_t t_ns)
+{
+	const struct kl_sample *s = sh->samples[t];
+	int i, n = sh->nr_samples[t];
+
+	for (i = 0; i + 1 < n && s[i + 1].t_ns <= t_ns; i++)
+		;
+	return 100.0 * (double)s[i].s.anon_huge_bytes / (double)sh->size;
+}
+
+/*
+ * The results (16 at most): per hot task when it was first wholly
+ * PMD-mapped, its share at the end, its PTE-access share (model) and its
+ * passes; hot2's share at eight points of the run (hot2_pmd_pct_<ms>ms).
+ */
 static void kl_results(struct fl_wl_ctx *ctx, const struct kl_shared *sh)
 {
 	char name[48];
@@ -189,7 +205,6 @@ static void kl_results(struct fl_wl_ctx *ctx, const struct kl_shared *sh)
 	for (t = 0; t < NR_KL_TASKS; t += 2) {
 		const struct kl_sample *s = sh->samples[t];
 		int n = sh->nr_samples[t];
-		uint64_t next_s = 1;
 
 		if (!n)
 			continue;
@@ -199,15 +214,6 @@ static void kl_results(struct fl_wl_ctx *ctx, const struct kl_shared *sh)
 				fl__add_metric(ctx->res, name, "ms", (double)s[i].t_ns / 1e6);
 				break;
 			}
-		}
-		for (i = 0; i < n; i++) {
-			if (s[i].t_ns < next_s * 1000000000ull)
-				continue;
-			snprintf(name, sizeof(name), "%s_pmd_pct_%llus", task_names[t],
-				 (unsigned long long)next_s);
-			fl__add_metric(ctx->res, name, "%",
-				       100.0 * (double)s[i].s.anon_huge_bytes / (double)sh->size);
-			next_s = s[i].t_ns / 1000000000ull + 1;
 		}
 		snprintf(name, sizeof(name), "%s_pmd_pct", task_names[t]);
 		fl__add_metric(ctx->res, name, "%",
@@ -222,6 +228,15 @@ static void kl_results(struct fl_wl_ctx *ctx, const struct kl_shared *sh)
 		}
 		snprintf(name, sizeof(name), "%s_passes", task_names[t]);
 		fl__add_metric(ctx->res, name, "", (double)sh->passes[t]);
+	}
+	if (!sh->nr_samples[2])
+		return;
+	for (i = 1; i <= 8; i++) {
+		uint64_t at = sh->seconds_ns / 8 * (uint64_t)i;
+
+		snprintf(name, sizeof(name), "hot2_pmd_pct_%llums",
+			 (unsigned long long)(at / 1000000));
+		fl__add_metric(ctx->res, name, "%", pmd_pct_at(sh, 2, at));
 	}
 }
 
