@@ -3,7 +3,10 @@
  * khugepaged_lazyfree.c - seed 003's experiment: three processes started
  * in the order hot1, cold, hot2, each mapping --size bytes (a 2 MiB
  * boundary, 4 KiB faults: the VMA is not MADV_HUGEPAGE yet) and writing a
- * tag to every page; cold then MADV_FREEs all of it. Each asks for THP
+ * tag to every page; cold then MADV_FREEs all of it (and with
+ * --cold-touch N reads the first N pages of each 2 MiB range again: young
+ * but clean, as this host's khugepaged found some of cold's pages at the
+ * seed's size, docs/fidelity.md). Each asks for THP
  * with MADV_HUGEPAGE in that order, which registers it with khugepaged in
  * that order. Then hot1 and hot2 read their memory over and over for
  * --seconds while khugepaged (the host's own; the model's thread on a CPU
@@ -17,8 +20,9 @@
  * misses the seed measured). Results, per hot task: pmd_pct at the end,
  * full_ms (the first sample that found it wholly PMD-mapped; absent if
  * none did), pte_access_pct (model: the
- * share of its reads through PTEs), passes (reads of all its memory); and
- * hot2's share at eighths of the run (hot2_pmd_pct_<ms>ms).
+ * share of its reads through PTEs), passes (reads of all its memory);
+ * cold_pmd_pct after the hot phase; hot2's share at eighths of the run
+ * (hot2_pmd_pct_<ms>ms).
  * The counters add khugepaged's: thp_collapse_alloc, khugepaged/
  * pages_collapsed and full_scans, the model's fl_scan_<result> and
  * fl_khugepaged_ns. Every page is read back at the end (cold's too: no
@@ -43,12 +47,15 @@ struct kl_params {
 	uint64_t size;
 	double seconds;
 	long sample_ms;
+	long cold_touch;
 };
 
 static const struct fl_workload_param_info kl_param_info[] = {
 	{ "size", "128M", "bytes each of hot1, cold and hot2 map (2M..64G, whole 2 MiB)" },
 	{ "seconds", "10", "how long hot1 and hot2 read their memory (0.01..3600)" },
 	{ "sample-ms", "500", "how often each hot task samples its mapping (1..60000)" },
+	{ "cold-touch", "0",
+	  "pages of each 2 MiB range cold reads after MADV_FREE, young but clean (0..512)" },
 	{ NULL, NULL, NULL },
 };
 
@@ -64,6 +71,8 @@ static int kl_parse(const struct fl_config *cfg, void *params, char *err, size_t
 		ret = fl__param_double(cfg, wi, "seconds", 0.01, 3600, &p->seconds, err, len);
 	if (!ret)
 		ret = fl__param_int(cfg, wi, "sample-ms", 1, 60000, &p->sample_ms, err, len);
+	if (!ret)
+		ret = fl__param_int(cfg, wi, "cold-touch", 0, 512, &p->cold_touch, err, len);
 	return ret;
 }
 
@@ -94,10 +103,12 @@ struct kl_shared {
 	uint64_t size;	     /* of each mapping */
 	uint64_t seconds_ns; /* of the hot phase */
 	uint64_t sample_ns;  /* between samples */
+	uint64_t cold_touch; /* pages a range cold reads after MADV_FREE */
 	uint64_t addr[NR_KL_TASKS];
 	long passes[NR_KL_TASKS];
 	int nr_samples[NR_KL_TASKS];
 	struct kl_sample samples[NR_KL_TASKS][MAX_SAMPLES];
+	struct fl_thp_sample cold_end; /* cold after the hot phase */
 };
 
 enum { KL_SETUP, KL_HOT, KL_CHECK };
@@ -111,11 +122,15 @@ static uint64_t task_tag(int t)
 static int kl_setup(struct fl_thread *th, struct kl_shared *sh, int t)
 {
 	int ret = fl_mmap_apart(th, sh->size, &sh->addr[t]);
+	uint64_t off, sum;
 
 	if (!ret)
 		ret = fl_write(th, sh->addr[t], sh->size, 4096, task_tag(t), 1);
 	if (!ret && t == 1)
 		ret = fl_madvise(th, sh->addr[t], sh->size, FL_MADV_FREE);
+	/* young again, still clean: khugepaged finds them referenced */
+	for (off = 0; !ret && t == 1 && sh->cold_touch && off < sh->size; off += PMD_BYTES)
+		ret = fl_read(th, sh->addr[t] + off, sh->cold_touch * 4096, 4096, NULL, &sum);
 	if (!ret)
 		ret = fl_madvise(th, sh->addr[t], sh->size, FL_MADV_HUGEPAGE);
 	return ret;
@@ -172,7 +187,11 @@ static void kl_task(struct fl_thread *th, void *arg)
 		ret = kl_hot(th, sh, t);
 		break;
 	case KL_CHECK:
-		ret = fl__check_tags(th, sh->addr[t], sh->size, task_tag(t), 1, &sh->tags);
+		/* cold's mapping as the hot phase left it, before the read touches it */
+		if (t == 1)
+			ret = fl_thp_sample(th, &sh->cold_end);
+		if (!ret)
+			ret = fl__check_tags(th, sh->addr[t], sh->size, task_tag(t), 1, &sh->tags);
 		if (!ret)
 			ret = fl_munmap(th, sh->addr[t], sh->size);
 		break;
@@ -195,7 +214,8 @@ static double pmd_pct_at(const struct kl_shared *sh, int t, uint64_t t_ns)
 /*
  * The results (16 at most): per hot task when it was first wholly
  * PMD-mapped, its share at the end, its PTE-access share (model) and its
- * passes; hot2's share at eight points of the run (hot2_pmd_pct_<ms>ms).
+ * passes; cold's share after the hot phase; hot2's share at seven points
+ * of the run (hot2_pmd_pct_<ms>ms).
  */
 static void kl_results(struct fl_wl_ctx *ctx, const struct kl_shared *sh)
 {
@@ -229,9 +249,11 @@ static void kl_results(struct fl_wl_ctx *ctx, const struct kl_shared *sh)
 		snprintf(name, sizeof(name), "%s_passes", task_names[t]);
 		fl__add_metric(ctx->res, name, "", (double)sh->passes[t]);
 	}
+	fl__add_metric(ctx->res, "cold_pmd_pct", "%",
+		       100.0 * (double)sh->cold_end.anon_huge_bytes / (double)sh->size);
 	if (!sh->nr_samples[2])
 		return;
-	for (i = 1; i <= 8; i++) {
+	for (i = 1; i < 8; i++) {
 		uint64_t at = sh->seconds_ns / 8 * (uint64_t)i;
 
 		snprintf(name, sizeof(name), "hot2_pmd_pct_%llums",
@@ -253,6 +275,7 @@ static int kl_run(struct fl_wl_ctx *ctx, const void *params)
 	sh->size = p->size;
 	sh->seconds_ns = (uint64_t)(p->seconds * 1e9);
 	sh->sample_ns = (uint64_t)p->sample_ms * 1000000;
+	sh->cold_touch = (uint64_t)p->cold_touch;
 	/* the workload's first process is the host's runner itself: it stays idle */
 	ret = ops->proc_create(ctx->target, &self);
 	if (ret)
