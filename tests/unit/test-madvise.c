@@ -4,7 +4,8 @@
  * PTEs, PG_swapbacked cleared, on the inactive file list, pglazyfree per
  * page) through the lru_lazyfree batch; MADV_COLD deactivates active
  * folios through lru_deactivate; MADV_(NO)HUGEPAGE split VMAs at the range
- * ends; holes give -ENOMEM, COLLAPSE of less than a 2 MiB range does nothing (test-khugepaged has the rest; PAGEOUT: test-swap).
+ * ends; holes give -ENOMEM; COLLAPSE of less than a 2 MiB range does
+ * nothing (test-khugepaged has the rest; PAGEOUT: test-swap).
  *
  * Conventions in this file: one node; every folio is drained to the LRU
  * before the advice so the feeders' PG_lru precondition holds.
