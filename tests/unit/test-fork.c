@@ -138,6 +138,42 @@ static bool test_large_reuse_and_copy(void)
 	return mm_down_with_mm();
 }
 
+/* 64K: the same rules with 16-page folios, the child writing too */
+static bool test_64k_reuse_and_copy(void)
+{
+	unsigned long a, i;
+	struct folio *fa, *fb;
+	int64_t reuse;
+
+	ASSERT_TRUE(mm_up_with_mm(64));
+	ASSERT_TRUE(knob("foliolab/lru_cache", "order0"));
+	ASSERT_TRUE(knob(THP "hugepages-64kB/enabled", "always"));
+	a = map(64 * PAGE_SIZE); /* folios A B C D of 16 pages */
+	ASSERT_TRUE(a != 0 && write_tags(a, 64, 100));
+	fa = mapped_folio(mm, a);
+	fb = mapped_folio(mm, a + 16 * PAGE_SIZE);
+	ASSERT_EQ(folio_order(fa), 4);
+	ASSERT_TRUE(fork_child());
+	reuse = counter("pgreuse");
+	/* both map A and B: the parent's write to A and the child's to B copy */
+	ASSERT_EQ(touch(mm, a, 200), 0);
+	ASSERT_EQ(touch_in(child, a + 21 * PAGE_SIZE, 900), 0);
+	ASSERT_TRUE(mapped_folio(mm, a) != fa);
+	ASSERT_TRUE(mapped_folio(child, a + 21 * PAGE_SIZE) != fb);
+	ASSERT_EQ(folio_large_mapcount(fa), 31);
+	ASSERT_EQ(folio_large_mapcount(fb), 31);
+	ASSERT_EQ(counter("pgreuse") - reuse, 0);
+	mmput(child);
+	ASSERT_TRUE(!folio_test_large_maybe_mapped_shared(fa));
+	ASSERT_TRUE(!folio_test_large_maybe_mapped_shared(fb));
+	/* alone: A's other 15 pages and B, C, D's 48 reused; A's page 0 is its copy */
+	for (i = 0; i < 64; i++)
+		ASSERT_EQ(touch(mm, a + i * PAGE_SIZE, 300 + i), 0);
+	ASSERT_EQ(counter("pgreuse") - reuse, 63);
+	ASSERT_EQ(wrong_tags(a, 64, 300), 0);
+	return mm_down_with_mm();
+}
+
 /*
  * CONFIG_MM_ID with three mms: the parent takes slot 0, the first child
  * slot 1, the second none. A folio is shared until one slot's mm maps
@@ -343,5 +379,6 @@ static bool test_fork_swap_entries(void)
 }
 
 TEST_MAIN(TEST(test_order0_reuse_and_copy), TEST(test_large_reuse_and_copy),
-	  TEST(test_mm_id_third_mm), TEST(test_cow_reuse_drain), TEST(test_pmd_cow),
-	  TEST(test_huge_zero_fork), TEST(test_wipeonfork), TEST(test_fork_swap_entries))
+	  TEST(test_64k_reuse_and_copy), TEST(test_mm_id_third_mm), TEST(test_cow_reuse_drain),
+	  TEST(test_pmd_cow), TEST(test_huge_zero_fork), TEST(test_wipeonfork),
+	  TEST(test_fork_swap_entries))
