@@ -9,10 +9,11 @@
 #include "util.h"
 
 /* 6.18's ranges (kernel/sysctl.c, mm/page_alloc.c): proc_dointvec_minmax */
-const struct fl_vm_knob fl_vm_knobs[3] = {
+const struct fl_vm_knob fl_vm_knobs[4] = {
 	{ "swappiness", 0, 200 },
 	{ "min_free_kbytes", 0, 0x7fffffff },
 	{ "watermark_scale_factor", 1, 3000 },
+	{ "page-cluster", 0, 31 }, /* mm/swap.c page_cluster_max */
 };
 
 const struct fl_vm_knob *fl_vm_knob(const char *name)

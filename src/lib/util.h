@@ -27,8 +27,9 @@ struct fl_vm_knob {
 	const char *name;
 	unsigned long lo, hi;
 };
-extern const struct fl_vm_knob fl_vm_knobs[3];
+extern const struct fl_vm_knob fl_vm_knobs[4];
 const struct fl_vm_knob *fl_vm_knob(const char *name);
-#define FL_VM_KNOB_NAMES "vm/swappiness, vm/min_free_kbytes, vm/watermark_scale_factor"
+#define FL_VM_KNOB_NAMES                                                                           \
+	"vm/swappiness, vm/min_free_kbytes, vm/watermark_scale_factor, vm/page-cluster"
 
 #endif /* FL_LIB_UTIL_H */

@@ -128,6 +128,8 @@ FOLIO_FLAG(active, PG_active)
 FOLIO_FLAG(workingset, PG_workingset)
 FOLIO_FLAG(private, PG_private)
 FOLIO_FLAG(reclaim, PG_reclaim)
+/* PG_readahead is PG_reclaim's bit in the kernel too: a swap-cache folio read ahead, not yet hit */
+FOLIO_FLAG(readahead, PG_reclaim)
 FOLIO_FLAG(swapbacked, PG_swapbacked)
 FOLIO_FLAG(unevictable, PG_unevictable)
 FOLIO_FLAG(dropbehind, PG_dropbehind)

@@ -88,6 +88,8 @@ int fl__page_alloc_init(unsigned long nr_pages, int nr_nodes, int nr_cpus);
 extern int min_free_kbytes;
 extern int watermark_scale_factor;
 extern unsigned long vm_swappiness;
+/* vm.page-cluster: swap readahead reads up to 1 << page_cluster pages (at most 2^5) */
+extern int page_cluster;
 void fl__vm_sysctl_set(int *knob, int value);
 void fl__page_alloc_exit(void);
 struct page *__alloc_pages(gfp_t gfp, unsigned int order, int nid);

@@ -90,27 +90,6 @@ static int pte_alloc(struct mm_struct *mm, struct pgtable *pmdt, int idx)
 	return install_table(mm, &pmdt->e[idx], 0, &pmdt->ptl, &site);
 }
 
-/*
- * Lock the PTE table @pmdt[@idx] points to and check it still does (a
- * racing PT reclaim may have freed it). Return: the locked table or NULL.
- */
-static __always_inline struct pgtable *pte_offset_map_lock(struct pgtable *pmdt, int idx,
-							   struct fl_lock_site *site)
-{
-	pteval_t v = entry_load(&pmdt->e[idx]);
-	struct pgtable *ptet;
-
-	if (!entry_is_table(v))
-		return NULL;
-	ptet = entry_table(v);
-	fl_spin_lock_at(&ptet->ptl, site);
-	if (entry_load(&pmdt->e[idx]) != v) {
-		spin_unlock(&ptet->ptl);
-		return NULL;
-	}
-	return ptet;
-}
-
 /**
  * fl__pte_lookup() - the PTE slot for @addr, or NULL if no PTE table maps it.
  * @ptetp: receives the PTE table. For tests and validators.
@@ -607,50 +586,19 @@ fallback:
 	return folio;
 }
 
-/*
- * swapin_order0() - swapin_readahead() without the readahead: an order-0
- * folio joins the swap cache for @entry's slot and is read (the path for
- * a slot more than one PTE names; without fork the model has none yet).
- * It joins the LRU when it is first mapped (do_swap_page()).
- * Return: the folio with a reference, NULL if the slot went or is busy.
- */
-static struct folio *swapin_order0(swp_entry_t entry, struct mm_struct *mm, bool *oom)
-{
-	struct folio *folio = folio_alloc(GFP_HIGHUSER_MOVABLE, 0);
-
-	*oom = !folio;
-	if (!folio)
-		return NULL;
-	folio_set_locked(folio);
-	if (swapcache_prepare(entry, 1)) {
-		folio_clear_locked(folio);
-		folio_put(folio);
-		return NULL;
-	}
-	if (mem_cgroup_swapin_charge_folio(folio, mm, GFP_KERNEL, entry)) {
-		swapcache_clear(entry, 1);
-		folio_clear_locked(folio);
-		folio_put(folio);
-		*oom = true;
-		return NULL;
-	}
-	folio_set_swapbacked(folio);
-	workingset_refault(folio, swap_cache_get_shadow(entry));
-	swap_cache_add_folio(folio, entry);
-	swap_read_folio(folio, entry);
-	folio_unlock(folio);
-	return folio;
-}
-
 /**
  * do_swap_page() - the PTE is a swap or migration entry. A migration
  * entry waits for the split to finish. A swap entry maps the folio that
  * stands for its slot (the swap cache), or reads a new one: on a
  * synchronous device (zram) with the slot named once, around the swap
  * cache and as large as alloc_swap_folio() allows; otherwise order 0
- * through the swap cache. pgmajfault counts every read. The swap PTEs
- * become present ones (writable when exclusive, dirty on a write) and
- * their slots' counts go.
+ * through the swap cache, with readahead (swapin_readahead()). pgmajfault
+ * counts every read. The swap PTEs become present ones and their slots'
+ * counts go; a write to a cached folio nobody else holds (or any, when
+ * swap is more than half full) frees its swap first. They are writable
+ * when the swap PTE said exclusive or the folio has no other reference,
+ * dirty on a write; a write they do not allow goes on to do_wp_page() in
+ * the same fault.
  */
 static noinline int do_swap_page(struct vm_fault *vmf, pteval_t orig)
 {
@@ -677,6 +625,7 @@ static noinline int do_swap_page(struct vm_fault *vmf, pteval_t orig)
 	folio = swap_cache_get_folio(slot);
 	if (folio) {
 		swapcache = folio;
+		swap_update_readahead(folio, vma, vmf->address);
 	} else if ((si->flags & SWP_SYNCHRONOUS_IO) && __swap_count(slot) == 1) {
 		/* skip the swap cache: the folio comes straight from zram */
 		folio = alloc_swap_folio(vmf, slot);
@@ -701,7 +650,7 @@ static noinline int do_swap_page(struct vm_fault *vmf, pteval_t orig)
 	} else {
 		bool oom;
 
-		swapcache = folio = swapin_order0(slot, vma->vm_mm, &oom);
+		swapcache = folio = swapin_readahead(slot, vmf, &oom);
 		if (!folio)
 			return oom ? VM_FAULT_OOM : 0; /* or the slot changed under us: refault */
 		count_vm_event(PGMAJFAULT);
@@ -715,6 +664,9 @@ static noinline int do_swap_page(struct vm_fault *vmf, pteval_t orig)
 		    swp_offset(folio_swap_entry(folio, 0)) + folio_nr_pages(folio) <=
 			    swp_offset(slot))
 			goto out_page;
+		/* a write counts references: the local LRU caches give theirs back */
+		if ((vmf->flags & FAULT_FLAG_WRITE) && !folio_test_lru(folio))
+			lru_add_drain();
 	}
 	ptet = pte_offset_map_lock(vmf->pmdt, vmf->pmd_idx, &site);
 	if (!ptet)
@@ -739,10 +691,13 @@ static noinline int do_swap_page(struct vm_fault *vmf, pteval_t orig)
 	/* a fresh folio is ours alone; a cached one as its PTE says */
 	exclusive = !swapcache || is_swap_entry_exclusive(entry);
 	swap_free_nr(swapcache ? slot : start, (int)nr_pages);
-	/* should_try_to_free_swap(): a write to a folio nobody else holds */
-	if (swapcache && (vmf->flags & FAULT_FLAG_WRITE) &&
-	    folio_ref_count(folio) == 1 + (int)folio_nr_pages(folio))
+	/* should_try_to_free_swap(): swap more than half full, or a write to a folio nobody else holds */
+	if (swapcache &&
+	    (vm_swap_full() || ((vmf->flags & FAULT_FLAG_WRITE) &&
+				folio_ref_count(folio) == 1 + (int)folio_nr_pages(folio))))
 		folio_free_swap(folio);
+	if (folio_ref_count(folio) == 1)
+		exclusive = true; /* no other reference: nobody else can map it */
 	add_mm_counter(vma->vm_mm, MM_ANONPAGES, (long)nr_pages);
 	add_mm_counter(vma->vm_mm, MM_SWAPENTS, -(long)nr_pages);
 	pte = _PAGE_PRESENT | _PAGE_ACCESSED;
@@ -773,6 +728,8 @@ static noinline int do_swap_page(struct vm_fault *vmf, pteval_t orig)
 		vmf_access(vmf, swapcache ? pfn : pfn + idx);
 	/* under the PTE lock: once it goes, a zap may free the folio */
 	folio_unlock(folio);
+	if ((vmf->flags & FAULT_FLAG_WRITE) && !(pte & _PAGE_RW))
+		return do_wp_page(vmf, ptet, READ_ONCE(ptep[0])); /* a cached folio: nr_pages 1 */
 	spin_unlock(&ptet->ptl);
 	if (need_clear_cache)
 		swapcache_clear(start, (int)nr_pages);

@@ -72,6 +72,8 @@ int fl__mm_boot(const struct fl_mm_config *cfg, char *err, size_t len)
 		return -EINVAL;
 	}
 	knobs_default();
+	/* swap_setup(): 2 below 16 MiB of memory, else 3 */
+	page_cluster = (cfg->nr_pages >> (20 - PAGE_SHIFT)) < 16 ? 2 : 3;
 	fl__rmap_init();
 	fl__khugepaged_reset();
 	fl__khugepaged_cpu = cfg->khugepaged ? nr_cpu_ids_get() - 1 : -1;
@@ -189,6 +191,8 @@ int fl__mm_knob_set(const char *name, const char *value, char *err, size_t len)
 		}
 		if (k == &fl_vm_knobs[0])
 			WRITE_ONCE(vm_swappiness, v);
+		else if (k == &fl_vm_knobs[3])
+			WRITE_ONCE(page_cluster, (int)v);
 		else
 			fl__vm_sysctl_set(k == &fl_vm_knobs[1] ? &min_free_kbytes
 							       : &watermark_scale_factor,
@@ -422,6 +426,8 @@ int fl__mm_knobs_read(struct fl_knobs *out)
 	ret |= fl_knobs_set(out, "vm/min_free_kbytes", val);
 	snprintf(val, sizeof(val), "%d", watermark_scale_factor);
 	ret |= fl_knobs_set(out, "vm/watermark_scale_factor", val);
+	snprintf(val, sizeof(val), "%d", READ_ONCE(page_cluster));
+	ret |= fl_knobs_set(out, "vm/page-cluster", val);
 	ret |= fl_knobs_set(out, "foliolab/lru_cache", policy_name());
 	snprintf(val, sizeof(val), "%u", fl__lru_cache_policy.folio_pages);
 	ret |= fl_knobs_set(out, "foliolab/lru_cache_folio_pages", val);

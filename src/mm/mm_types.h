@@ -439,6 +439,12 @@ struct vm_area_struct {
 	struct file *vm_file;
 	const struct vm_operations_struct *vm_ops;
 	struct list_head shared; /* mapping->i_mmap; i_mmap_rwsem */
+	/*
+	 * Swap readahead's state (swap_vma_ra_win()): the last swap fault's
+	 * page, the window it read and the readahead hits since, in one word
+	 * read and written without a lock; copied at fork and split.
+	 */
+	unsigned long swap_readahead_info;
 	bool detached;
 	struct vm_area_struct *next_free; /* the mm's type-stable pool */
 	/*

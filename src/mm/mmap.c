@@ -162,6 +162,7 @@ static struct vm_area_struct *vma_alloc(struct mm_struct *mm)
 	vma->vm_file = NULL;
 	vma->vm_ops = NULL;
 	INIT_LIST_HEAD(&vma->shared);
+	vma->swap_readahead_info = 0;
 	fl_atomic_store(&vma->detached, true, __ATOMIC_RELAXED);
 	vma->next_free = NULL;
 	/* release: a stale reader's cmpxchg sees a consistent count */
@@ -597,6 +598,7 @@ int fl__split_vma(struct mm_struct *mm, struct vm_area_struct *vma, unsigned lon
 	new->vm_flags = vma->vm_flags;
 	new->vm_pgoff = vma->vm_pgoff + ((addr - vma->vm_start) >> PAGE_SHIFT);
 	new->vm_ops = vma->vm_ops;
+	new->swap_readahead_info = fl_atomic_load(&vma->swap_readahead_info, __ATOMIC_RELAXED);
 	if (vma->vm_file)
 		new->vm_file = get_file(vma->vm_file);
 	new->anon_vma = vma->anon_vma;
@@ -753,6 +755,8 @@ int dup_mmap(struct mm_struct *mm, struct mm_struct *oldmm)
 		tmp->vm_flags = mpnt->vm_flags;
 		tmp->vm_pgoff = mpnt->vm_pgoff;
 		tmp->vm_ops = mpnt->vm_ops;
+		tmp->swap_readahead_info = fl_atomic_load(&mpnt->swap_readahead_info,
+							  __ATOMIC_RELAXED);
 		if (mpnt->vm_file)
 			tmp->vm_file = get_file(mpnt->vm_file);
 		if (!(mpnt->vm_flags & VM_WIPEONFORK))

@@ -87,6 +87,27 @@ static inline pteval_t table_entry(struct pgtable *t)
 }
 
 /*
+ * Lock the PTE table @pmdt[@idx] points to and check it still does (a
+ * racing PT reclaim may have freed it). Return: the locked table or NULL.
+ */
+static __always_inline struct pgtable *pte_offset_map_lock(struct pgtable *pmdt, int idx,
+							   struct fl_lock_site *site)
+{
+	pteval_t v = entry_load(&pmdt->e[idx]);
+	struct pgtable *ptet;
+
+	if (!entry_is_table(v))
+		return NULL;
+	ptet = entry_table(v);
+	fl_spin_lock_at(&ptet->ptl, site);
+	if (entry_load(&pmdt->e[idx]) != v) {
+		spin_unlock(&ptet->ptl);
+		return NULL;
+	}
+	return ptet;
+}
+
+/*
  * A huge PMD, present or invalidated by its lock holder for a change
  * (pmdp_invalidate()): software that sees one takes the PMD lock and looks
  * again, as the kernel's pmd_trans_huge() callers do.

@@ -51,6 +51,7 @@ struct lru_cache_policy fl__lru_cache_policy = { .folio_pages = 31,
 						 .batch_pages = 31,
 						 .batch_slots = FOLIO_BATCH_SIZE };
 bool fl__lru_add_free_dead;
+int page_cluster; /* vm.page-cluster (knob vm/page-cluster); swap_setup() sets it at boot */
 
 static struct cpu_fbatches *cpu_fbatches;
 static int lru_disable_count;	   /* atomic */

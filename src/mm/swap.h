@@ -123,6 +123,14 @@ static inline long get_nr_swap_pages(void)
 	return si ? (long)READ_ONCE(si->pages) - (long)READ_ONCE(si->inuse_pages) : 0;
 }
 
+/* vm_swap_full(): more than half the swap slots in use (mem_cgroup_swap_full() has no swap.max here) */
+static inline bool vm_swap_full(void)
+{
+	struct swap_info_struct *si = READ_ONCE(fl__swap_info);
+
+	return si && get_nr_swap_pages() * 2 < (long)si->pages;
+}
+
 /* swapfile.c */
 int fl__swapon(unsigned long nr_pages);
 void fl__swapoff(void);
@@ -174,6 +182,11 @@ struct folio *swap_cache_get_folio(swp_entry_t entry);
 void swap_cache_replace_split(struct folio *folio, struct folio *end);
 bool folio_free_swap(struct folio *folio);
 void try_to_reclaim_swap(swp_entry_t entry);
+struct vm_fault;
+void swap_update_readahead(struct folio *folio, struct vm_area_struct *vma, unsigned long addr);
+struct folio *__read_swap_cache_async(swp_entry_t entry, struct mm_struct *mm,
+				      bool *new_page_allocated, bool *oom);
+struct folio *swapin_readahead(swp_entry_t entry, struct vm_fault *vmf, bool *oom);
 
 /* page_io.c */
 int swap_writeout(struct folio *folio);

@@ -10,6 +10,12 @@
  * counts in nr_file_pages and nr_swapcached. A folio reclaim evicts
  * leaves its shadow in its slots (workingset.c) until they are freed.
  *
+ * Swap-in that goes through the cache (a slot more than one swap PTE
+ * names, so from fork on) reads ahead: the VMA-based readahead, which
+ * 6.18 uses whenever no swap device is rotational (zram is not), reads
+ * the swap PTEs around the fault in a window sized by how many of the
+ * pages it read last time were used.
+ *
  * Entries come from __tlb_remove_folio_pages(): a page pointer, and for a
  * run of pages of one large folio, a second entry holding the run length,
  * which is the number of references the zap dropped from that folio.
@@ -20,6 +26,7 @@
  */
 #include "internal.h"
 #include "fs.h"
+#include "pgtable.h"
 #include "swap.h"
 
 /* swap_cache_add_folio() - @folio stands for its slots from @entry (HAS_CACHE set). */
@@ -183,4 +190,241 @@ void free_pages_and_swap_cache(struct encoded_page **pages, int nr)
 	}
 	if (folios.nr)
 		folios_put_refs(&folios, refs);
+}
+
+/* ---- swap readahead (VMA-based) ---- */
+
+/*
+ * A VMA's swap_readahead_info: the page address of its last readahead
+ * fault, the window it chose and the readahead hits since, hits in the low
+ * PAGE_SHIFT / 2 bits (so at most 63) and the window in the bits above.
+ * A VMA that never read ahead reads as 4 hits, to start with a window.
+ */
+#define RA_HITS_BITS (PAGE_SHIFT / 2)
+#define RA_HITS_MAX ((1ul << RA_HITS_BITS) - 1)
+#define RA_WIN_CEILING_ORDER 5
+
+static unsigned long ra_info(unsigned long addr, unsigned long win, unsigned long hits)
+{
+	return (addr & PAGE_MASK) | ((win << RA_HITS_BITS) & ~PAGE_MASK & ~RA_HITS_MAX) |
+	       (hits & RA_HITS_MAX);
+}
+
+static unsigned long ra_info_read(struct vm_area_struct *vma)
+{
+	unsigned long v = fl_atomic_load(&vma->swap_readahead_info, __ATOMIC_RELAXED);
+
+	return v ? v : 4;
+}
+
+/**
+ * swap_update_readahead() - a swap fault found @folio in the swap cache at
+ * @addr: if it was read ahead (PG_readahead, cleared now), count the hit
+ * (swap_ra_hit) and the VMA's hits; the VMA's last fault is @addr either
+ * way. Large folios are never read ahead.
+ */
+void swap_update_readahead(struct folio *folio, struct vm_area_struct *vma, unsigned long addr)
+{
+	unsigned long v, hits;
+	bool readahead;
+
+	if (folio_test_large(folio))
+		return;
+	readahead = folio_test_clear_readahead(folio);
+	v = ra_info_read(vma);
+	hits = v & RA_HITS_MAX;
+	if (readahead && hits < RA_HITS_MAX)
+		hits++;
+	fl_atomic_store(&vma->swap_readahead_info,
+			ra_info(addr, (v & ~PAGE_MASK) >> RA_HITS_BITS, hits), __ATOMIC_RELAXED);
+	if (readahead)
+		count_vm_event(SWAP_RA_HIT);
+}
+
+/*
+ * __swapin_nr_pages() - the next window: with no hits, 2 pages if this
+ * fault is next to the last one, else 1; with hits, hits + 2 rounded up
+ * to a power of two, at least 4; never above @max_pages, and never below
+ * half the previous window.
+ */
+static unsigned int __swapin_nr_pages(unsigned long prev_pfn, unsigned long pfn, unsigned int hits,
+				      unsigned int max_pages, unsigned int prev_win)
+{
+	unsigned int pages;
+
+	if (!hits) {
+		pages = (pfn == prev_pfn + 1 || pfn + 1 == prev_pfn) ? 2 : 1;
+	} else {
+		pages = 4;
+		while (pages < hits + 2)
+			pages <<= 1;
+	}
+	if (pages > max_pages)
+		pages = max_pages;
+	if (pages < prev_win / 2)
+		pages = prev_win / 2;
+	return pages;
+}
+
+/*
+ * swap_vma_ra_win() - the window for a fault at vmf->address, recorded in
+ * the VMA with its hits reset, and the range [*start, *end) it covers:
+ * ahead of the fault when it follows the last one, behind it when it
+ * precedes it, else around it (a third before); inside the VMA and the
+ * fault's PMD. Return: the window in pages; 1 reads no more than the fault.
+ */
+static unsigned int swap_vma_ra_win(struct vm_fault *vmf, unsigned long *start, unsigned long *end)
+{
+	struct vm_area_struct *vma = vmf->vma;
+	unsigned long faddr = vmf->address, v, prev, left, right, pmd = faddr & PMD_MASK;
+	int order = READ_ONCE(page_cluster);
+	unsigned int win;
+
+	if (order > RA_WIN_CEILING_ORDER)
+		order = RA_WIN_CEILING_ORDER;
+	if (order == 0)
+		return 1;
+	v = ra_info_read(vma);
+	prev = v & PAGE_MASK;
+	win = __swapin_nr_pages(prev >> PAGE_SHIFT, faddr >> PAGE_SHIFT,
+				(unsigned int)(v & RA_HITS_MAX), 1u << order,
+				(unsigned int)((v & ~PAGE_MASK) >> RA_HITS_BITS));
+	fl_atomic_store(&vma->swap_readahead_info, ra_info(faddr, win, 0), __ATOMIC_RELAXED);
+	if (win == 1)
+		return 1;
+	if (faddr == prev + PAGE_SIZE)
+		left = faddr;
+	else if (prev == faddr + PAGE_SIZE)
+		left = faddr - ((unsigned long)(win - 1) << PAGE_SHIFT);
+	else
+		left = faddr - ((unsigned long)((win - 1) / 2) << PAGE_SHIFT);
+	right = left + ((unsigned long)win << PAGE_SHIFT);
+	if ((long)left < 0)
+		left = 0;
+	*start = left;
+	if (*start < vma->vm_start)
+		*start = vma->vm_start;
+	if (*start < pmd)
+		*start = pmd;
+	*end = right;
+	if (*end > vma->vm_end)
+		*end = vma->vm_end;
+	if (*end > pmd + PMD_SIZE)
+		*end = pmd + PMD_SIZE;
+	return win;
+}
+
+/**
+ * __read_swap_cache_async() - the folio for @entry's slot: the one in the
+ * swap cache, or a new order-0 one added to it (charged, its refault
+ * checked) for the caller to read, locked, with *@new_page_allocated set.
+ * NULL when no swap PTE names the slot any more, when another swap-in
+ * holds it (the kernel waits a jiffy and looks again; the fault here
+ * refaults, readahead skips it), or, with *@oom set, when memory or the
+ * charge fails. The folio joins the LRU when it is first mapped.
+ */
+struct folio *__read_swap_cache_async(swp_entry_t entry, struct mm_struct *mm,
+				      bool *new_page_allocated, bool *oom)
+{
+	struct folio *folio = swap_cache_get_folio(entry);
+
+	*new_page_allocated = false;
+	if (folio)
+		return folio;
+	if (!__swap_count(entry))
+		return NULL;
+	folio = folio_alloc(GFP_HIGHUSER_MOVABLE, 0);
+	if (!folio) {
+		*oom = true;
+		return NULL;
+	}
+	folio_set_locked(folio);
+	if (swapcache_prepare(entry, 1)) {
+		folio_clear_locked(folio);
+		folio_put(folio);
+		return NULL;
+	}
+	if (mem_cgroup_swapin_charge_folio(folio, mm, GFP_KERNEL, entry)) {
+		swapcache_clear(entry, 1);
+		folio_clear_locked(folio);
+		folio_put(folio);
+		*oom = true;
+		return NULL;
+	}
+	folio_set_swapbacked(folio);
+	workingset_refault(folio, swap_cache_get_shadow(entry));
+	swap_cache_add_folio(folio, entry);
+	*new_page_allocated = true;
+	return folio;
+}
+
+/* The fault's own slot, read if nothing read it yet; unlocked. */
+static struct folio *read_target(swp_entry_t entry, struct mm_struct *mm, bool *oom)
+{
+	bool allocated;
+	struct folio *folio = __read_swap_cache_async(entry, mm, &allocated, oom);
+
+	if (allocated) {
+		swap_read_folio(folio, entry);
+		folio_unlock(folio);
+	}
+	return folio;
+}
+
+/**
+ * swapin_readahead() - swap in @entry's slot for the fault @vmf, and with
+ * it the window swap_vma_ra_win() chose: every swap PTE there whose slot
+ * is not cached yet is read into the swap cache; those beside the fault
+ * are marked PG_readahead and counted (swap_ra). The kernel reads the PTEs
+ * without their lock; here they are copied out under it.
+ * Return: the fault's folio with a reference, unlocked; NULL if it could
+ * not be had (*@oom says whether for want of memory).
+ */
+struct folio *swapin_readahead(swp_entry_t entry, struct vm_fault *vmf, bool *oom)
+{
+	FL_LOCK_SITE(site);
+	struct mm_struct *mm = vmf->vma->vm_mm;
+	swp_entry_t ents[1 << RA_WIN_CEILING_ORDER];
+	unsigned long addrs[1 << RA_WIN_CEILING_ORDER], start = 0, end = 0, addr;
+	struct pgtable *ptet;
+	struct folio *folio;
+	int n = 0, i;
+	bool allocated;
+
+	*oom = false;
+	if (swap_vma_ra_win(vmf, &start, &end) == 1)
+		return read_target(entry, mm, oom);
+	ptet = pte_offset_map_lock(vmf->pmdt, vmf->pmd_idx, &site);
+	if (ptet) {
+		for (addr = start; addr < end; addr += PAGE_SIZE) {
+			pteval_t pte = READ_ONCE(ptet->e[pte_index(addr)]);
+			swp_entry_t e;
+
+			if (!is_swap_pte(pte))
+				continue;
+			e = pte_to_swp_entry(pte);
+			if (!is_swap_entry(e))
+				continue; /* a migration entry */
+			ents[n] = swp_entry_slot(e);
+			addrs[n++] = addr;
+		}
+		spin_unlock(&ptet->ptl);
+	}
+	for (i = 0; i < n; i++) {
+		bool ra_oom = false;
+
+		folio = __read_swap_cache_async(ents[i], mm, &allocated, &ra_oom);
+		if (!folio)
+			continue;
+		if (allocated) {
+			swap_read_folio(folio, ents[i]);
+			if (addrs[i] != vmf->address) {
+				folio_set_readahead(folio);
+				count_vm_event(SWAP_RA);
+			}
+			folio_unlock(folio);
+		}
+		folio_put(folio);
+	}
+	return read_target(entry, mm, oom);
 }

@@ -30,6 +30,8 @@ enum vm_event_item {
 	PGPGOUT, /* KiB written */
 	PSWPIN,
 	PSWPOUT,
+	SWAP_RA,     /* pages swap readahead read beside the faulting one */
+	SWAP_RA_HIT, /* swap faults that found a readahead page */
 	SWPIN_ZERO,
 	SWPOUT_ZERO,
 	UNEVICTABLE_PGCULLED,

@@ -16,6 +16,12 @@
  *   another process maps its folio (for a large folio: while the MM_IDS
  *   shared bit is set), reused otherwise.
  *
+ * fork-cow --pageout on: the parent pages its memory out (MADV_PAGEOUT,
+ * needs --swap) before the fork, so every slot is named by each process
+ * and the children's reads come back through the swap cache with 6.18's
+ * VMA readahead (window "swapin": pgmajfault, swap_ra, swap_ra_hit,
+ * pswpin); the writes then meet folios the swap cache still holds.
+ *
  * The writes after the fork are counted in the window "cow"
  * (cow:pgfault, cow:pgreuse, cow:thp_split_pmd, ...). Every process reads
  * back its own tags at the end, so a write that leaked into another
@@ -35,7 +41,8 @@
 struct fc_params {
 	uint64_t size;
 	long children;
-	bool stay; /* fork-cow: the children write and stay; cow-reuse: one exits at once */
+	bool stay;    /* fork-cow: the children write and stay; cow-reuse: one exits at once */
+	bool pageout; /* fork-cow --pageout on: swapped out before the fork */
 };
 
 static const struct fl_workload_param_info cr_param_info[] = {
@@ -46,6 +53,9 @@ static const struct fl_workload_param_info cr_param_info[] = {
 static const struct fl_workload_param_info fc_param_info[] = {
 	{ "size", "64M", "bytes mapped, shared by fork and written by all (4K..64G, whole pages)" },
 	{ "children", "1", "children forked, each writing every page in turn (1..32)" },
+	{ "pageout", "off",
+	  "on: the parent pages its memory out before the fork (MADV_PAGEOUT; needs --swap "
+	  "zram:SIZE), so the children read it back through the swap cache with readahead" },
 	{ NULL, NULL, NULL },
 };
 
@@ -70,9 +80,21 @@ static int fc_parse(const struct fl_config *cfg, void *params, char *err, size_t
 	struct fc_params *p = params;
 	int ret = fc_parse_common(cfg, wi, p, err, len);
 
+	static const char *const on_off[] = { "off", "on", NULL };
+	int pageout = 0;
+
 	p->stay = true;
 	if (!ret)
 		ret = fl__param_int(cfg, wi, "children", 1, MAX_CHILDREN, &p->children, err, len);
+	if (!ret)
+		ret = fl__param_choice(cfg, wi, "pageout", on_off, &pageout, err, len);
+	p->pageout = pageout == 1;
+	if (!ret && p->pageout && !cfg->swap_bytes) {
+		snprintf(err, len,
+			 "fork-cow --pageout on needs --swap zram:SIZE: the memory goes to swap "
+			 "before the fork");
+		ret = -EINVAL;
+	}
 	return ret;
 }
 
@@ -91,7 +113,7 @@ static uint64_t fc_mem_needed(const void *params)
 	       (uint64_t)p->children * (p->size / PMD_BYTES + 4) * 4096;
 }
 
-enum { FC_MAP, FC_WRITE, FC_READ, FC_READ_UNMAP };
+enum { FC_MAP, FC_PAGEOUT, FC_WRITE, FC_READ, FC_READ_UNMAP };
 
 /*
  * The step a task takes and what the tasks of every process share: in
@@ -101,7 +123,7 @@ enum { FC_MAP, FC_WRITE, FC_READ, FC_READ_UNMAP };
 struct fc_shared {
 	struct fl_tag_tally tags;
 	int error;
-	int kind;      /* FC_MAP, FC_WRITE, FC_READ, FC_READ_UNMAP */
+	int kind;      /* FC_MAP, FC_PAGEOUT, FC_WRITE, FC_READ, FC_READ_UNMAP */
 	uint64_t size; /* of the mapping */
 	uint64_t addr; /* the mapping, the same in every process */
 	uint64_t tag;  /* what the step writes (or reads) at page 0, + 1 a page */
@@ -117,6 +139,9 @@ static void fc_task(struct fl_thread *th, void *arg)
 		ret = fl_mmap_apart(th, sh->size, &sh->addr);
 		if (!ret)
 			ret = fl_write(th, sh->addr, sh->size, 4096, sh->tag, 1);
+		break;
+	case FC_PAGEOUT:
+		ret = fl_madvise(th, sh->addr, sh->size, FL_MADV_PAGEOUT);
 		break;
 	case FC_WRITE:
 		ret = fl_write(th, sh->addr, sh->size, 4096, sh->tag, 1);
@@ -178,6 +203,8 @@ static int fc_run(struct fl_wl_ctx *ctx, const void *params)
 	}
 	ctx->progress_total = 2 + (uint64_t)p->children;
 	ret = fc_do(parent, sh, FC_MAP, proc_tag(0));
+	if (!ret && p->pageout)
+		ret = fc_do(parent, sh, FC_PAGEOUT, 0);
 	fl_progress(ctx, 1);
 	for (i = 0; !ret && i < p->children; i++) {
 		ret = fl_proc_fork(ops->proc_main(parent), &child[i]);
@@ -185,8 +212,14 @@ static int fc_run(struct fl_wl_ctx *ctx, const void *params)
 			forked++;
 	}
 	/* each child sees the parent's memory as it was at the fork */
+	if (!ret && p->pageout)
+		ret = fl__window_begin(ctx);
 	for (i = 0; !ret && i < forked; i++)
 		ret = fc_do(child[i], sh, FC_READ, proc_tag(0));
+	if (p->pageout && ret)
+		fl__window_discard(ctx); /* frees what a begin took, if it did */
+	else if (p->pageout)
+		ret = fl__window_end(ctx, "swapin");
 	if (!ret && !p->stay) {
 		while (!ret && forked > 0)
 			ret = ops->proc_exit(child[--forked]);

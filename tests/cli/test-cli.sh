@@ -887,6 +887,8 @@ fi
 # copied; then the parent alone reuses its PMDs whole (no pgreuse).
 bad "fork-cow --children 0" "--children" run fork-cow --children 0
 bad "fork-cow --children 33" "--children" run fork-cow --children 33
+bad "fork-cow --pageout without swap" "fork-cow --pageout on needs --swap zram:SIZE" run fork-cow --pageout on
+bad "fork-cow --pageout maybe" "--pageout" run fork-cow --pageout maybe --swap zram:16M
 bad "--cow-reuse-drain maybe" "--cow-reuse-drain maybe: 'maybe' is not one of on, off, auto" run cow-reuse --cow-reuse-drain maybe
 bad "two policy lists" "--split-walk already gives a model policy" run cow-reuse --split-walk forward --cow-reuse-drain on
 bad "--khugepaged-lazyfree twice in run" "two values are two configurations" run khugepaged-lazyfree --khugepaged-lazyfree collapse,skip
@@ -921,6 +923,34 @@ if command -v python3 >/dev/null; then
 			sed 's/^/# /' "$T/stderr"
 		fi
 	done
+	# fork-cow --pageout on --children 2, 4 MiB (two 2 MiB ranges) paged
+	# out before the fork: every slot is named three times, so the first
+	# child's reads go through the swap cache with VMA readahead
+	# (page-cluster 3: windows of at most 8). Its VMA starts as if with 4
+	# hits: page 0 reads 0..4 (cut at the range's start), pages 1..4 hit;
+	# from page 5 on, windows of 8 ahead (5, 13, ..., 509, the last cut at
+	# 511): 65 major faults, 4 + 63 x 7 + 2 = 447 read ahead and hit. The
+	# second range starts with 2 hits and the last window 8: a window of 4
+	# (512..515), then 8s from 516 to 1020 (cut at 1023): 65 faults,
+	# 3 + 63 x 7 + 3 = 447. The second child finds every page cached. Then
+	# each child copies every page (the other child, then the parent's
+	# swap PTE, still holds the folio): 2048 copies; the parent's writes
+	# find the folios cached and held by nobody else, free their swap and
+	# map them writable: no copy, no pgreuse, one fault a page.
+	"$FL" run fork-cow --size 4M --children 2 --pageout on --swap zram:64M --lru-cache order0 \
+		--json "$T/fc.json" >"$T/stdout" 2>"$T/stderr"
+	rc=$?
+	got=""
+	for c in swapin:pgmajfault swapin:swap_ra swapin:swap_ra_hit swapin:pswpin cow:pgfault \
+		cow:pgreuse cow:pgalloc_normal fl_tag_checked fl_tag_mismatch; do
+		got="$got $(jcount "$T/fc.json" $c)"
+	done
+	if [ $rc -eq 0 ] && [ "$got" = " 130 894 894 1024 3072 0 2048 5120 0" ]; then
+		ok "fork-cow --pageout on: 130 major faults, 894 pages read ahead and hit, tags right"
+	else
+		nok "fork-cow --pageout on (exit $rc): $got, wanted 130 894 894 1024 3072 0 2048 5120 0"
+		sed 's/^/# /' "$T/stderr"
+	fi
 else
 	skip "cow-reuse counts" "python3 is not installed"
 	skip "fork-cow counts" "python3 is not installed"

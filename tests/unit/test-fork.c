@@ -12,6 +12,10 @@
  * more than one of its pages is mapped and every reference is a mapping; a
  * copy is one order-0 page. "Copied" means the PTE maps another folio after
  * the write; the tags say each process sees its own data.
+ *
+ * Swap entries a fork shares come back through the swap cache with 6.18's
+ * VMA readahead (swap_vma_ra_win()), whose windows the readahead cases
+ * work out by hand too.
  */
 #include "../src/mm/pgtable.h"
 #include "../src/mm/swap.h"
@@ -378,7 +382,134 @@ static bool test_fork_swap_entries(void)
 	return mm_down_with_mm();
 }
 
+/*
+ * Map 4 MiB, write 16 pages from a 2 MiB boundary, page them out and
+ * fork: each of their slots is named twice, so a swap fault goes through
+ * the swap cache and reads ahead. Return: the 16 pages' address, or 0.
+ */
+static unsigned long shared_swapped_pages(void)
+{
+	unsigned long a = map(4 * SZ_2M), b = ALIGN_UP(a, SZ_2M);
+
+	if (!a || !write_tags(b, 16, 500) || do_madvise(mm, b, 16 * PAGE_SIZE, MADV_PAGEOUT) ||
+	    fl__mm_counter(mm, MM_SWAPENTS) != 16 || !fork_child())
+		return 0;
+	return b;
+}
+
+/*
+ * The child reads the 16 pages in order. Its VMA never read ahead, so it
+ * starts as if with 4 hits: window 8 (4 + 2 rounded up to a power of two,
+ * at most 1 << page-cluster 3), around page 0 a third before it, cut at
+ * the 2 MiB boundary: pages 0..4, 4 read ahead. Pages 1..4 hit. Page 5
+ * follows the last fault (4): 4 hits make a window of 8 ahead, pages
+ * 5..12, 7 read ahead, 7 hits. Page 13: 7 hits make 16, at most 8, so
+ * 13..20, of which only 14 and 15 are swap PTEs: 2 more, 2 hits. So 3
+ * major faults, 13 pages read ahead and 13 hits, 16 pages read. With
+ * page-cluster 0 there is no readahead: 16 major faults.
+ */
+static bool test_swap_readahead_window(void)
+{
+	unsigned long b, i;
+	int64_t maj, ra, hit, in;
+
+	mm_swap_mb = 16;
+	ASSERT_TRUE(mm_up_with_mm(64));
+	mm_swap_mb = 0;
+	ASSERT_TRUE(knob("foliolab/lru_cache", "order0"));
+	ASSERT_TRUE(knob("vm/page-cluster", "3"));
+	b = shared_swapped_pages();
+	ASSERT_TRUE(b != 0);
+	maj = counter("pgmajfault");
+	ra = counter("swap_ra");
+	hit = counter("swap_ra_hit");
+	in = counter("pswpin");
+	for (i = 0; i < 16; i++)
+		ASSERT_EQ(peek_in(child, b + i * PAGE_SIZE), 500 + i);
+	ASSERT_EQ(counter("pgmajfault") - maj, 3);
+	ASSERT_EQ(counter("swap_ra") - ra, 13);
+	ASSERT_EQ(counter("swap_ra_hit") - hit, 13);
+	ASSERT_EQ(counter("pswpin") - in, 16);
+	/* the parent reads what the child brought in: cached, no readahead left to hit */
+	maj = counter("pgmajfault");
+	hit = counter("swap_ra_hit");
+	for (i = 0; i < 16; i++)
+		ASSERT_EQ(peek(mm, b + i * PAGE_SIZE), 500 + i);
+	ASSERT_EQ(counter("pgmajfault") - maj, 0);
+	ASSERT_EQ(counter("swap_ra_hit") - hit, 0);
+	mmput(child);
+	ASSERT_TRUE(mm_down_with_mm());
+
+	mm_swap_mb = 16;
+	ASSERT_TRUE(mm_up_with_mm(64));
+	mm_swap_mb = 0;
+	ASSERT_TRUE(knob("foliolab/lru_cache", "order0"));
+	ASSERT_TRUE(knob("vm/page-cluster", "0"));
+	b = shared_swapped_pages();
+	ASSERT_TRUE(b != 0);
+	maj = counter("pgmajfault");
+	ra = counter("swap_ra");
+	for (i = 0; i < 16; i++)
+		ASSERT_EQ(peek_in(child, b + i * PAGE_SIZE), 500 + i);
+	ASSERT_EQ(counter("pgmajfault") - maj, 16);
+	ASSERT_EQ(counter("swap_ra") - ra, 0);
+	mmput(child);
+	return mm_down_with_mm();
+}
+
+/*
+ * Writes to a swap PTE whose slot is cached (6.18 do_swap_page()): the
+ * fork cleared the entries' exclusive bit, so a write maps the page
+ * writable only if nothing else holds the folio. While the child maps it,
+ * the parent's write copies, in the same fault (one pgfault, no reuse).
+ * Once the child is gone, the folio has only the cache's reference: the
+ * write frees its swap (the slot's last name went with the fault) and
+ * maps that folio writable, again one fault, no copy and no pgreuse.
+ */
+static bool test_swap_cache_write(void)
+{
+	unsigned long b;
+	struct folio *f0, *f1;
+	int64_t flt, reuse, alloc;
+
+	mm_swap_mb = 16;
+	ASSERT_TRUE(mm_up_with_mm(64));
+	mm_swap_mb = 0;
+	ASSERT_TRUE(knob("foliolab/lru_cache", "order0"));
+	ASSERT_TRUE(knob("vm/page-cluster", "3"));
+	b = shared_swapped_pages();
+	ASSERT_TRUE(b != 0);
+	ASSERT_EQ(peek_in(child, b), 500);
+	ASSERT_EQ(peek_in(child, b + PAGE_SIZE), 501);
+	f0 = mapped_folio(child, b);
+	f1 = mapped_folio(child, b + PAGE_SIZE);
+	ASSERT_TRUE(folio_test_swapcache(f0) && folio_test_swapcache(f1));
+	flt = counter("pgfault");
+	reuse = counter("pgreuse");
+	alloc = counter("pgalloc_normal");
+	ASSERT_EQ(touch(mm, b, 700), 0);
+	ASSERT_EQ(counter("pgfault") - flt, 1);
+	ASSERT_EQ(counter("pgreuse") - reuse, 0);
+	ASSERT_EQ(counter("pgalloc_normal") - alloc, 1);
+	ASSERT_TRUE(mapped_folio(mm, b) != f0);
+	ASSERT_EQ(peek_in(child, b), 500);
+	mmput(child);
+	child = NULL;
+	ASSERT_TRUE(folio_test_swapcache(f1) && !folio_mapped(f1));
+	flt = counter("pgfault");
+	alloc = counter("pgalloc_normal");
+	ASSERT_EQ(touch(mm, b + PAGE_SIZE, 701), 0);
+	ASSERT_EQ(counter("pgfault") - flt, 1);
+	ASSERT_EQ(counter("pgreuse") - reuse, 0);
+	ASSERT_EQ(counter("pgalloc_normal") - alloc, 0);
+	ASSERT_TRUE(mapped_folio(mm, b + PAGE_SIZE) == f1);
+	ASSERT_TRUE(!folio_test_swapcache(f1));
+	ASSERT_EQ(peek(mm, b + PAGE_SIZE), 701);
+	return mm_down_with_mm();
+}
+
 TEST_MAIN(TEST(test_order0_reuse_and_copy), TEST(test_large_reuse_and_copy),
 	  TEST(test_64k_reuse_and_copy), TEST(test_mm_id_third_mm), TEST(test_cow_reuse_drain),
 	  TEST(test_pmd_cow), TEST(test_huge_zero_fork), TEST(test_wipeonfork),
-	  TEST(test_fork_swap_entries))
+	  TEST(test_fork_swap_entries), TEST(test_swap_readahead_window),
+	  TEST(test_swap_cache_write))

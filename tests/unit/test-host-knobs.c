@@ -56,8 +56,8 @@ static void make_tree(void)
 	mkdir(vmroot, 0700);
 	snprintf(cmd, sizeof(cmd),
 		 "echo 60 > '%s/swappiness'; echo 67584 > '%s/min_free_kbytes'; "
-		 "echo 10 > '%s/watermark_scale_factor'",
-		 vmroot, vmroot, vmroot);
+		 "echo 10 > '%s/watermark_scale_factor'; echo 3 > '%s/page-cluster'",
+		 vmroot, vmroot, vmroot, vmroot);
 	if (system(cmd))
 		return;
 	snprintf(cmd, sizeof(cmd), "%s/hugepages-16kB", root);
