@@ -7,7 +7,8 @@
  * for it, a large folio filling its nr slots with the same pointer, under
  * the slot's cluster lock. A folio in it holds nr references from it,
  * PG_swapcache and its first entry in ->swap (the model's ->private), and
- * counts in nr_file_pages and nr_swapcached. A folio reclaim evicts
+ * counts in the node's nr_file_pages (not its memcg's file) and in
+ * nr_swapcached. A folio reclaim evicts
  * leaves its shadow in its slots (workingset.c) until they are freed.
  *
  * Swap-in that goes through the cache (a slot more than one swap PTE
@@ -44,7 +45,8 @@ void swap_cache_add_folio(struct folio *folio, swp_entry_t entry)
 	folio_set_swapcache(folio);
 	folio->private = entry.val;
 	swap_cluster_unlock(ci);
-	lruvec_stat_mod_folio(folio, NR_FILE_PAGES, (long)nr);
+	/* nr_file_pages at node level only: a memcg's file leaves the swap cache out */
+	mod_node_page_state(folio_pgdat(folio), NR_FILE_PAGES, (long)nr);
 	lruvec_stat_mod_folio(folio, NR_SWAPCACHE, (long)nr);
 }
 
@@ -66,7 +68,7 @@ void __swap_cache_del_folio(struct folio *folio, unsigned long shadow)
 	folio_clear_swapcache(folio);
 	folio->private = 0;
 	swap_cluster_unlock(ci);
-	lruvec_stat_mod_folio(folio, NR_FILE_PAGES, -(long)nr);
+	mod_node_page_state(folio_pgdat(folio), NR_FILE_PAGES, -(long)nr);
 	lruvec_stat_mod_folio(folio, NR_SWAPCACHE, -(long)nr);
 }
 

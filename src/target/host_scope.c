@@ -700,13 +700,16 @@ static const struct memcg_key {
 int fl__memcg_stat_parse(FILE *f, bool v2, bool tracepoints, struct fl_counters *out)
 {
 	char line[256], key[64];
-	long long v;
+	long long v, swapcached = 0;
+	const struct fl_counter *file;
 	size_t i;
 	int ret = 0;
 
 	while (fgets(line, sizeof(line), f)) {
 		if (sscanf(line, "%63s %lld", key, &v) != 2)
 			continue;
+		if (!strcmp(key, "swapcached"))
+			swapcached = v / 4096;
 		for (i = 0; i < sizeof(memcg_keys) / sizeof(memcg_keys[0]); i++) {
 			const struct memcg_key *k = &memcg_keys[i];
 
@@ -716,6 +719,16 @@ int fl__memcg_stat_parse(FILE *f, bool v2, bool tracepoints, struct fl_counters 
 			ret |= overlay(out, k->name, v / k->unit);
 		}
 	}
+	/*
+	 * The swap cache is in the node's nr_file_pages but not in a memcg's
+	 * file (6.18's swap_cache_add_folio() counts NR_FILE_PAGES at node
+	 * level only), and in the memcg's swapcached: the run's share of
+	 * nr_file_pages is the two together.
+	 */
+	file = fl_counters_find(out, "nr_file_pages");
+	if (swapcached && file && file->scope == FL_SCOPE_WORKLOAD)
+		ret |= fl_counters_set_scoped(out, "nr_file_pages", file->value + swapcached,
+					      FL_SCOPE_WORKLOAD);
 	return ret;
 }
 

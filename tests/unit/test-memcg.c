@@ -131,6 +131,33 @@ static bool test_files_as_counters(void)
 	return true;
 }
 
+/*
+ * The swap cache counts in the node's nr_file_pages but not in a memcg's
+ * file (6.18's swap_cache_add_folio()); the memcg has it as swapcached, so
+ * the run's nr_file_pages is file + swapcached, on v1 (cache) and v2.
+ */
+static bool test_swapcache_in_file_pages(void)
+{
+	static const char v1[] = "cache 8192\nswapcached 40960\ntotal_swapcached 999424\n";
+	static const char v2[] = "file 4096\nswapcached 8192\n";
+	struct fl_counters c = { 0 };
+	FILE *f = fmemopen((void *)v1, sizeof(v1) - 1, "r");
+
+	ASSERT_TRUE(f != NULL);
+	ASSERT_EQ(fl__memcg_stat_parse(f, false, true, &c), 0);
+	fclose(f);
+	ASSERT_EQ(fl_counters_get(&c, "nr_file_pages"), 2 + 10);
+	fl_counters_free(&c);
+	f = fmemopen((void *)v2, sizeof(v2) - 1, "r");
+	ASSERT_TRUE(f != NULL);
+	ASSERT_EQ(fl__memcg_stat_parse(f, true, true, &c), 0);
+	fclose(f);
+	ASSERT_EQ(fl_counters_get(&c, "nr_file_pages"), 1 + 2);
+	ASSERT_EQ(fl_counters_find(&c, "nr_file_pages")->scope, FL_SCOPE_WORKLOAD);
+	fl_counters_free(&c);
+	return true;
+}
+
 /* v2's THP gauges are bytes of PMD-sized folios */
 static bool test_v2_thp_units(void)
 {
@@ -231,5 +258,5 @@ static bool test_v2_place(void)
 	return true;
 }
 
-TEST_MAIN(TEST(test_v1_recorded), TEST(test_v2_recorded), TEST(test_files_as_counters),
+TEST_MAIN(TEST(test_swapcache_in_file_pages), TEST(test_v1_recorded), TEST(test_v2_recorded), TEST(test_files_as_counters),
 	  TEST(test_v2_thp_units), TEST(test_v2_place))
