@@ -258,5 +258,5 @@ static bool test_v2_place(void)
 	return true;
 }
 
-TEST_MAIN(TEST(test_swapcache_in_file_pages), TEST(test_v1_recorded), TEST(test_v2_recorded), TEST(test_files_as_counters),
-	  TEST(test_v2_thp_units), TEST(test_v2_place))
+TEST_MAIN(TEST(test_v1_recorded), TEST(test_v2_recorded), TEST(test_files_as_counters),
+	  TEST(test_v2_thp_units), TEST(test_v2_place), TEST(test_swapcache_in_file_pages))
