@@ -210,15 +210,18 @@ static bool test_fork_while_faulting_zapping_swapping_collapsing(void)
 	for (k = 0; k < 2; k++)
 		pthread_join(t[k], NULL);
 	printf("# %lu forks, %llu writes, %llu zaps in %.1f s; pgreuse %lld, pswpout %lld, "
-	       "pswpin %lld, thp_split_page %lld, thp_collapse_alloc %lld\n",
+	       "pswpin %lld, swap_ra %lld, swap_ra_hit %lld, thp_split_page %lld, "
+	       "thp_collapse_alloc %lld\n",
 	       forks, (unsigned long long)writes, (unsigned long long)zaps,
 	       (double)(fl_clock_ns() - t0) / 1e9, (long long)(counter("pgreuse") - reuse0),
 	       (long long)counter("pswpout"), (long long)counter("pswpin"),
+	       (long long)counter("swap_ra"), (long long)counter("swap_ra_hit"),
 	       (long long)counter("thp_split_page"), (long long)counter("thp_collapse_alloc"));
 	ASSERT_EQ(__atomic_load_n(&bad, __ATOMIC_ACQUIRE), 0);
 	ASSERT_GT(forks, 1ul);
 	ASSERT_GT(counter("pgreuse") - reuse0, 0);
 	ASSERT_GT(counter("pswpout"), 0);
+	ASSERT_GT(counter("swap_ra"), 0); /* the children read shared slots with readahead */
 	ASSERT_GT(counter("thp_collapse_alloc"), 0);
 	mmput(mm);
 	mm_swap_mb = 0;
