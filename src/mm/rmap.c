@@ -467,7 +467,9 @@ static __always_inline void folio_mod_stat(struct folio *folio, long nr, long nr
  * folio_add_new_anon_rmap() - the first mapping of a freshly allocated
  * anon folio: by @pmd, or by one PTE per page.
  * Context: anon_vma_prepare(@vma) succeeded; nobody else can see @folio
- * yet, so plain stores are enough.
+ * yet, so plain stores are enough, but for the flags of a swap-cache folio
+ * (read ahead, or read for another process's swap PTE): a fault that finds
+ * it there clears PG_readahead without its lock (swap_update_readahead()).
  */
 __always_inline void folio_add_new_anon_rmap(struct folio *folio, struct vm_area_struct *vma,
 					     unsigned long address, int flags, bool pmd)
@@ -483,12 +485,18 @@ __always_inline void folio_add_new_anon_rmap(struct folio *folio, struct vm_area
 	if (!folio_test_large(folio)) {
 		if (flags & RMAP_EXCLUSIVE)
 			set |= 1ul << PG_anon_exclusive;
-		WRITE_ONCE(folio->flags, READ_ONCE(folio->flags) | set);
+		if (folio_test_swapcache(folio))
+			fl_atomic_fetch_or(&folio->flags, set, __ATOMIC_RELAXED);
+		else
+			WRITE_ONCE(folio->flags, READ_ONCE(folio->flags) | set);
 		fl_atomic_store(&folio->_mapcount, 1, __ATOMIC_RELAXED);
 		lruvec_stat_mod_folio(folio, NR_ANON_MAPPED, 1);
 		return;
 	}
-	WRITE_ONCE(folio->flags, READ_ONCE(folio->flags) | set);
+	if (folio_test_swapcache(folio))
+		fl_atomic_fetch_or(&folio->flags, set, __ATOMIC_RELAXED);
+	else
+		WRITE_ONCE(folio->flags, READ_ONCE(folio->flags) | set);
 	if (pmd) {
 		fl_atomic_store(&folio->_entire_mapcount, 1, __ATOMIC_RELAXED);
 		folio_set_large_mapcount(folio, 1, vma);
