@@ -47,7 +47,7 @@ static void get(const char *rel, char *buf, size_t len)
 /* A fresh tree laid out like the host's, with the host's default values. */
 static void make_tree(void)
 {
-	char cmd[1024];
+	char cmd[2048]; /* four paths of up to 256 bytes and the commands */
 
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s' '%s' '%s'", root, rundir, vmroot);
 	if (system(cmd))
