@@ -711,13 +711,15 @@ static noinline int do_swap_page(struct vm_fault *vmf, pteval_t orig)
 	pfn = folio_pfn(folio) + (swapcache ? idx : 0);
 	if (!folio_test_anon(folio)) {
 		/*
-		 * A new folio: anon, and on the LRU, only now. The kernel puts
-		 * it on the LRU before the read; here folio_add_new_anon_rmap()'s
-		 * one plain store of the flags must come while nobody else can
-		 * reach it but through the swap cache, whose users lock it first.
+		 * A new folio: anon only now. One read through the swap cache
+		 * went on the LRU when it was read (__read_swap_cache_async(),
+		 * as in the kernel); one that skipped the cache goes now: the
+		 * kernel puts it there before the read, but here nobody may
+		 * reach it but through this fault until its rmap is set.
 		 */
 		folio_add_new_anon_rmap(folio, vma, addr, exclusive ? RMAP_EXCLUSIVE : 0, false);
-		folio_add_lru_vma(folio, vma);
+		if (!swapcache)
+			folio_add_lru_vma(folio, vma);
 	} else
 		folio_add_anon_rmap_ptes(folio, pfn_to_page(pfn), (int)nr_pages, vma,
 					 exclusive ? RMAP_EXCLUSIVE : 0);

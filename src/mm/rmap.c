@@ -467,9 +467,10 @@ static __always_inline void folio_mod_stat(struct folio *folio, long nr, long nr
  * folio_add_new_anon_rmap() - the first mapping of a freshly allocated
  * anon folio: by @pmd, or by one PTE per page.
  * Context: anon_vma_prepare(@vma) succeeded; nobody else can see @folio
- * yet, so plain stores are enough, but for the flags of a swap-cache folio
- * (read ahead, or read for another process's swap PTE): a fault that finds
- * it there clears PG_readahead without its lock (swap_update_readahead()).
+ * yet, so plain stores are enough, but for an order-0 swap-cache folio
+ * (read through the cache, on the LRU since): a fault that finds it there
+ * clears PG_readahead without its lock (swap_update_readahead()), and the
+ * LRU's users change its flags and may look at its rmap.
  */
 __always_inline void folio_add_new_anon_rmap(struct folio *folio, struct vm_area_struct *vma,
 					     unsigned long address, int flags, bool pmd)
@@ -480,23 +481,31 @@ __always_inline void folio_add_new_anon_rmap(struct folio *folio, struct vm_area
 	/* one plain store sets them all: nobody else sees the folio yet */
 	if (!(vma->vm_flags & VM_DROPPABLE))
 		set |= 1ul << PG_swapbacked;
+	if (!folio_test_large(folio) && folio_test_swapcache(folio)) {
+		/*
+		 * On the LRU already: the flags atomically, and the mapcount
+		 * last, with release, for folio_referenced()'s unlocked look.
+		 */
+		if (flags & RMAP_EXCLUSIVE)
+			set |= 1ul << PG_anon_exclusive;
+		fl_atomic_fetch_or(&folio->flags, set, __ATOMIC_RELAXED);
+		folio->mapping = vma->anon_vma;
+		folio->index = linear_page_index(vma, address);
+		fl_atomic_store(&folio->_mapcount, 1, __ATOMIC_RELEASE);
+		lruvec_stat_mod_folio(folio, NR_ANON_MAPPED, 1);
+		return;
+	}
 	folio->mapping = vma->anon_vma;
 	folio->index = linear_page_index(vma, address);
 	if (!folio_test_large(folio)) {
 		if (flags & RMAP_EXCLUSIVE)
 			set |= 1ul << PG_anon_exclusive;
-		if (folio_test_swapcache(folio))
-			fl_atomic_fetch_or(&folio->flags, set, __ATOMIC_RELAXED);
-		else
-			WRITE_ONCE(folio->flags, READ_ONCE(folio->flags) | set);
+		WRITE_ONCE(folio->flags, READ_ONCE(folio->flags) | set);
 		fl_atomic_store(&folio->_mapcount, 1, __ATOMIC_RELAXED);
 		lruvec_stat_mod_folio(folio, NR_ANON_MAPPED, 1);
 		return;
 	}
-	if (folio_test_swapcache(folio))
-		fl_atomic_fetch_or(&folio->flags, set, __ATOMIC_RELAXED);
-	else
-		WRITE_ONCE(folio->flags, READ_ONCE(folio->flags) | set);
+	WRITE_ONCE(folio->flags, READ_ONCE(folio->flags) | set);
 	if (pmd) {
 		fl_atomic_store(&folio->_entire_mapcount, 1, __ATOMIC_RELAXED);
 		folio_set_large_mapcount(folio, 1, vma);
@@ -1283,7 +1292,12 @@ static bool folio_referenced_one(struct folio *folio, struct vm_area_struct *vma
  */
 int folio_referenced(struct folio *folio, bool is_locked, unsigned long *vm_flags)
 {
-	struct folio_referenced_arg pra = { .mapcount = folio_mapcount(folio) };
+	/* acquire: a swap-cache folio's first mapping publishes its rmap with it */
+	struct folio_referenced_arg pra = {
+		.mapcount = folio_test_large(folio)
+				    ? folio_mapcount(folio)
+				    : fl_atomic_load(&folio->_mapcount, __ATOMIC_ACQUIRE)
+	};
 	struct rmap_walk_control rwc = { .rmap_one = folio_referenced_one,
 					 .arg = &pra,
 					 .try_lock = true };

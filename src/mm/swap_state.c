@@ -323,7 +323,8 @@ static unsigned int swap_vma_ra_win(struct vm_fault *vmf, unsigned long *start, 
  * NULL when no swap PTE names the slot any more, when another swap-in
  * holds it (the kernel waits a jiffy and looks again; the fault here
  * refaults, readahead skips it), or, with *@oom set, when memory or the
- * charge fails. The folio joins the LRU when it is first mapped.
+ * charge fails. A new folio goes on the LRU at once, swap-backed but not
+ * anon until a fault maps it: reclaim may free it before then.
  */
 struct folio *__read_swap_cache_async(swp_entry_t entry, struct mm_struct *mm,
 				      bool *new_page_allocated, bool *oom)
@@ -356,6 +357,7 @@ struct folio *__read_swap_cache_async(swp_entry_t entry, struct mm_struct *mm,
 	folio_set_swapbacked(folio);
 	workingset_refault(folio, swap_cache_get_shadow(entry));
 	swap_cache_add_folio(folio, entry);
+	folio_add_lru(folio);
 	*new_page_allocated = true;
 	return folio;
 }
@@ -428,5 +430,6 @@ struct folio *swapin_readahead(swp_entry_t entry, struct vm_fault *vmf, bool *oo
 		}
 		folio_put(folio);
 	}
+	lru_add_drain(); /* what it read is on the LRU now */
 	return read_target(entry, mm, oom);
 }

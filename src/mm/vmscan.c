@@ -475,8 +475,11 @@ static unsigned long shrink_folio_list(struct list_head *folio_list, struct scan
 				break;
 			}
 		}
-		/* shmem has no swap-out in the model yet: only anon folios go */
-		if (!folio_test_anon(folio))
+		/*
+		 * shmem has no swap-out in the model yet: only anon folios go,
+		 * and swap-cache folios no fault has mapped yet (read ahead)
+		 */
+		if (!folio_test_anon(folio) && !folio_test_swapcache(folio))
 			goto activate_locked;
 		if (folio_test_swapbacked(folio) && !folio_test_swapcache(folio)) {
 			if (folio_test_large(folio)) {
