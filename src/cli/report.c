@@ -469,6 +469,19 @@ void report_run(FILE *f, const struct fl_result *r)
 	if (r->noise.nr)
 		report_noise_note(f, r, 1);
 	if (strcmp(r->target, "model")) {
+		/* what the host run counted under the model's own names (khugepaged's) */
+		for (i = 0, shown = 0; i < r->counters.nr; i++) {
+			const struct fl_counter *c = &r->counters.v[i];
+
+			if (!c->value || strncmp(c->name, "fl_", 3) ||
+			    !strncmp(c->name, "fl_tag_", 7))
+				continue;
+			if (!shown++)
+				fprintf(f,
+					"\nunder the model's names (system-wide: khugepaged's CPU "
+					"time and scan results since the run began):\n");
+			fprintf(f, "  %-32s %14lld\n", c->name, (long long)c->value);
+		}
 		report_locks(f, r);
 		if (r->status)
 			fprintf(f, "\nFAILED: %s\n", r->error);

@@ -205,6 +205,9 @@ static int host_counters(struct fl_target *t, struct fl_counters *out)
 		snprintf(name, sizeof(name), "khugepaged/%s", k);
 		ret |= fl_counters_set_scoped(out, name, val, FL_SCOPE_SYSTEM);
 	}
+	/* khugepaged's own CPU time, for workloads that wait on it (the model's name) */
+	if (ht->cfg.khugepaged && !fl__host_khugepaged_ns(&val))
+		ret |= fl_counters_set_scoped(out, "fl_khugepaged_ns", val, FL_SCOPE_SYSTEM);
 	if (!ret && ht->scope)
 		ret = fl__host_scope_read(ht->scope, out);
 	return ret ? -ENOMEM : 0;
@@ -279,7 +282,8 @@ static int host_begin(struct fl_target *t, char *err, size_t len)
 	 * After perf started, so that perf is neither counted nor in the
 	 * cgroup; tracefs stays mounted only while perf lock records.
 	 */
-	fl__host_scope_open(&ht->scope, ht->cfg.files, ht->scope_note, sizeof(ht->scope_note));
+	fl__host_scope_open(&ht->scope, ht->cfg.files, ht->cfg.khugepaged, ht->scope_note,
+			    sizeof(ht->scope_note));
 	if (!ht->recording)
 		fl__host_tracefs_unmount();
 	if ((ht->cfg.memcg_max || ht->cfg.memcg_high) &&

@@ -216,7 +216,24 @@ struct host_scope;
  * its anon faults (those stay system-wide).
  * Return: 0 (*@out may be NULL: nothing could be scoped) or -ENOMEM.
  */
-int fl__host_scope_open(struct host_scope **out, bool files, char *note, size_t len);
+int fl__host_scope_open(struct host_scope **out, bool files, bool khugepaged, char *note,
+			size_t len);
+
+/*
+ * khugepaged's scan results as the tracepoint huge_memory:mm_khugepaged_scan_pmd
+ * names them: the { value, "string" } pairs of its format's
+ * __print_symbolic(REC->status, ...).
+ * fl__scan_symbols_parse() - @format's pairs into @out. Return: 0, or
+ * -EINVAL if it has none.
+ */
+#define FL_SCAN_SYMBOLS_MAX 64
+#define FL_SCAN_NAME_MAX 32
+struct fl_scan_symbols {
+	int nr;
+	int val[FL_SCAN_SYMBOLS_MAX];
+	char name[FL_SCAN_SYMBOLS_MAX][FL_SCAN_NAME_MAX];
+};
+int fl__scan_symbols_parse(const char *format, struct fl_scan_symbols *out);
 /* count (or stop counting, while the run starts a helper of its own) */
 void fl__host_scope_enable(struct host_scope *hsc, bool on);
 /** fl__host_scope_read() - overlay the workload's counts on @out's system-wide ones. */
@@ -261,6 +278,8 @@ int fl__host_proc_create(struct fl_target *t, struct fl_proc **out);
 int fl__host_proc_exit(struct fl_proc *p);
 int fl__host_proc_fork(struct fl_thread *th, struct fl_proc **out);
 int fl__host_thp_sample(struct fl_thread *th, struct fl_thp_sample *out);
+int fl__proc_stat_cpu_ticks(const char *text, long long *ticks);
+int fl__host_khugepaged_ns(int64_t *ns);
 struct fl_thread *fl__host_proc_main(struct fl_proc *p);
 int fl__host_run_tasks(struct fl_target *t, struct fl_proc **procs, int n,
 		       void (*fn)(struct fl_thread *th, void *arg), void *arg);

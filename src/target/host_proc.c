@@ -13,6 +13,7 @@
  * Conventions in this file: "ht" is the host target, "hp" a host process;
  * a process is "local" when it is the calling process (hp->pid == getpid()).
  */
+#include <dirent.h>
 #include <errno.h>
 #include <pthread.h>
 #include <sched.h>
@@ -642,5 +643,85 @@ int fl__host_thp_sample(struct fl_thread *th, struct fl_thp_sample *out)
 	fclose(f);
 	out->pte_accesses = -1;
 	out->pmd_accesses = -1;
+	return ret;
+}
+
+/*
+ * fl__proc_stat_cpu_ticks() - a task's CPU time in clock ticks from the
+ * text of /proc/PID/stat: utime + stime, the 14th and 15th fields. The
+ * name (the 2nd, in parentheses) may hold spaces and parentheses, so the
+ * fields are counted from its last ')'.
+ * Return: 0, or -EINVAL if the text has no such fields.
+ */
+int fl__proc_stat_cpu_ticks(const char *text, long long *ticks)
+{
+	const char *p = strrchr(text, ')');
+	unsigned long long ut, st;
+
+	/* after ")": state ppid pgrp session tty_nr tpgid flags minflt cminflt majflt cmajflt */
+	if (!p ||
+	    sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &ut, &st) != 2)
+		return -EINVAL;
+	*ticks = (long long)(ut + st);
+	return 0;
+}
+
+/* The pid of the kernel thread named khugepaged (a child of kthreadd, pid 2), or 0. */
+static int khugepaged_pid(void)
+{
+	static int pid = -1;
+	char path[64], buf[512];
+	struct dirent *d;
+	DIR *dir;
+
+	if (pid >= 0)
+		return pid;
+	dir = opendir("/proc");
+	if (!dir)
+		return 0;
+	pid = 0;
+	while (!pid && (d = readdir(dir))) {
+		FILE *f;
+		int ppid;
+
+		if (d->d_name[0] < '1' || d->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/stat", d->d_name);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		if (fgets(buf, sizeof(buf), f) && strstr(buf, " (khugepaged) ") &&
+		    sscanf(strrchr(buf, ')') + 1, " %*c %d", &ppid) == 1 && ppid == 2)
+			pid = atoi(d->d_name);
+		fclose(f);
+	}
+	closedir(dir);
+	return pid;
+}
+
+/*
+ * fl__host_khugepaged_ns() - the CPU time the host's khugepaged thread has
+ * had since boot (utime + stime, in ticks of 1/CLK_TCK s).
+ * Return: 0, or -ENOENT if there is no such thread.
+ */
+int fl__host_khugepaged_ns(int64_t *ns)
+{
+	char path[64], buf[512];
+	long long ticks;
+	long hz = sysconf(_SC_CLK_TCK);
+	int pid = khugepaged_pid(), ret = -ENOENT;
+	FILE *f;
+
+	if (!pid || hz <= 0)
+		return -ENOENT;
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	f = fopen(path, "r");
+	if (!f)
+		return -ENOENT;
+	if (fgets(buf, sizeof(buf), f) && !fl__proc_stat_cpu_ticks(buf, &ticks)) {
+		*ns = (int64_t)(ticks * (1000000000ll / hz));
+		ret = 0;
+	}
+	fclose(f);
 	return ret;
 }

@@ -86,6 +86,14 @@ struct host_scope {
 	bool v2;		     /* memcg is a cgroup v2 one */
 	char tracefs[HOST_PATH_MAX]; /* where tracefs was mounted by the run; "" if not */
 	bool files; /* large movable allocations may be file folios: not anon faults */
+	/*
+	 * khugepaged's scan results (huge_memory:mm_khugepaged_scan_pmd): one
+	 * event per result and CPU, system-wide (khugepaged is no task of the
+	 * run's), fd_scan[result * nr_cpus + cpu]; -1 where none opened.
+	 */
+	struct fl_scan_symbols scan;
+	int nr_cpus;
+	int *fd_scan;
 };
 
 static int perf_open(struct perf_event_attr *a, const char *filter)
@@ -168,12 +176,12 @@ int fl__host_tracefs_unmount(void)
 		       : 0;
 }
 
-static int tracepoint_id(const char *tracefs, const char *event)
+static int tracepoint_id_in(const char *tracefs, const char *sys, const char *event)
 {
 	char path[HOST_PATH_MAX], buf[32] = "";
 	FILE *f;
 
-	snprintf(path, sizeof(path), "%s/events/kmem/%s/id", tracefs, event);
+	snprintf(path, sizeof(path), "%s/events/%s/%s/id", tracefs, sys, event);
 	f = fopen(path, "r");
 	if (!f)
 		return -ENOENT;
@@ -183,8 +191,119 @@ static int tracepoint_id(const char *tracefs, const char *event)
 	return buf[0] ? atoi(buf) : -ENOENT;
 }
 
-/* The kmem tracepoints, one counter per order. Return: 0 or -errno (note set). */
-static int open_tracepoints(struct host_scope *hsc, char *note, size_t len)
+static int tracepoint_id(const char *tracefs, const char *event)
+{
+	return tracepoint_id_in(tracefs, "kmem", event);
+}
+
+int fl__scan_symbols_parse(const char *format, struct fl_scan_symbols *out)
+{
+	const char *p = strstr(format, "__print_symbolic(REC->status");
+	int val, n;
+	char name[FL_SCAN_NAME_MAX];
+
+	out->nr = 0;
+	if (!p)
+		return -EINVAL;
+	p = strchr(p, ',');
+	while (p && out->nr < FL_SCAN_SYMBOLS_MAX &&
+	       sscanf(p, " , { %d , \"%31[a-z0-9_]\" }%n", &val, name, &n) == 2) {
+		out->val[out->nr] = val;
+		snprintf(out->name[out->nr], sizeof(out->name[0]), "%s", name);
+		out->nr++;
+		p += n;
+	}
+	return out->nr ? 0 : -EINVAL;
+}
+
+/* A tracefs file whole (its size reads as 0, so fl_read_text() will not do), or NULL. */
+static char *read_pseudo_file(const char *path)
+{
+	size_t cap = 1 << 16, n = 0, got;
+	char *text = malloc(cap);
+	FILE *f = text ? fopen(path, "r") : NULL;
+
+	if (!f) {
+		free(text);
+		return NULL;
+	}
+	while (n < cap - 1 && (got = fread(text + n, 1, cap - 1 - n, f)) > 0)
+		n += got;
+	fclose(f);
+	text[n] = '\0';
+	return text;
+}
+
+/*
+ * open_scan_tracepoints() - the events counting khugepaged's scan results
+ * (names and values from the tracepoint's format in @tracefs), on every
+ * CPU. Return: 0 or -errno with @note set; nothing stays open on failure.
+ */
+static int open_scan_tracepoints(struct host_scope *hsc, const char *tracefs, char *note,
+				 size_t len)
+{
+	char path[HOST_PATH_MAX], filter[64], *text;
+	struct perf_event_attr a;
+	int id = tracepoint_id_in(tracefs, "huge_memory", "mm_khugepaged_scan_pmd"), r, c, i;
+	long cpus = sysconf(_SC_NPROCESSORS_CONF);
+
+	snprintf(path, sizeof(path), "%s/events/huge_memory/mm_khugepaged_scan_pmd/format",
+		 tracefs);
+	text = id < 0 ? NULL : read_pseudo_file(path);
+	if (!text || fl__scan_symbols_parse(text, &hsc->scan) || cpus < 1) {
+		free(text);
+		snprintf(note, len,
+			 "this kernel has no huge_memory:mm_khugepaged_scan_pmd tracepoint with "
+			 "the results in its format");
+		return -ENOENT;
+	}
+	free(text);
+	hsc->nr_cpus = (int)cpus;
+	hsc->fd_scan = malloc(sizeof(int) * (size_t)hsc->scan.nr * (size_t)cpus);
+	if (!hsc->fd_scan)
+		return -ENOMEM;
+	for (i = 0; i < hsc->scan.nr * hsc->nr_cpus; i++)
+		hsc->fd_scan[i] = -1;
+	memset(&a, 0, sizeof(a));
+	a.type = PERF_TYPE_TRACEPOINT;
+	a.config = (uint64_t)id;
+	a.size = sizeof(a);
+	a.disabled = 1;
+	for (r = 0; r < hsc->scan.nr; r++) {
+		snprintf(filter, sizeof(filter), "status == %d", hsc->scan.val[r]);
+		for (c = 0; c < hsc->nr_cpus; c++) {
+			int fd = (int)syscall(SYS_perf_event_open, &a, -1, c, -1,
+					      PERF_FLAG_FD_CLOEXEC);
+
+			if (fd < 0 && errno == ENODEV)
+				continue; /* a CPU not present */
+			if (fd < 0 || ioctl(fd, PERF_EVENT_IOC_SET_FILTER, filter)) {
+				snprintf(note, len,
+					 "perf_event_open of huge_memory:mm_khugepaged_scan_pmd "
+					 "on CPU %d: %s",
+					 c, strerror(errno));
+				if (fd >= 0)
+					close(fd);
+				for (i = 0; i < hsc->scan.nr * hsc->nr_cpus; i++)
+					if (hsc->fd_scan[i] >= 0)
+						close(hsc->fd_scan[i]);
+				free(hsc->fd_scan);
+				hsc->fd_scan = NULL;
+				return -EIO;
+			}
+			hsc->fd_scan[r * hsc->nr_cpus + c] = fd;
+		}
+	}
+	return 0;
+}
+
+/*
+ * The kmem tracepoints, one counter per order, and with @khugepaged its
+ * scan results (a failure there only adds to @scan_note).
+ * Return: 0 or -errno (note set).
+ */
+static int open_tracepoints(struct host_scope *hsc, bool khugepaged, char *note, size_t len,
+			    char *scan_note, size_t scan_len)
 {
 	char tracefs[HOST_PATH_MAX], filter[128];
 	int alloc, freed, o, ret;
@@ -225,6 +344,8 @@ static int open_tracepoints(struct host_scope *hsc, char *note, size_t len)
 		}
 	}
 	hsc->tracepoints = true;
+	if (khugepaged)
+		open_scan_tracepoints(hsc, tracefs, scan_note, scan_len);
 	return 0;
 }
 
@@ -586,13 +707,19 @@ static void close_fds(struct host_scope *hsc)
 		if (hsc->fd_free[1][o] >= 0)
 			close(hsc->fd_free[1][o]);
 	}
+	for (o = 0; hsc->fd_scan && o < hsc->scan.nr * hsc->nr_cpus; o++)
+		if (hsc->fd_scan[o] >= 0)
+			close(hsc->fd_scan[o]);
+	free(hsc->fd_scan);
+	hsc->fd_scan = NULL;
 }
 
-int fl__host_scope_open(struct host_scope **out, bool files, char *note, size_t len)
+int fl__host_scope_open(struct host_scope **out, bool files, bool khugepaged, char *note,
+			size_t len)
 {
 	struct host_scope *hsc = calloc(1, sizeof(*hsc));
 	struct perf_event_attr a;
-	char why_tp[160] = "", why_cg[160] = "";
+	char why_tp[160] = "", why_cg[160] = "", why_scan[200] = "";
 	int o;
 
 	note[0] = '\0';
@@ -616,8 +743,12 @@ int fl__host_scope_open(struct host_scope **out, bool files, char *note, size_t 
 	}
 	if (geteuid() != 0)
 		snprintf(why_tp, sizeof(why_tp), "the kmem tracepoints need root");
-	else if (open_tracepoints(hsc, why_tp, sizeof(why_tp)))
+	else if (open_tracepoints(hsc, khugepaged, why_tp, sizeof(why_tp), why_scan,
+				  sizeof(why_scan)))
 		hsc->tracepoints = false;
+	if (khugepaged && !hsc->fd_scan)
+		fprintf(stderr, "foliolab: no khugepaged scan results: %s\n",
+			why_scan[0] ? why_scan : "they need the tracepoints");
 	enter_memcg(hsc, why_cg, sizeof(why_cg));
 	if (why_tp[0] || why_cg[0])
 		snprintf(note, len, "%s%s%s", why_tp, why_tp[0] && why_cg[0] ? "; " : "", why_cg);
@@ -638,6 +769,9 @@ void fl__host_scope_enable(struct host_scope *hsc, bool on)
 		if (hsc->fd_movable[o] >= 0)
 			ioctl(hsc->fd_movable[o], req, 0);
 	}
+	for (o = 0; hsc->fd_scan && o < hsc->scan.nr * hsc->nr_cpus; o++)
+		if (hsc->fd_scan[o] >= 0)
+			ioctl(hsc->fd_scan[o], req, 0);
 }
 
 static int64_t count(int fd)
@@ -863,6 +997,16 @@ int fl__host_scope_read(struct host_scope *hsc, struct fl_counters *out)
 		}
 		if (!hsc->files)
 			ret |= overlay(out, "thp_fault_alloc", count(hsc->fd_movable[PMD_ORDER]));
+	}
+	for (o = 0; hsc->fd_scan && o < hsc->scan.nr; o++) {
+		int64_t n = 0;
+		int c;
+
+		for (c = 0; c < hsc->nr_cpus; c++)
+			n += count(hsc->fd_scan[o * hsc->nr_cpus + c]);
+		/* the model's names: fl_scan_<the tracepoint's string> */
+		snprintf(name, sizeof(name), "fl_scan_%s", hsc->scan.name[o]);
+		ret |= fl_counters_set_scoped(out, name, n, FL_SCOPE_SYSTEM);
 	}
 	if (hsc->memcg[0])
 		ret |= read_memcg(hsc, out);

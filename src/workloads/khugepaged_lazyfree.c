@@ -24,8 +24,8 @@
  * cold_pmd_pct after the hot phase; hot2's share at eighths of the run
  * (hot2_pmd_pct_<ms>ms).
  * The counters add khugepaged's: thp_collapse_alloc, khugepaged/
- * pages_collapsed and full_scans, the model's fl_scan_<result> and
- * fl_khugepaged_ns. Every page is read back at the end (cold's too: no
+ * pages_collapsed and full_scans, fl_scan_<result> and fl_khugepaged_ns
+ * (on the host: the scan tracepoint and khugepaged's /proc stat). Every page is read back at the end (cold's too: no
  * memory pressure drops it).
  *
  * Conventions in this file: task 0 is hot1, 1 cold, 2 hot2; times are

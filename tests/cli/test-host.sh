@@ -701,6 +701,29 @@ else
 fi
 knobs_same "after a deferred-split run"
 
+# khugepaged on the host: its CPU time and its scan results (a system-wide
+# tracepoint event per result and CPU, named as the model names them)
+# while three processes ask it for 4 MiB each; tracefs mounted only for
+# the moment it takes to open them
+"$FL" run khugepaged-lazyfree --target=host --size 4M --seconds 2 \
+	--knob transparent_hugepage/khugepaged/scan_sleep_millisecs=100 --json "$T/kl.json" \
+	>"$T/out" 2>"$T/err"
+rc=$?
+got=$(python3 -c '
+import json, sys
+c = json.load(open(sys.argv[1]))["results"][0]["counters"]
+scans = sum(v for k, v in c.items() if k.startswith("fl_scan_"))
+print(int("fl_khugepaged_ns" in c), int("fl_scan_succeeded" in c and "fl_scan_lack_referenced_page" in c), int(scans > 0))
+' "$T/kl.json" 2>/dev/null)
+if [ $rc -eq 0 ] && [ "$got" = "1 1 1" ] && ! grep -q "no khugepaged scan results" "$T/err"; then
+	ok "khugepaged-lazyfree on the host: khugepaged's CPU time and scan results counted"
+elif [ $rc -eq 0 ] && grep -q "no khugepaged scan results" "$T/err"; then
+	skip "khugepaged's scan results on the host" "$(head -1 "$T/err")"
+else
+	nok "khugepaged-lazyfree on the host (exit $rc): $got"; sed 's/^/# /' "$T/err"
+fi
+knobs_same "after a khugepaged-lazyfree run"
+
 # without root: one line, exit 2, nothing changed
 if command -v setpriv >/dev/null 2>&1; then
 	setpriv --reuid=65534 --regid=65534 --clear-groups env FOLIOLAB_RUNDIR="$T/nobody" \

@@ -12,8 +12,10 @@
  */
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 #include "harness.h"
 #include "target/target.h"
+#include "target/host.h"
 #include "platform/platform.h"
 
 #define MAP_LEN (4ull << 20)
@@ -285,5 +287,57 @@ static bool test_run_ticks(void)
 	return true;
 }
 
+/*
+ * A task's CPU time from /proc/PID/stat (proc(5)): utime and stime are the
+ * 14th and 15th fields, counted from the name's closing parenthesis, which
+ * the name itself may contain. khugepaged's is read from the live host.
+ */
+static bool test_proc_stat_cpu_ticks(void)
+{
+	long long t = -1;
+	int64_t ns = -1;
+
+	ASSERT_EQ(fl__proc_stat_cpu_ticks("73 (khugepaged) S 2 0 0 0 -1 2097216 0 0 0 0 "
+					  "1234 567 0 0 39 19 1 0 30 0 0",
+					  &t),
+		  0);
+	ASSERT_EQ(t, 1234 + 567);
+	ASSERT_EQ(fl__proc_stat_cpu_ticks("9 (a) b (c)) R 1 9 9 0 -1 0 1 2 3 4 5 6 7 8", &t), 0);
+	ASSERT_EQ(t, 5 + 6);
+	ASSERT_EQ(fl__proc_stat_cpu_ticks("9 (short) R 1 2 3", &t), -EINVAL);
+	ASSERT_EQ(fl__proc_stat_cpu_ticks("no parenthesis", &t), -EINVAL);
+	/* a THP kernel has the thread; its time only grows */
+	if (fl__host_khugepaged_ns(&ns) == 0)
+		ASSERT_GE(ns, 0);
+	return true;
+}
+
+/*
+ * khugepaged's scan results as the tracepoint's format names them (the
+ * shape of /sys/kernel/tracing/events/huge_memory/mm_khugepaged_scan_pmd/format:
+ * __print_symbolic() with { value, "string" } pairs).
+ */
+static bool test_scan_symbols(void)
+{
+	static const char fmt[] =
+		"name: mm_khugepaged_scan_pmd\nID: 512\nformat:\n\tfield:int status;\n\n"
+		"print fmt: \"mm=%p, scan_pfn=0x%lx, writable=%d, referenced=%d, "
+		"none_or_zero=%d, status=%s, unmapped=%d\", REC->mm, REC->pfn, REC->writable, "
+		"REC->referenced, REC->none_or_zero, __print_symbolic(REC->status, { 0, "
+		"\"failed\" }, { 1, \"succeeded\" }, { 11, \"lack_referenced_page\" }, { 30, "
+		"\"page_filled\" }), REC->unmapped\n";
+	struct fl_scan_symbols s;
+
+	ASSERT_EQ(fl__scan_symbols_parse(fmt, &s), 0);
+	ASSERT_EQ(s.nr, 4);
+	ASSERT_EQ(s.val[2], 11);
+	ASSERT_TRUE(!strcmp(s.name[2], "lack_referenced_page"));
+	ASSERT_EQ(s.val[3], 30);
+	ASSERT_TRUE(!strcmp(s.name[3], "page_filled"));
+	ASSERT_EQ(fl__scan_symbols_parse("print fmt: \"%d\", REC->x\n", &s), -EINVAL);
+	return true;
+}
+
 TEST_MAIN(TEST(test_model_target), TEST(test_host_target), TEST(test_host_cpuinfo),
-	  TEST(test_cpu_ticks), TEST(test_run_ticks), TEST(test_mmap_apart))
+	  TEST(test_cpu_ticks), TEST(test_run_ticks), TEST(test_mmap_apart),
+	  TEST(test_proc_stat_cpu_ticks), TEST(test_scan_symbols))
