@@ -670,7 +670,7 @@ int fl__proc_stat_cpu_ticks(const char *text, long long *ticks)
 static int khugepaged_pid(void)
 {
 	static int pid = -1;
-	char path[64], buf[512];
+	char path[300], buf[512]; /* /proc/<a d_name of up to 255 bytes>/stat */
 	struct dirent *d;
 	DIR *dir;
 

@@ -242,7 +242,7 @@ static char *read_pseudo_file(const char *path)
 static int open_scan_tracepoints(struct host_scope *hsc, const char *tracefs, char *note,
 				 size_t len)
 {
-	char path[HOST_PATH_MAX], filter[64], *text;
+	char path[HOST_PATH_MAX + 64], filter[64], *text;
 	struct perf_event_attr a;
 	int id = tracepoint_id_in(tracefs, "huge_memory", "mm_khugepaged_scan_pmd"), r, c, i;
 	long cpus = sysconf(_SC_NPROCESSORS_CONF);
