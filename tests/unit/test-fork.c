@@ -383,14 +383,23 @@ static bool test_fork_swap_entries(void)
 }
 
 /*
- * Map 4 MiB, write 16 pages from a 2 MiB boundary, page them out and
- * fork: each of their slots is named twice, so a swap fault goes through
- * the swap cache and reads ahead. Return: the 16 pages' address, or 0.
+ * A model with 16 MiB of swap and vm.page-cluster @cluster: map 4
+ * MiB, write 16 pages from a 2 MiB boundary, page them out and fork: each
+ * of their slots is named twice, so a swap fault goes through the swap
+ * cache and reads ahead. Return: the 16 pages' address, or 0.
  */
-static unsigned long shared_swapped_pages(void)
+static unsigned long shared_swapped_pages(const char *cluster)
 {
-	unsigned long a = map(4 * SZ_2M), b = ALIGN_UP(a, SZ_2M);
+	unsigned long a, b;
+	bool up;
 
+	mm_swap_mb = 16;
+	up = mm_up_with_mm(64);
+	mm_swap_mb = 0;
+	if (!up || !knob("foliolab/lru_cache", "order0") || !knob("vm/page-cluster", cluster))
+		return 0;
+	a = map(4 * SZ_2M);
+	b = ALIGN_UP(a, SZ_2M);
 	if (!a || !write_tags(b, 16, 500) || do_madvise(mm, b, 16 * PAGE_SIZE, MADV_PAGEOUT) ||
 	    fl__mm_counter(mm, MM_SWAPENTS) != 16 || !fork_child())
 		return 0;
@@ -413,12 +422,7 @@ static bool test_swap_readahead_window(void)
 	unsigned long b, i;
 	int64_t maj, ra, hit, in;
 
-	mm_swap_mb = 16;
-	ASSERT_TRUE(mm_up_with_mm(64));
-	mm_swap_mb = 0;
-	ASSERT_TRUE(knob("foliolab/lru_cache", "order0"));
-	ASSERT_TRUE(knob("vm/page-cluster", "3"));
-	b = shared_swapped_pages();
+	b = shared_swapped_pages("3");
 	ASSERT_TRUE(b != 0);
 	maj = counter("pgmajfault");
 	ra = counter("swap_ra");
@@ -440,12 +444,7 @@ static bool test_swap_readahead_window(void)
 	mmput(child);
 	ASSERT_TRUE(mm_down_with_mm());
 
-	mm_swap_mb = 16;
-	ASSERT_TRUE(mm_up_with_mm(64));
-	mm_swap_mb = 0;
-	ASSERT_TRUE(knob("foliolab/lru_cache", "order0"));
-	ASSERT_TRUE(knob("vm/page-cluster", "0"));
-	b = shared_swapped_pages();
+	b = shared_swapped_pages("0");
 	ASSERT_TRUE(b != 0);
 	maj = counter("pgmajfault");
 	ra = counter("swap_ra");
@@ -472,12 +471,7 @@ static bool test_swap_cache_write(void)
 	struct folio *f0, *f1;
 	int64_t flt, reuse, alloc;
 
-	mm_swap_mb = 16;
-	ASSERT_TRUE(mm_up_with_mm(64));
-	mm_swap_mb = 0;
-	ASSERT_TRUE(knob("foliolab/lru_cache", "order0"));
-	ASSERT_TRUE(knob("vm/page-cluster", "3"));
-	b = shared_swapped_pages();
+	b = shared_swapped_pages("3");
 	ASSERT_TRUE(b != 0);
 	ASSERT_EQ(peek_in(child, b), 500);
 	ASSERT_EQ(peek_in(child, b + PAGE_SIZE), 501);
