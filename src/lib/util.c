@@ -29,30 +29,44 @@ const struct fl_vm_knob *fl_vm_knob(const char *name)
 char *fl_read_text(const char *path, size_t max)
 {
 	FILE *f = fopen(path, "r");
-	char *text = NULL;
-	long n;
-	int e = EIO;
+	size_t cap = 0, n = 0, got;
+	char *text = NULL, *bigger;
+	int e = 0;
 
 	if (!f)
 		return NULL;
-	if (fseek(f, 0, SEEK_END) || (n = ftell(f)) < 0 || fseek(f, 0, SEEK_SET)) {
-		e = EIO;
-	} else if ((size_t)n > max) {
-		e = EFBIG;
-	} else {
-		text = malloc((size_t)n + 1);
-		if (!text)
-			e = ENOMEM;
-		else if (fread(text, 1, (size_t)n, f) != (size_t)n) {
-			free(text);
-			text = NULL;
-		} else {
-			text[n] = '\0';
+	/* read to the end: a pseudo file (tracefs, /proc) says its size is 0 */
+	while (!e) {
+		if (n == cap) {
+			if (cap > max) {
+				e = EFBIG; /* max + 1 bytes read */
+				break;
+			}
+			cap = cap ? 2 * cap : 4096;
+			if (cap > max + 1)
+				cap = max + 1;
+			bigger = realloc(text, cap + 1);
+			if (!bigger) {
+				e = ENOMEM;
+				break;
+			}
+			text = bigger;
 		}
+		got = fread(text + n, 1, cap - n, f);
+		if (!got) {
+			if (ferror(f))
+				e = EIO;
+			break;
+		}
+		n += got;
 	}
 	fclose(f);
-	if (!text)
+	if (e) {
+		free(text);
 		errno = e;
+		return NULL;
+	}
+	text[n] = '\0';
 	return text;
 }
 

@@ -10,8 +10,9 @@
 
 /*
  * fl_read_text() - the whole of @path, NUL-terminated (free() it), at most
- * @max bytes. Return: the text, or NULL with errno set (EFBIG past @max,
- * EIO if it cannot be read whole, or open(2)'s).
+ * @max bytes, read to its end (so pseudo files, whose size reads as 0,
+ * too). Return: the text, or NULL with errno set (EFBIG past @max, EIO if
+ * it cannot be read whole, ENOMEM, or open(2)'s).
  */
 char *fl_read_text(const char *path, size_t max);
 

@@ -66,6 +66,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 #include "host.h"
+#include "../lib/util.h"
 
 #define NR_ORDERS 11 /* 0..MAX_PAGE_ORDER */
 #define PMD_ORDER 9
@@ -96,14 +97,14 @@ struct host_scope {
 	int *fd_scan;
 };
 
-static int perf_open(struct perf_event_attr *a, const char *filter)
+/* An event on @pid (0: this process) or @cpu (pid -1), disabled, with @filter. */
+static int perf_open_on(struct perf_event_attr *a, const char *filter, int pid, int cpu)
 {
 	int fd;
 
 	a->size = sizeof(*a);
 	a->disabled = 1;
-	a->inherit = 1;
-	fd = (int)syscall(SYS_perf_event_open, a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	fd = (int)syscall(SYS_perf_event_open, a, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
 	if (fd < 0)
 		return -errno;
 	if (filter && ioctl(fd, PERF_EVENT_IOC_SET_FILTER, filter)) {
@@ -113,6 +114,13 @@ static int perf_open(struct perf_event_attr *a, const char *filter)
 		return e;
 	}
 	return fd;
+}
+
+/* An event on this process, its threads and its children to come. */
+static int perf_open(struct perf_event_attr *a, const char *filter)
+{
+	a->inherit = 1;
+	return perf_open_on(a, filter, 0, -1);
 }
 
 static int tracepoint_open(int id, const char *filter)
@@ -216,22 +224,15 @@ int fl__scan_symbols_parse(const char *format, struct fl_scan_symbols *out)
 	return out->nr ? 0 : -EINVAL;
 }
 
-/* A tracefs file whole (its size reads as 0, so fl_read_text() will not do), or NULL. */
-static char *read_pseudo_file(const char *path)
+static void close_scan_fds(struct host_scope *hsc)
 {
-	size_t cap = 1 << 16, n = 0, got;
-	char *text = malloc(cap);
-	FILE *f = text ? fopen(path, "r") : NULL;
+	int i;
 
-	if (!f) {
-		free(text);
-		return NULL;
-	}
-	while (n < cap - 1 && (got = fread(text + n, 1, cap - 1 - n, f)) > 0)
-		n += got;
-	fclose(f);
-	text[n] = '\0';
-	return text;
+	for (i = 0; hsc->fd_scan && i < hsc->scan.nr * hsc->nr_cpus; i++)
+		if (hsc->fd_scan[i] >= 0)
+			close(hsc->fd_scan[i]);
+	free(hsc->fd_scan);
+	hsc->fd_scan = NULL;
 }
 
 /*
@@ -249,7 +250,7 @@ static int open_scan_tracepoints(struct host_scope *hsc, const char *tracefs, ch
 
 	snprintf(path, sizeof(path), "%s/events/huge_memory/mm_khugepaged_scan_pmd/format",
 		 tracefs);
-	text = id < 0 ? NULL : read_pseudo_file(path);
+	text = id < 0 ? NULL : fl_read_text(path, 1 << 16);
 	if (!text || fl__scan_symbols_parse(text, &hsc->scan) || cpus < 1) {
 		free(text);
 		snprintf(note, len,
@@ -267,28 +268,19 @@ static int open_scan_tracepoints(struct host_scope *hsc, const char *tracefs, ch
 	memset(&a, 0, sizeof(a));
 	a.type = PERF_TYPE_TRACEPOINT;
 	a.config = (uint64_t)id;
-	a.size = sizeof(a);
-	a.disabled = 1;
 	for (r = 0; r < hsc->scan.nr; r++) {
 		snprintf(filter, sizeof(filter), "status == %d", hsc->scan.val[r]);
 		for (c = 0; c < hsc->nr_cpus; c++) {
-			int fd = (int)syscall(SYS_perf_event_open, &a, -1, c, -1,
-					      PERF_FLAG_FD_CLOEXEC);
+			int fd = perf_open_on(&a, filter, -1, c);
 
-			if (fd < 0 && errno == ENODEV)
+			if (fd == -ENODEV)
 				continue; /* a CPU not present */
-			if (fd < 0 || ioctl(fd, PERF_EVENT_IOC_SET_FILTER, filter)) {
+			if (fd < 0) {
 				snprintf(note, len,
 					 "perf_event_open of huge_memory:mm_khugepaged_scan_pmd "
 					 "on CPU %d: %s",
-					 c, strerror(errno));
-				if (fd >= 0)
-					close(fd);
-				for (i = 0; i < hsc->scan.nr * hsc->nr_cpus; i++)
-					if (hsc->fd_scan[i] >= 0)
-						close(hsc->fd_scan[i]);
-				free(hsc->fd_scan);
-				hsc->fd_scan = NULL;
+					 c, strerror(-fd));
+				close_scan_fds(hsc);
 				return -EIO;
 			}
 			hsc->fd_scan[r * hsc->nr_cpus + c] = fd;
@@ -707,11 +699,7 @@ static void close_fds(struct host_scope *hsc)
 		if (hsc->fd_free[1][o] >= 0)
 			close(hsc->fd_free[1][o]);
 	}
-	for (o = 0; hsc->fd_scan && o < hsc->scan.nr * hsc->nr_cpus; o++)
-		if (hsc->fd_scan[o] >= 0)
-			close(hsc->fd_scan[o]);
-	free(hsc->fd_scan);
-	hsc->fd_scan = NULL;
+	close_scan_fds(hsc);
 }
 
 int fl__host_scope_open(struct host_scope **out, bool files, bool khugepaged, char *note,

@@ -13,9 +13,11 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "harness.h"
 #include "target/target.h"
 #include "target/host.h"
+#include "lib/util.h"
 #include "platform/platform.h"
 
 #define MAP_LEN (4ull << 20)
@@ -338,6 +340,40 @@ static bool test_scan_symbols(void)
 	return true;
 }
 
+/*
+ * fl_read_text() reads to the end: a file of exactly @max bytes comes
+ * whole, one more byte is EFBIG; a pseudo file whose size reads as 0
+ * (/proc/self/stat) comes with its text.
+ */
+static bool test_read_text(void)
+{
+	char path[] = "/tmp/fl-read-text-XXXXXX", *text;
+	int fd = mkstemp(path);
+	FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+	int i;
+
+	ASSERT_TRUE(f != NULL);
+	for (i = 0; i < 5000; i++)
+		fputc('a' + i % 26, f);
+	fclose(f);
+	text = fl_read_text(path, 5000);
+	ASSERT_TRUE(text != NULL);
+	ASSERT_EQ(strlen(text), 5000ul);
+	ASSERT_EQ(text[4999], 'a' + 4999 % 26);
+	free(text);
+	errno = 0;
+	ASSERT_TRUE(fl_read_text(path, 4999) == NULL);
+	ASSERT_EQ(errno, EFBIG);
+	unlink(path);
+	errno = 0;
+	ASSERT_TRUE(fl_read_text(path, 5000) == NULL);
+	ASSERT_EQ(errno, ENOENT);
+	text = fl_read_text("/proc/self/stat", 1 << 16);
+	ASSERT_TRUE(text != NULL && strchr(text, ')') != NULL);
+	free(text);
+	return true;
+}
+
 TEST_MAIN(TEST(test_model_target), TEST(test_host_target), TEST(test_host_cpuinfo),
 	  TEST(test_cpu_ticks), TEST(test_run_ticks), TEST(test_mmap_apart),
-	  TEST(test_proc_stat_cpu_ticks), TEST(test_scan_symbols))
+	  TEST(test_proc_stat_cpu_ticks), TEST(test_scan_symbols), TEST(test_read_text))
