@@ -435,7 +435,9 @@ static void report_vcpus(FILE *f, const struct fl_result *r)
 
 void report_run(FILE *f, const struct fl_result *r)
 {
+	const char *heading;
 	int i, shown = 0;
+	bool model;
 
 	report_header(f, r);
 	if (r->nr_vcpus)
@@ -468,36 +470,26 @@ void report_run(FILE *f, const struct fl_result *r)
 	report_mthp(f, r);
 	if (r->noise.nr)
 		report_noise_note(f, r, 1);
-	if (strcmp(r->target, "model")) {
-		/* what the host run counted under the model's own names (khugepaged's) */
-		for (i = 0, shown = 0; i < r->counters.nr; i++) {
-			const struct fl_counter *c = &r->counters.v[i];
-
-			if (!c->value || strncmp(c->name, "fl_", 3) ||
-			    !strncmp(c->name, "fl_tag_", 7))
-				continue;
-			if (!shown++)
-				fprintf(f,
-					"\nunder the model's names (system-wide: khugepaged's CPU "
-					"time and scan results since the run began):\n");
-			fprintf(f, "  %-32s %14lld\n", c->name, (long long)c->value);
-		}
-		report_locks(f, r);
-		if (r->status)
-			fprintf(f, "\nFAILED: %s\n", r->error);
-		return;
-	}
-	fprintf(f, "\nmodel-only counters (not in the kernel):\n");
+	/*
+	 * The fl_* counters: the model's own; a host run has only what it
+	 * counted under the model's names (khugepaged's), and no heading
+	 * without them.
+	 */
+	model = !strcmp(r->target, "model");
+	heading = model ? "model-only counters (not in the kernel):"
+			: "under the model's names (system-wide: khugepaged's CPU time and scan "
+			  "results since the run began):";
 	for (i = 0, shown = 0; i < r->counters.nr; i++) {
 		const struct fl_counter *c = &r->counters.v[i];
 
 		if (!c->value || strncmp(c->name, "fl_", 3) || !strncmp(c->name, "fl_tag_", 7))
 			continue;
+		if (!shown++)
+			fprintf(f, "\n%s\n", heading);
 		fprintf(f, "  %-32s %14lld\n", c->name, (long long)c->value);
-		shown++;
 	}
-	if (!shown)
-		fprintf(f, "  (none)\n");
+	if (model && !shown)
+		fprintf(f, "\n%s\n  (none)\n", heading);
 	report_locks(f, r);
 	if (r->status)
 		fprintf(f, "\nFAILED: %s\n", r->error);

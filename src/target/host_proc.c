@@ -666,13 +666,30 @@ int fl__proc_stat_cpu_ticks(const char *text, long long *ticks)
 	return 0;
 }
 
+/* The line of /proc/@pid/stat into @buf[512]. Return: true if read. */
+static bool proc_stat_line(const char *pid, char buf[512])
+{
+	char path[300]; /* /proc/<a d_name of up to 255 bytes>/stat */
+	FILE *f;
+	bool ok;
+
+	snprintf(path, sizeof(path), "/proc/%s/stat", pid);
+	f = fopen(path, "r");
+	if (!f)
+		return false;
+	ok = fgets(buf, 512, f) != NULL;
+	fclose(f);
+	return ok;
+}
+
 /* The pid of the kernel thread named khugepaged (a child of kthreadd, pid 2), or 0. */
 static int khugepaged_pid(void)
 {
 	static int pid = -1;
-	char path[300], buf[512]; /* /proc/<a d_name of up to 255 bytes>/stat */
+	char buf[512];
 	struct dirent *d;
 	DIR *dir;
+	int ppid;
 
 	if (pid >= 0)
 		return pid;
@@ -680,21 +697,11 @@ static int khugepaged_pid(void)
 	if (!dir)
 		return 0;
 	pid = 0;
-	while (!pid && (d = readdir(dir))) {
-		FILE *f;
-		int ppid;
-
-		if (d->d_name[0] < '1' || d->d_name[0] > '9')
-			continue;
-		snprintf(path, sizeof(path), "/proc/%s/stat", d->d_name);
-		f = fopen(path, "r");
-		if (!f)
-			continue;
-		if (fgets(buf, sizeof(buf), f) && strstr(buf, " (khugepaged) ") &&
+	while (!pid && (d = readdir(dir)))
+		if (d->d_name[0] >= '1' && d->d_name[0] <= '9' && proc_stat_line(d->d_name, buf) &&
+		    strstr(buf, " (khugepaged) ") &&
 		    sscanf(strrchr(buf, ')') + 1, " %*c %d", &ppid) == 1 && ppid == 2)
 			pid = atoi(d->d_name);
-		fclose(f);
-	}
 	closedir(dir);
 	return pid;
 }
@@ -706,22 +713,14 @@ static int khugepaged_pid(void)
  */
 int fl__host_khugepaged_ns(int64_t *ns)
 {
-	char path[64], buf[512];
+	char pid[16], buf[512];
 	long long ticks;
 	long hz = sysconf(_SC_CLK_TCK);
-	int pid = khugepaged_pid(), ret = -ENOENT;
-	FILE *f;
+	int kp = khugepaged_pid();
 
-	if (!pid || hz <= 0)
+	snprintf(pid, sizeof(pid), "%d", kp);
+	if (!kp || hz <= 0 || !proc_stat_line(pid, buf) || fl__proc_stat_cpu_ticks(buf, &ticks))
 		return -ENOENT;
-	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-	f = fopen(path, "r");
-	if (!f)
-		return -ENOENT;
-	if (fgets(buf, sizeof(buf), f) && !fl__proc_stat_cpu_ticks(buf, &ticks)) {
-		*ns = (int64_t)(ticks * (1000000000ll / hz));
-		ret = 0;
-	}
-	fclose(f);
-	return ret;
+	*ns = (int64_t)(ticks * (1000000000ll / hz));
+	return 0;
 }
