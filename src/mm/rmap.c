@@ -481,27 +481,18 @@ __always_inline void folio_add_new_anon_rmap(struct folio *folio, struct vm_area
 	/* one plain store sets them all: nobody else sees the folio yet */
 	if (!(vma->vm_flags & VM_DROPPABLE))
 		set |= 1ul << PG_swapbacked;
-	if (!folio_test_large(folio) && folio_test_swapcache(folio)) {
-		/*
-		 * On the LRU already: the flags atomically, and the mapcount
-		 * last, with release, for folio_referenced()'s unlocked look.
-		 */
-		if (flags & RMAP_EXCLUSIVE)
-			set |= 1ul << PG_anon_exclusive;
-		fl_atomic_fetch_or(&folio->flags, set, __ATOMIC_RELAXED);
-		folio->mapping = vma->anon_vma;
-		folio->index = linear_page_index(vma, address);
-		fl_atomic_store(&folio->_mapcount, 1, __ATOMIC_RELEASE);
-		lruvec_stat_mod_folio(folio, NR_ANON_MAPPED, 1);
-		return;
-	}
 	folio->mapping = vma->anon_vma;
 	folio->index = linear_page_index(vma, address);
 	if (!folio_test_large(folio)) {
 		if (flags & RMAP_EXCLUSIVE)
 			set |= 1ul << PG_anon_exclusive;
-		WRITE_ONCE(folio->flags, READ_ONCE(folio->flags) | set);
-		fl_atomic_store(&folio->_mapcount, 1, __ATOMIC_RELAXED);
+		/* a swap-cache folio is on the LRU already: its flags atomically */
+		if (folio_test_swapcache(folio))
+			fl_atomic_fetch_or(&folio->flags, set, __ATOMIC_RELAXED);
+		else
+			WRITE_ONCE(folio->flags, READ_ONCE(folio->flags) | set);
+		/* last, with release: folio_referenced()'s unlocked look sees the rest */
+		fl_atomic_store(&folio->_mapcount, 1, __ATOMIC_RELEASE);
 		lruvec_stat_mod_folio(folio, NR_ANON_MAPPED, 1);
 		return;
 	}

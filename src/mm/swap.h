@@ -184,8 +184,6 @@ bool folio_free_swap(struct folio *folio);
 void try_to_reclaim_swap(swp_entry_t entry);
 struct vm_fault;
 void swap_update_readahead(struct folio *folio, struct vm_area_struct *vma, unsigned long addr);
-struct folio *__read_swap_cache_async(swp_entry_t entry, struct mm_struct *mm,
-				      bool *new_page_allocated, bool *oom);
 struct folio *swapin_readahead(swp_entry_t entry, struct vm_fault *vmf, bool *oom);
 
 /* page_io.c */

@@ -219,6 +219,16 @@ static unsigned long ra_info_read(struct vm_area_struct *vma)
 	return v ? v : 4;
 }
 
+static unsigned int ra_win(unsigned long v)
+{
+	return (unsigned int)((v & ~PAGE_MASK) >> RA_HITS_BITS);
+}
+
+static unsigned int ra_hits(unsigned long v)
+{
+	return (unsigned int)(v & RA_HITS_MAX);
+}
+
 /**
  * swap_update_readahead() - a swap fault found @folio in the swap cache at
  * @addr: if it was read ahead (PG_readahead, cleared now), count the hit
@@ -227,18 +237,19 @@ static unsigned long ra_info_read(struct vm_area_struct *vma)
  */
 void swap_update_readahead(struct folio *folio, struct vm_area_struct *vma, unsigned long addr)
 {
-	unsigned long v, hits;
+	unsigned long v;
+	unsigned int hits;
 	bool readahead;
 
 	if (folio_test_large(folio))
 		return;
 	readahead = folio_test_clear_readahead(folio);
 	v = ra_info_read(vma);
-	hits = v & RA_HITS_MAX;
+	hits = ra_hits(v);
 	if (readahead && hits < RA_HITS_MAX)
 		hits++;
-	fl_atomic_store(&vma->swap_readahead_info,
-			ra_info(addr, (v & ~PAGE_MASK) >> RA_HITS_BITS, hits), __ATOMIC_RELAXED);
+	fl_atomic_store(&vma->swap_readahead_info, ra_info(addr, ra_win(v), hits),
+			__ATOMIC_RELAXED);
 	if (readahead)
 		count_vm_event(SWAP_RA_HIT);
 }
@@ -288,9 +299,8 @@ static unsigned int swap_vma_ra_win(struct vm_fault *vmf, unsigned long *start, 
 		return 1;
 	v = ra_info_read(vma);
 	prev = v & PAGE_MASK;
-	win = __swapin_nr_pages(prev >> PAGE_SHIFT, faddr >> PAGE_SHIFT,
-				(unsigned int)(v & RA_HITS_MAX), 1u << order,
-				(unsigned int)((v & ~PAGE_MASK) >> RA_HITS_BITS));
+	win = __swapin_nr_pages(prev >> PAGE_SHIFT, faddr >> PAGE_SHIFT, ra_hits(v), 1u << order,
+				ra_win(v));
 	fl_atomic_store(&vma->swap_readahead_info, ra_info(faddr, win, 0), __ATOMIC_RELAXED);
 	if (win == 1)
 		return 1;
@@ -326,8 +336,8 @@ static unsigned int swap_vma_ra_win(struct vm_fault *vmf, unsigned long *start, 
  * charge fails. A new folio goes on the LRU at once, swap-backed but not
  * anon until a fault maps it: reclaim may free it before then.
  */
-struct folio *__read_swap_cache_async(swp_entry_t entry, struct mm_struct *mm,
-				      bool *new_page_allocated, bool *oom)
+static struct folio *__read_swap_cache_async(swp_entry_t entry, struct mm_struct *mm,
+					     bool *new_page_allocated, bool *oom)
 {
 	struct folio *folio = swap_cache_get_folio(entry);
 
