@@ -25,8 +25,8 @@
  * (hot2_pmd_pct_<ms>ms).
  * The counters add khugepaged's: thp_collapse_alloc, khugepaged/
  * pages_collapsed and full_scans, fl_scan_<result> and fl_khugepaged_ns
- * (on the host: the scan tracepoint and khugepaged's /proc stat). Every page is read back at the end (cold's too: no
- * memory pressure drops it).
+ * (on the host: the scan tracepoint and khugepaged's /proc stat). Every
+ * page is read back at the end (cold's too: no memory pressure drops it).
  *
  * Conventions in this file: task 0 is hot1, 1 cold, 2 hot2; times are
  * from the start of the hot phase.
