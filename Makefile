@@ -40,7 +40,10 @@ ifneq ($(WERROR),)
 endif
 CPPFLAGS := -D_GNU_SOURCE -Iinclude -Isrc
 CFLAGS := -std=gnu11 $(OPT) -g -fno-omit-frame-pointer -fvisibility=hidden -pthread -MMD -MP $(WARN) $(EXTRA_CFLAGS)
-LDFLAGS := -pthread $(filter -fsanitize=%,$(OPT))
+# -z now: every symbol bound at start, so that a forked host process
+# writes no lazy-binding slot of its own later (a copy-on-write fault the
+# workload would not have made)
+LDFLAGS := -pthread -Wl,-z,now $(filter -fsanitize=%,$(OPT))
 LDLIBS := -lm
 
 LIB_SRCS := $(wildcard src/platform/*.c src/lib/*.c src/mm/*.c src/target/*.c src/workloads/*.c)

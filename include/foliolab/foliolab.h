@@ -173,6 +173,16 @@ struct fl_result {
 	 */
 	struct fl_counters noise;
 	double noise_s;
+	/*
+	 * The host: what its own process machinery counted in the run (the
+	 * zygote's forks, the servers' start-up, thread stacks), measured by
+	 * running the run's process steps again without the workload, and
+	 * already taken out of every whole-run counter (not the windows);
+	 * machinery_steps of them. Empty (0 steps) when the run made no
+	 * process but the runner, and for the model.
+	 */
+	struct fl_counters machinery;
+	int machinery_steps;
 	struct fl_locks locks;
 	char locks_note[160]; /* why there is no lock table, if there is none */
 	char scope_note[200]; /* host: why some counters stay system-wide */

@@ -470,6 +470,7 @@ void report_run(FILE *f, const struct fl_result *r)
 	report_mthp(f, r);
 	if (r->noise.nr)
 		report_noise_note(f, r, 1);
+	report_machinery_note(f, r, 1);
 	/*
 	 * The fl_* counters: the model's own; a host run has only what it
 	 * counted under the model's names (khugepaged's), and no heading
@@ -521,5 +522,40 @@ void report_noise_note(FILE *f, const struct fl_result *r, int nr)
 			fprintf(f, "%s %s %lld", k ? "," : "", shown[k],
 				(long long)fl_counters_get(&r[j].noise, shown[k]));
 		fputc('\n', f);
+	}
+}
+
+/*
+ * The machinery line: what the host's own process machinery counted, run
+ * again without the workload, and taken out of the rows above.
+ */
+void report_machinery_note(FILE *f, const struct fl_result *r, int nr)
+{
+	static const char *const shown[] = { "pgfault", "pgalloc_normal", "pgfree",
+					     "nr_anon_pages" };
+	size_t k;
+	int i, j;
+
+	for (j = 0; j < nr; j++) {
+		if (!r[j].machinery_steps)
+			continue;
+		fprintf(f,
+			"\nhost machinery [%s]: the run's %d process steps (the processes made, "
+			"forked, given threads and ended) run again with no workload in them "
+			"counted",
+			r[j].label[0] ? r[j].label : r[j].target, r[j].machinery_steps);
+		for (k = 0; k < sizeof(shown) / sizeof(shown[0]); k++)
+			fprintf(f, "%s %s %lld", k ? "," : "", shown[k],
+				(long long)fl_counters_get(&r[j].machinery, shown[k]));
+		for (i = 0; i < r[j].machinery.nr; i++) {
+			const struct fl_counter *c = &r[j].machinery.v[i];
+
+			if (c->value && !strncmp(c->name, "hugepages-", 10) &&
+			    strstr(c->name, "/anon_fault_alloc") && !strchr(c->name, ':'))
+				fprintf(f, ", %s %lld", c->name, (long long)c->value);
+		}
+		fputs("; taken out of every row above that counts the run alone (the windows, "
+		      "such as cow:, hold the workload's steps without it)\n",
+		      f);
 	}
 }

@@ -381,6 +381,7 @@ static void check_legend(FILE *f, const struct cmp *c, const struct fl_result *r
 {
 	const struct fl_tolerance *t;
 	int i, k, differs = 0, sys = 0;
+	bool machinery = false;
 
 	if (!c->nr_checks)
 		return;
@@ -389,17 +390,24 @@ static void check_legend(FILE *f, const struct cmp *c, const struct fl_result *r
 		differs += c->check[i].nr_differs;
 		sys += c->check[i].nr_differs_system;
 	}
+	for (i = 0; i < c->nr_checks; i++)
+		machinery |= r[c->check[i].host].machinery_steps > 0;
 	fprintf(f,
 		"\n  check[...]: the host's value against the model column it is paired with, "
 		"for the counters a\n  workload's rule fixes; DIFFERS when they are further "
 		"apart than %g x the host's idle noise\n  + %g%% of the larger (at least %lld; "
 		"faults and allocations the host has fewer of\n  get no such floor: its own "
-		"start-up only adds to them). sys: the host's value is\n  system-wide (every "
+		"start-up only adds to them%s). sys: the host's value is\n  system-wide (every "
 		"process on the machine adds to it): reported (\"differs\"), never\n  held by "
 		"--check; the others count the run's own processes only. %d held row%s\n  "
 		"differ%s; %d system-wide row%s differ%s.\n",
-		t->noise, t->pct, (long long)t->min, differs, differs == 1 ? "" : "s",
-		differs == 1 ? "s" : "", sys, sys == 1 ? "" : "s", sys == 1 ? "s" : "");
+		t->noise, t->pct, (long long)t->min,
+		machinery
+			? ";\n  but where its process machinery was measured apart and taken out, "
+			  "the floor holds\n  both ways"
+			: "",
+		differs, differs == 1 ? "" : "s", differs == 1 ? "s" : "", sys, sys == 1 ? "" : "s",
+		sys == 1 ? "s" : "");
 	for (i = 0; i < c->nr_checks; i++) {
 		const struct fl_agreement *a = &c->check[i];
 
@@ -416,6 +424,16 @@ static void check_legend(FILE *f, const struct cmp *c, const struct fl_result *r
 					r[a->host].label, a->v[k].name,
 					(long long)(a->v[k].model + a->v[k].model_unseen),
 					(long long)-a->v[k].model_unseen);
+			else if (a->v[k].model_unseen && strstr(a->v[k].name, "pgalloc_normal"))
+				fprintf(f,
+					"  [%s] %s: held against the model's %lld less its %lld "
+					"upper-level page tables (PGD, PUD, PMD: "
+					"fl_pgalloc_upper), "
+					"which a host process has before the workload maps "
+					"anything\n",
+					r[a->host].label, a->v[k].name,
+					(long long)(a->v[k].model + a->v[k].model_unseen),
+					(long long)a->v[k].model_unseen);
 			else if (a->v[k].model_unseen)
 				fprintf(f,
 					"  [%s] %s: held against the model's %lld less the %lld "
@@ -645,6 +663,7 @@ int report_compare(FILE *f, const struct fl_result *r, int nr, const struct fl_t
 			fprintf(f, "\n[%s] %s", r[j].label, r[j].locks_note);
 	if (c.nr_noise)
 		report_noise_note(f, r, nr);
+	report_machinery_note(f, r, nr);
 	for (j = 0; j < nr; j++)
 		if (r[j].note[0])
 			fprintf(f, "\nnote [%s]: %s\n", r[j].label, r[j].note);

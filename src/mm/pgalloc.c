@@ -71,6 +71,8 @@ struct pgtable *fl__pgtable_alloc(struct mm_struct *mm, int level)
 	fl_set_bit(PG_table, &desc->flags);
 	desc->private = (unsigned long)t;
 	mod_node_page_state(NODE_DATA(page_to_nid(desc)), NR_PAGETABLE, 1);
+	if (level)
+		count_fl_stat(FL_PGALLOC_UPPER, 1);
 	return t;
 }
 

@@ -120,6 +120,7 @@ static const char *const fl_stat_names[NR_FL_STAT_ITEMS] = {
 	[FL_VMA_LOCK_RETRY] = "fl_vma_lock_retry",
 	[FL_PGFREE_RCU] = "fl_pgfree_rcu",
 	[FL_PGFREE_ATOMIC] = "fl_pgfree_atomic",
+	[FL_PGALLOC_UPPER] = "fl_pgalloc_upper",
 	[FL_KSWAPD_NS] = "fl_kswapd_ns",
 	[FL_DIRECT_RECLAIM_NS] = "fl_direct_reclaim_ns",
 	[FL_KHUGEPAGED_NS] = "fl_khugepaged_ns",

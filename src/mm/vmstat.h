@@ -144,11 +144,12 @@ enum fl_stat_item {
 	FL_VMA_LOCK_RETRY,     /* faults under the VMA lock done again under mmap_lock */
 	FL_PGFREE_RCU,	       /* of pgfree: page tables the kernel frees after RCU */
 	FL_PGFREE_ATOMIC,      /* of pgfree: pages the kernel frees with preemption off */
-	FL_KSWAPD_NS,	       /* time kswapd spent reclaiming (balance_pgdat()) */
-	FL_DIRECT_RECLAIM_NS,  /* time allocations spent in direct reclaim */
-	FL_KHUGEPAGED_NS,      /* time khugepaged's thread spent in its passes */
-	FL_ACCESS_PTE,	       /* pages "hardware" reached through a PTE (a dTLB stand-in) */
-	FL_ACCESS_PMD,	       /* ... through a huge PMD */
+	FL_PGALLOC_UPPER,     /* of pgalloc: PGD, PUD and PMD tables (a host process has its own) */
+	FL_KSWAPD_NS,	      /* time kswapd spent reclaiming (balance_pgdat()) */
+	FL_DIRECT_RECLAIM_NS, /* time allocations spent in direct reclaim */
+	FL_KHUGEPAGED_NS,     /* time khugepaged's thread spent in its passes */
+	FL_ACCESS_PTE,	      /* pages "hardware" reached through a PTE (a dTLB stand-in) */
+	FL_ACCESS_PMD,	      /* ... through a huge PMD */
 	NR_FL_STAT_ITEMS
 };
 

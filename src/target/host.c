@@ -24,8 +24,6 @@
 #include "host.h"
 #include "../platform/platform.h"
 
-#define SHARED_ARENA (4u << 20)
-
 static int host_check_knobs(const struct fl_target_config *cfg, const struct fl_knobs *k, char *err,
 			    size_t len)
 {
@@ -61,8 +59,9 @@ static int host_open(const struct fl_target_config *cfg, struct fl_target **out,
 	ht->base.ops = &fl__host_target_ops;
 	ht->base.nr_cpus = 1024;
 	ht->base.counters_have_noise = true;
-	ht->arena = mmap(NULL, SHARED_ARENA, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1,
-			 0);
+	/* populated: a process maps it without allocating (fl__host_arena_populate()) */
+	ht->arena = mmap(NULL, SHARED_ARENA, PROT_READ | PROT_WRITE,
+			 MAP_SHARED | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
 	if (ht->arena == MAP_FAILED) {
 		snprintf(err, len, "cannot map the shared arena: %s", strerror(errno));
 		fl_free(ht);
@@ -101,6 +100,7 @@ static int host_close(struct fl_target *t)
 		fl__perf_lock_stop(&ht->perf, &none, note, sizeof(note));
 		fl_locks_free(&none);
 	}
+	fl__host_zygote_stop(t);
 	fl__host_scope_close(ht->scope);
 	ret = fl__host_rundir_remove();
 	munmap(ht->arena, SHARED_ARENA);
@@ -292,6 +292,14 @@ static int host_begin(struct fl_target *t, char *err, size_t len)
 		return -EIO;
 	if (ht->scope)
 		fl__host_scope_enable(ht->scope, true);
+	/* the runner's own record of mappings, in memory written before the run */
+	memset(&ht->self_maps, 0, sizeof(ht->self_maps));
+	/* counted (after the scope), before the run's first counters */
+	ht->nr_steps = ht->nr_ids = ht->nr_batches = 0;
+	ht->steps_lost = false;
+	if (fl__host_zygote_start(t))
+		fprintf(stderr,
+			"foliolab: no zygote: the workload's processes fork from this one\n");
 	return 0;
 }
 
@@ -393,6 +401,7 @@ const struct fl_target_ops fl__host_target_ops = {
 	.proc_exit = fl__host_proc_exit,
 	.proc_fork = fl__host_proc_fork,
 	.proc_main = fl__host_proc_main,
+	.machinery = fl__host_machinery,
 	.run_tasks = fl__host_run_tasks,
 	.mmap = fl__host_mmap,
 	.munmap = fl__host_munmap,

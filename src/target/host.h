@@ -257,11 +257,44 @@ int fl__host_tracefs_mount(char *at, size_t len, char *err, size_t elen);
 /* unmount tracefs if this run mounted it */
 int fl__host_tracefs_unmount(void);
 
+/*
+ * host_proc.c: one step of the run's process machinery, as the log that
+ * fl__host_machinery() replays keeps it: a process made (from the zygote,
+ * or this process itself), forked, given threads to run, or ended.
+ */
+enum { HOST_STEP_CREATE, HOST_STEP_FORK, HOST_STEP_RUN, HOST_STEP_EXIT };
+struct host_step {
+	unsigned char op; /* HOST_STEP_* */
+	bool local;	  /* CREATE: the process is this one (the runner) */
+	short proc;	  /* the process's id (host_proc.id) */
+	short from;	  /* FORK: the id of the process forked */
+	short nr;	  /* RUN: threads in this process */
+	int batch;	  /* RUN: the run_tasks() call, the same for its processes */
+};
+#define HOST_MAX_STEPS 512
+#define HOST_MAX_PROCS 1024
+
+/* host.c: the shared arena (shared_alloc()), made and filled at open */
+#define SHARED_ARENA (4u << 20)
+
 /* host.c: the target */
 struct host_target {
 	struct fl_target base;
 	struct fl_target_config cfg;
-	bool self_in_use; /* this process is one of the workload's processes */
+	bool self_in_use;	    /* this process is one of the workload's processes */
+	struct host_maps self_maps; /* its record of mappings then */
+	/*
+	 * host_proc.c: the zygote every further workload process is forked
+	 * from (NULL: none, every process forks from this one), and the log
+	 * of the run's process steps; steps_lost when it overflowed
+	 */
+	struct host_proc *zygote;
+	struct host_step steps[HOST_MAX_STEPS];
+	int nr_steps;
+	int nr_ids; /* process ids handed out */
+	int nr_batches;
+	bool steps_lost;
+	bool replaying; /* fl__host_machinery() runs the steps: log nothing */
 	struct host_perf perf;
 	bool recording;
 	char locks_note[160];
@@ -283,6 +316,25 @@ int fl__host_khugepaged_ns(int64_t *ns);
 struct fl_thread *fl__host_proc_main(struct fl_proc *p);
 int fl__host_run_tasks(struct fl_target *t, struct fl_proc **procs, int n,
 		       void (*fn)(struct fl_thread *th, void *arg), void *arg);
+/**
+ * fl__host_zygote_start() - fork the zygote that the workload's processes
+ * after the first are forked from, let it fork once, and take this
+ * process's own copy of every page it shares with it, so that nothing this
+ * process writes in the run is copied on write.
+ * Context: after the scope is open (the zygote and its forks are counted),
+ * before the run's first counters.
+ * Return: 0 or -errno (then processes fork from this one, as without it).
+ */
+int fl__host_zygote_start(struct fl_target *t);
+void fl__host_zygote_stop(struct fl_target *t);
+/**
+ * fl__host_machinery() - the counts of the run's process machinery: its
+ * logged steps (processes made and forked from the zygote, threads
+ * started in them, exits) run again with no workload in them, counted as
+ * the run is. Empty when the run made no process but this one.
+ * Return: 0, or -errno (-E2BIG when the log overflowed).
+ */
+int fl__host_machinery(struct fl_target *t, struct fl_counters *out, int *nr_steps);
 int fl__host_mmap(struct fl_thread *th, uint64_t len, int prot, int flags, uint64_t *addr);
 int fl__host_munmap(struct fl_thread *th, uint64_t addr, uint64_t len);
 int fl__host_madvise(struct fl_thread *th, uint64_t addr, uint64_t len, int advice);

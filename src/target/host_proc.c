@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
@@ -51,12 +52,18 @@ struct host_proc {
 	pid_t pid;
 	int sock; /* the parent's end to a child server; -1 when local */
 	struct fl_thread main;
-	struct host_maps maps; /* meaningful where local */
+	/*
+	 * the record of the process's mappings, in the process itself (the
+	 * runner's for its own, a server's for its): NULL in the runner for
+	 * a server, so that making one writes little of the runner's memory
+	 */
+	struct host_maps *maps;
 	/* the runner's view: who forked it (NULL: made by proc_create), live forks */
 	struct host_proc *forked_from;
 	int nr_forked;
 	bool grandchild; /* forked by a server, not by the runner: not ours to waitpid() */
 	int serve_fd;	 /* in a server: the socket it serves; -1 elsewhere */
+	int id;		 /* in the log of steps (host_target.steps) */
 };
 
 static struct host_proc *to_hp(struct fl_proc *p)
@@ -122,6 +129,89 @@ static int run_local(struct fl_proc *p, const int *idx, int n,
 		pthread_join(tk[i].tid, NULL);
 	fl_free(tk);
 	return ret;
+}
+
+/*
+ * A server writes SERVE_STACK bytes of its stack as it starts: those pages
+ * are its own copies from then on, so the tasks it runs on this stack
+ * (run_here()) take no copy-on-write fault of it, however deep they call;
+ * the machinery replay's servers do the same, so the copies count there.
+ */
+#define SERVE_STACK (64u << 10)
+
+static void __attribute__((__noinline__)) touch_stack(void)
+{
+	volatile unsigned char buf[SERVE_STACK];
+	size_t i;
+
+	for (i = 0; i < sizeof(buf); i += 4096)
+		buf[i] = 0;
+	buf[sizeof(buf) - 1] = 0;
+}
+
+/*
+ * A fork copies no page-table entry of a shared mapping, so a server
+ * would fault on each page of the shared arena its tasks touch first, as
+ * the replay's empty tasks do not: it maps the whole arena as it starts
+ * (MADV_POPULATE_WRITE, 5.14: faults of the kernel's own, which the
+ * page-fault event does not count; without it, a write to each page).
+ */
+static void map_arena(struct host_proc *hp)
+{
+	struct host_target *ht = (struct host_target *)hp->base.target;
+	size_t i;
+
+#ifdef MADV_POPULATE_WRITE
+	if (!madvise(ht->arena, SHARED_ARENA, MADV_POPULATE_WRITE))
+		return;
+#endif
+	for (i = 0; i < SHARED_ARENA; i += 4096)
+		__atomic_fetch_add((volatile unsigned char *)ht->arena + i, 0, __ATOMIC_RELAXED);
+}
+
+/* A record of mappings: a copy of @from's, or empty. */
+static struct host_maps *maps_new(const struct host_maps *from)
+{
+	struct host_maps *m = fl_calloc(1, sizeof(*m));
+
+	if (!m)
+		return NULL;
+	if (from)
+		*m = *from;
+	fl__host_maps_init(m);
+	if (from)
+		m->nr = from->nr;
+	return m;
+}
+
+/* Forget @hp's record (if any); with @unmap, unmap what it still holds. */
+static void maps_free(struct host_proc *hp, bool unmap)
+{
+	struct host_target *ht = (struct host_target *)hp->base.target;
+
+	if (!hp->maps)
+		return;
+	fl__host_maps_destroy(hp->maps, unmap);
+	if (hp->maps != &ht->self_maps)
+		fl_free(hp->maps);
+	hp->maps = NULL;
+}
+
+/*
+ * Run one task of a server's process on its serving thread, pinned as a
+ * task thread would be, and let the thread run where it did after.
+ */
+static int run_here(struct fl_proc *p, int idx, void (*fn)(struct fl_thread *th, void *arg),
+		    void *arg)
+{
+	struct task tk = { .th = { .proc = p, .index = idx, .cpu = idx }, .fn = fn, .arg = arg };
+	cpu_set_t was;
+	bool pinned = !pthread_getaffinity_np(pthread_self(), sizeof(was), &was);
+
+	task_main(&tk);
+	if (pinned)
+		pthread_setaffinity_np(pthread_self(), sizeof(was), &was);
+	return 0;
 }
 
 static int full_io(int fd, void *buf, size_t len, bool out)
@@ -208,8 +298,9 @@ serve_forked(const struct host_proc *from, int sock, pid_t parent)
 	hp->main.proc = &hp->base;
 	hp->main.index = -1;
 	hp->sock = -1;
-	hp->maps = from->maps;
-	pthread_mutex_init(&hp->maps.lock, NULL);
+	hp->maps = maps_new(from->maps);
+	if (!hp->maps)
+		_exit(1);
 	hp->pid = getpid();
 	serve(hp, sock);
 	_exit(0);
@@ -248,40 +339,50 @@ static void serve(struct host_proc *hp, int sock)
 	struct reply rp;
 
 	hp->serve_fd = sock;
+	if (!hp->maps && !(hp->maps = maps_new(NULL)))
+		_exit(1);
+	touch_stack();
+	map_arena(hp);
 	/* the processes it forks are reaped as they exit */
 	signal(SIGCHLD, SIG_IGN);
 
 	while (!full_io(sock, &rq, sizeof(rq), false)) {
 		uint64_t *tags = NULL;
-		int *idx = NULL, fork_fd = -1;
+		int *idx = NULL, fork_fd = -1, idx_here[64];
 
 		memset(&rp, 0, sizeof(rp));
 		switch (rq.op) {
 		case REQ_MMAP:
-			rp.ret = fl__host_mem_mmap(&hp->maps, rq.a, rq.arg, (int)rq.b, &rp.v);
+			rp.ret = fl__host_mem_mmap(hp->maps, rq.a, rq.arg, (int)rq.b, &rp.v);
 			break;
 		case REQ_MUNMAP:
-			rp.ret = fl__host_mem_munmap(&hp->maps, rq.a, rq.b);
+			rp.ret = fl__host_mem_munmap(hp->maps, rq.a, rq.b);
 			break;
 		case REQ_MADVISE:
-			rp.ret = fl__host_mem_madvise(&hp->maps, rq.a, rq.b, rq.arg);
+			rp.ret = fl__host_mem_madvise(hp->maps, rq.a, rq.b, rq.arg);
 			break;
 		case REQ_WRITE:
-			rp.ret = fl__host_mem_write(&hp->maps, rq.a, rq.b, rq.c, rq.d, rq.e);
+			rp.ret = fl__host_mem_write(hp->maps, rq.a, rq.b, rq.c, rq.d, rq.e);
 			break;
 		case REQ_READ:
 			if (rq.want_tags && rq.c)
 				tags = calloc((size_t)(rq.b / rq.c) + 1, sizeof(*tags));
 			rp.ret = rq.want_tags && !tags ? -ENOMEM
-						       : fl__host_mem_read(&hp->maps, rq.a, rq.b,
+						       : fl__host_mem_read(hp->maps, rq.a, rq.b,
 									   rq.c, tags, &rp.v);
 			break;
 		case REQ_RUN:
-			idx = calloc((size_t)rq.nr_threads, sizeof(*idx));
+			idx = rq.nr_threads <= (int)(sizeof(idx_here) / sizeof(*idx_here))
+				      ? idx_here
+				      : calloc((size_t)rq.nr_threads, sizeof(*idx));
 			if (!idx || full_io(sock, idx, (size_t)rq.nr_threads * sizeof(*idx), false))
 				_exit(1);
-			rp.ret = run_local(&hp->base, idx, rq.nr_threads, rq.fn, rq.fn_arg);
-			free(idx);
+			/* one task on this thread: no thread of its own to start (stack, TLS) */
+			rp.ret = rq.nr_threads == 1 ? run_here(&hp->base, idx[0], rq.fn, rq.fn_arg)
+						    : run_local(&hp->base, idx, rq.nr_threads,
+								rq.fn, rq.fn_arg);
+			if (idx != idx_here)
+				free(idx);
 			break;
 		case REQ_FORK:
 			fork_fd = -1;
@@ -317,40 +418,63 @@ static int call(struct host_proc *hp, struct request *rq, struct reply *rp)
 	return rp->ret;
 }
 
-int fl__host_proc_create(struct fl_target *t, struct fl_proc **out)
+/* Log a step of the run's process machinery (not while replaying it). */
+static void log_step(struct host_target *ht, int op, const struct host_proc *hp, int from, int nr,
+		     int batch)
+{
+	struct host_step *st;
+
+	if (ht->replaying)
+		return;
+	if (ht->nr_steps == HOST_MAX_STEPS || hp->id >= HOST_MAX_PROCS) {
+		ht->steps_lost = true;
+		return;
+	}
+	st = &ht->steps[ht->nr_steps++];
+	st->op = (unsigned char)op;
+	st->local = op == HOST_STEP_CREATE && is_local(hp);
+	st->proc = (short)hp->id;
+	st->from = (short)from;
+	st->nr = (short)nr;
+	st->batch = batch;
+}
+
+static struct host_proc *proc_new(struct fl_target *t)
 {
 	struct host_target *ht = (struct host_target *)t;
 	struct host_proc *hp = fl_calloc(1, sizeof(*hp));
-	int sv[2];
-	pid_t pid, parent = getpid();
 
 	if (!hp)
-		return -ENOMEM;
+		return NULL;
 	hp->base.target = t;
 	hp->main.proc = &hp->base;
 	hp->main.index = -1;
 	hp->main.cpu = 0;
 	hp->sock = -1;
 	hp->serve_fd = -1;
-	fl__host_maps_init(&hp->maps);
-	if (!ht->self_in_use) {
-		ht->self_in_use = true;
-		hp->pid = getpid();
-		*out = &hp->base;
-		return 0;
-	}
-	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv)) {
-		fl__host_maps_destroy(&hp->maps, false);
-		fl_free(hp);
+	hp->id = ht->replaying ? -1 : ht->nr_ids++;
+	return hp;
+}
+
+static void proc_free(struct host_proc *hp)
+{
+	maps_free(hp, false);
+	fl_free(hp);
+}
+
+/* Fork this process into a server of @hp's (a child that dies with us). */
+static int fork_server(struct host_proc *hp)
+{
+	int sv[2];
+	pid_t pid, parent = getpid();
+
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv))
 		return -errno;
-	}
 	fflush(NULL);
 	pid = fork();
 	if (pid < 0) {
 		close(sv[0]);
 		close(sv[1]);
-		fl__host_maps_destroy(&hp->maps, false);
-		fl_free(hp);
 		return -errno;
 	}
 	if (pid == 0) {
@@ -366,6 +490,51 @@ int fl__host_proc_create(struct fl_target *t, struct fl_proc **out)
 	fl__host_child_add(pid);
 	hp->pid = pid;
 	hp->sock = sv[0];
+	return 0;
+}
+
+/* A server forks: the new one, whose socket the server sends us, is @hp's. */
+static int server_fork(struct host_proc *server, struct host_proc *hp)
+{
+	struct request rq = { .op = REQ_FORK };
+	struct reply rp;
+	int ret = call(server, &rq, &rp), fd;
+
+	if (ret)
+		return ret;
+	fd = recv_fd(server->sock);
+	if (fd < 0)
+		return fd;
+	hp->sock = fd;
+	hp->pid = (pid_t)rp.v;
+	hp->grandchild = true;
+	fl__host_child_add(hp->pid);
+	return 0;
+}
+
+int fl__host_proc_create(struct fl_target *t, struct fl_proc **out)
+{
+	struct host_target *ht = (struct host_target *)t;
+	struct host_proc *hp = proc_new(t);
+	int ret = 0;
+
+	if (!hp)
+		return -ENOMEM;
+	if (!ht->self_in_use) {
+		/* the runner's own record: written before the run (host_begin()) */
+		ht->self_in_use = true;
+		hp->pid = getpid();
+		hp->maps = &ht->self_maps;
+		fl__host_maps_init(hp->maps);
+	} else {
+		/* from the zygote, whose memory the run never writes to */
+		ret = ht->zygote ? server_fork(ht->zygote, hp) : fork_server(hp);
+	}
+	if (ret) {
+		proc_free(hp);
+		return ret;
+	}
+	log_step(ht, HOST_STEP_CREATE, hp, -1, 0, 0);
 	*out = &hp->base;
 	return 0;
 }
@@ -378,45 +547,27 @@ int fl__host_proc_create(struct fl_target *t, struct fl_proc **out)
  */
 int fl__host_proc_fork(struct fl_thread *th, struct fl_proc **out)
 {
+	struct host_target *ht = (struct host_target *)th->proc->target;
 	struct host_proc *parent = to_hp(th->proc), *hp;
 	int sv[2], ret;
 	pid_t pid, self = getpid();
 
 	if (th->index != -1)
 		return -EINVAL; /* from a task: the runner could not reach the child */
-	hp = fl_calloc(1, sizeof(*hp));
+	hp = proc_new(parent->base.target);
 	if (!hp)
 		return -ENOMEM;
-	hp->base.target = parent->base.target;
-	hp->main.proc = &hp->base;
-	hp->main.index = -1;
-	hp->serve_fd = -1;
-	fl__host_maps_init(&hp->maps);
 	if (!is_local(parent)) {
-		struct request rq = { .op = REQ_FORK };
-		struct reply rp;
-
-		ret = call(parent, &rq, &rp);
-		if (!ret) {
-			int fd = recv_fd(parent->sock);
-
-			if (fd < 0)
-				ret = fd;
-			hp->sock = fd;
-			hp->pid = (pid_t)rp.v;
-			hp->grandchild = true;
-		}
+		ret = server_fork(parent, hp);
 		if (ret) {
-			fl__host_maps_destroy(&hp->maps, false);
-			fl_free(hp);
+			proc_free(hp);
 			return ret;
 		}
 		goto forked;
 	}
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv)) {
 		ret = -errno;
-		fl__host_maps_destroy(&hp->maps, false);
-		fl_free(hp);
+		proc_free(hp);
 		return ret;
 	}
 	fflush(NULL);
@@ -425,8 +576,7 @@ int fl__host_proc_fork(struct fl_thread *th, struct fl_proc **out)
 		ret = -errno;
 		close(sv[0]);
 		close(sv[1]);
-		fl__host_maps_destroy(&hp->maps, false);
-		fl_free(hp);
+		proc_free(hp);
 		return ret;
 	}
 	if (pid == 0) {
@@ -436,12 +586,31 @@ int fl__host_proc_fork(struct fl_thread *th, struct fl_proc **out)
 	close(sv[1]);
 	hp->pid = pid;
 	hp->sock = sv[0];
-forked:
 	fl__host_child_add(hp->pid);
+forked:
 	hp->forked_from = parent;
 	parent->nr_forked++;
+	log_step(ht, HOST_STEP_FORK, hp, parent->id, 0, 0);
 	*out = &hp->base;
 	return 0;
+}
+
+/* A server exits; back when its address space is gone. */
+static void server_exit(struct host_proc *hp)
+{
+	struct request rq = { .op = REQ_EXIT };
+	char c;
+	ssize_t n;
+
+	full_io(hp->sock, &rq, sizeof(rq), true);
+	/* end of file: the process has exited (exit_mm() comes before exit_files()) */
+	do
+		n = read(hp->sock, &c, 1);
+	while (n > 0 || (n < 0 && errno == EINTR));
+	close(hp->sock);
+	if (!hp->grandchild)
+		waitpid(hp->pid, NULL, 0);
+	fl__host_child_forget(hp->pid);
 }
 
 int fl__host_proc_exit(struct fl_proc *p)
@@ -453,24 +622,12 @@ int fl__host_proc_exit(struct fl_proc *p)
 		return -EBUSY; /* the processes it forked exit first */
 	if (hp->forked_from)
 		hp->forked_from->nr_forked--;
-	if (is_local(hp)) {
+	log_step(ht, HOST_STEP_EXIT, hp, -1, 0, 0);
+	if (is_local(hp))
 		ht->self_in_use = false;
-	} else {
-		struct request rq = { .op = REQ_EXIT };
-		char c;
-		ssize_t n;
-
-		full_io(hp->sock, &rq, sizeof(rq), true);
-		/* end of file: the process has exited, its address space gone */
-		do
-			n = read(hp->sock, &c, 1);
-		while (n > 0 || (n < 0 && errno == EINTR));
-		close(hp->sock);
-		if (!hp->grandchild)
-			waitpid(hp->pid, NULL, 0);
-		fl__host_child_forget(hp->pid);
-	}
-	fl__host_maps_destroy(&hp->maps, is_local(hp));
+	else
+		server_exit(hp);
+	maps_free(hp, is_local(hp));
 	fl_free(hp);
 	return 0;
 }
@@ -483,10 +640,10 @@ struct fl_thread *fl__host_proc_main(struct fl_proc *p)
 int fl__host_run_tasks(struct fl_target *t, struct fl_proc **procs, int n,
 		       void (*fn)(struct fl_thread *th, void *arg), void *arg)
 {
+	struct host_target *ht = (struct host_target *)t;
 	int *idx, i, j, k, m, ret = 0, r;
 	struct fl_proc **done;
 
-	(void)t;
 	if (n < 1)
 		return -EINVAL;
 	idx = fl_calloc((size_t)n, sizeof(*idx));
@@ -495,6 +652,19 @@ int fl__host_run_tasks(struct fl_target *t, struct fl_proc **procs, int n,
 		fl_free(idx);
 		fl_free(done);
 		return -ENOMEM;
+	}
+	/* the log: each process of the call with its thread count */
+	if (!ht->replaying) {
+		ht->nr_batches++;
+		for (k = 0; k < n; k++) {
+			for (j = 0; j < k && procs[j] != procs[k]; j++)
+				;
+			if (j < k)
+				continue;
+			for (i = k, m = 0; i < n; i++)
+				m += procs[i] == procs[k];
+			log_step(ht, HOST_STEP_RUN, to_hp(procs[k]), -1, m, ht->nr_batches);
+		}
 	}
 	/* start the children's threads first, then ours, then collect */
 	for (k = 0, m = 0; k < n; k++) {
@@ -537,6 +707,239 @@ int fl__host_run_tasks(struct fl_target *t, struct fl_proc **procs, int n,
 	return ret;
 }
 
+/*
+ * The zygote and the machinery replay. A fork shares every page of the
+ * parent's until one of the two writes it, and then copies it: after a
+ * fork from this process, every page this process writes (counters,
+ * heap, stack) would be a fault and a page counted as the workload's. So
+ * the workload's processes after the first fork from a zygote, a server
+ * forked before the run's first counters that does nothing but fork, and
+ * this process writes its own copy of every page it shares with the
+ * zygote before the run starts. The zygote forks once before the run too
+ * (a server that runs a thread and exits): the pages it writes across a
+ * fork are then copies of its own, charged to the run's memory cgroup,
+ * and each later fork's copy replaces one there (nr_anon_pages stays).
+ *
+ * What the machinery still does in the run (page tables copied at fork,
+ * the servers' own copy-on-write of their stacks and heaps, thread
+ * stacks) is the same with or without a workload in the processes, so
+ * fl__host_machinery() measures it by running the logged steps again
+ * with empty tasks, counted as the run was.
+ */
+static void empty_task(struct fl_thread *th, void *arg)
+{
+	(void)th;
+	(void)arg;
+}
+
+/* mappings larger than this are a sanitizer's shadow, never the runner's pages */
+#define UNSHARE_MAX_BYTES (1ul << 30)
+
+/*
+ * Write every resident page of this process's private writable mappings
+ * with the value it holds (atomically: other threads may write it too),
+ * so that this process has its own copy of what a fork shared.
+ */
+static void unshare_self(void)
+{
+	const unsigned long psz = (unsigned long)sysconf(_SC_PAGESIZE);
+	unsigned char vec[256];
+	char line[4096], perms[8];
+	unsigned long lo, hi, a, n, i;
+	FILE *f = fopen("/proc/self/maps", "r");
+
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%lx-%lx %7s", &lo, &hi, perms) != 3 || strcmp(perms, "rw-p") ||
+		    hi - lo > UNSHARE_MAX_BYTES)
+			continue;
+		for (a = lo; a < hi; a += n * psz) {
+			n = (hi - a) / psz < sizeof(vec) ? (hi - a) / psz : sizeof(vec);
+			if (mincore((void *)a, n * psz, vec))
+				break;
+			for (i = 0; i < n; i++)
+				if (vec[i] & 1)
+					__atomic_fetch_add((volatile unsigned char *)(a + i * psz),
+							   0, __ATOMIC_RELAXED);
+		}
+	}
+	fclose(f);
+}
+
+/*
+ * Servers the zygote forks at once before the run, each running a thread:
+ * the kernel's caches then hold what that many processes take (task and
+ * perf-event slabs, kernel stacks), as they do when the replay runs after
+ * the workload, rather than growing for the run's first processes only.
+ */
+#define ZYGOTE_WARM 8
+
+int fl__host_zygote_start(struct fl_target *t)
+{
+	struct host_target *ht = (struct host_target *)t;
+	struct host_proc *z, *warm[ZYGOTE_WARM] = { NULL };
+	int i, n = 0, ret;
+
+	ht->replaying = true; /* none of this is the run's */
+	z = proc_new(t);
+	ret = z ? fork_server(z) : -ENOMEM;
+	if (!ret)
+		ht->zygote = z;
+	for (i = 0; !ret && i < ZYGOTE_WARM; i++) {
+		warm[i] = proc_new(t);
+		ret = warm[i] ? server_fork(z, warm[i]) : -ENOMEM;
+		if (!ret)
+			n++;
+	}
+	if (!ret)
+		ret = fl__host_run_tasks(t, (struct fl_proc **)warm, n, empty_task, NULL);
+	for (i = 0; i < ZYGOTE_WARM && warm[i]; i++) {
+		if (i < n)
+			server_exit(warm[i]);
+		proc_free(warm[i]);
+	}
+	ht->replaying = false;
+	if (ret && ht->zygote) {
+		fl__host_zygote_stop(t);
+		return ret;
+	}
+	if (ret) {
+		if (z)
+			proc_free(z);
+		return ret;
+	}
+	unshare_self();
+	return 0;
+}
+
+void fl__host_zygote_stop(struct fl_target *t)
+{
+	struct host_target *ht = (struct host_target *)t;
+
+	if (!ht->zygote)
+		return;
+	server_exit(ht->zygote);
+	proc_free(ht->zygote);
+	ht->zygote = NULL;
+}
+
+/* The threads of the RUN steps from @i that share its batch, as run_tasks() takes them. */
+static int replay_run(struct host_target *ht, struct host_proc **p, int i, int *next)
+{
+	int batch = ht->steps[i].batch, j, k, n = 0, ret;
+	struct fl_proc **procs;
+
+	for (j = i;
+	     j < ht->nr_steps && ht->steps[j].op == HOST_STEP_RUN && ht->steps[j].batch == batch;
+	     j++) {
+		if (!p[ht->steps[j].proc])
+			return -EINVAL;
+		n += ht->steps[j].nr;
+	}
+	*next = j;
+	procs = fl_calloc((size_t)n, sizeof(*procs));
+	if (!procs)
+		return -ENOMEM;
+	for (j = i, n = 0; j < *next; j++)
+		for (k = 0; k < ht->steps[j].nr; k++)
+			procs[n++] = &p[ht->steps[j].proc]->base;
+	ret = fl__host_run_tasks(&ht->base, procs, n, empty_task, NULL);
+	fl_free(procs);
+	return ret;
+}
+
+/* The logged steps again, with empty tasks; @p[id]: the processes that live. */
+static int replay(struct host_target *ht, struct host_proc **p, int *done)
+{
+	struct fl_proc *out;
+	int i, next, ret = 0;
+
+	for (i = 0; i < ht->nr_steps && !ret; i = next) {
+		const struct host_step *st = &ht->steps[i];
+
+		next = i + 1;
+		switch (st->op) {
+		case HOST_STEP_CREATE:
+			p[st->proc] = proc_new(&ht->base);
+			if (!p[st->proc])
+				return -ENOMEM;
+			if (st->local)
+				p[st->proc]->pid = getpid();
+			else
+				ret = ht->zygote ? server_fork(ht->zygote, p[st->proc])
+						 : fork_server(p[st->proc]);
+			if (ret) {
+				proc_free(p[st->proc]);
+				p[st->proc] = NULL;
+			}
+			break;
+		case HOST_STEP_FORK:
+			if (!p[st->from])
+				return -EINVAL;
+			ret = fl__host_proc_fork(&p[st->from]->main, &out);
+			if (!ret)
+				p[st->proc] = to_hp(out);
+			break;
+		case HOST_STEP_RUN:
+			ret = replay_run(ht, p, i, &next);
+			break;
+		case HOST_STEP_EXIT:
+			if (!p[st->proc])
+				return -EINVAL;
+			ret = fl__host_proc_exit(&p[st->proc]->base);
+			p[st->proc] = NULL;
+			break;
+		}
+		*done += next - i;
+	}
+	return ret;
+}
+
+int fl__host_machinery(struct fl_target *t, struct fl_counters *out, int *nr_steps)
+{
+	struct host_target *ht = (struct host_target *)t;
+	struct fl_counters before = { 0 }, after = { 0 };
+	struct host_proc **p;
+	bool any = false;
+	int i, ret;
+
+	*nr_steps = 0;
+	for (i = 0; i < ht->nr_steps; i++)
+		any |= (ht->steps[i].op == HOST_STEP_CREATE && !ht->steps[i].local) ||
+		       ht->steps[i].op == HOST_STEP_FORK;
+	if (!any)
+		return 0;
+	if (ht->steps_lost)
+		return -E2BIG;
+	p = fl_calloc(HOST_MAX_PROCS, sizeof(*p));
+	if (!p)
+		return -ENOMEM;
+	ret = fl_counters_reserve(&before, 1024) | fl_counters_reserve(&after, 1024);
+	if (!ret)
+		ret = t->ops->counters(t, &before);
+	if (!ret) {
+		ht->replaying = true;
+		ret = replay(ht, p, nr_steps);
+		/* after a failure, what is left: a forked process before its parent (a lower id) */
+		for (i = HOST_MAX_PROCS - 1; i >= 0; i--)
+			if (p[i])
+				fl__host_proc_exit(&p[i]->base);
+		ht->replaying = false;
+	}
+	if (!ret)
+		ret = t->ops->counters(t, &after);
+	for (i = 0; !ret && i < after.nr; i++)
+		ret = fl_counters_set_scoped(out, after.v[i].name,
+					     after.v[i].value -
+						     fl_counters_get(&before, after.v[i].name),
+					     after.v[i].scope);
+	fl_counters_free(&before);
+	fl_counters_free(&after);
+	fl_free(p);
+	return ret;
+}
+
 int fl__host_mmap_file(struct fl_thread *th, struct fl_file *f, uint64_t off, uint64_t len,
 		       int prot, int flags, uint64_t *addr)
 {
@@ -544,7 +947,7 @@ int fl__host_mmap_file(struct fl_thread *th, struct fl_file *f, uint64_t off, ui
 
 	if (!is_local(hp))
 		return -EOPNOTSUPP; /* a forked process has not the file open */
-	return fl__host_mem_mmap_fd(&hp->maps, len, prot, flags, fl__host_file_fd(f), off, addr);
+	return fl__host_mem_mmap_fd(hp->maps, len, prot, flags, fl__host_file_fd(f), off, addr);
 }
 
 int fl__host_mmap(struct fl_thread *th, uint64_t len, int prot, int flags, uint64_t *addr)
@@ -555,7 +958,7 @@ int fl__host_mmap(struct fl_thread *th, uint64_t len, int prot, int flags, uint6
 	int ret;
 
 	if (is_local(hp))
-		return fl__host_mem_mmap(&hp->maps, len, prot, flags, addr);
+		return fl__host_mem_mmap(hp->maps, len, prot, flags, addr);
 	ret = call(hp, &rq, &rp);
 	if (!ret)
 		*addr = rp.v;
@@ -568,7 +971,7 @@ int fl__host_munmap(struct fl_thread *th, uint64_t addr, uint64_t len)
 	struct request rq = { .op = REQ_MUNMAP, .a = addr, .b = len };
 	struct reply rp;
 
-	return is_local(hp) ? fl__host_mem_munmap(&hp->maps, addr, len) : call(hp, &rq, &rp);
+	return is_local(hp) ? fl__host_mem_munmap(hp->maps, addr, len) : call(hp, &rq, &rp);
 }
 
 int fl__host_madvise(struct fl_thread *th, uint64_t addr, uint64_t len, int advice)
@@ -577,7 +980,7 @@ int fl__host_madvise(struct fl_thread *th, uint64_t addr, uint64_t len, int advi
 	struct request rq = { .op = REQ_MADVISE, .a = addr, .b = len, .arg = advice };
 	struct reply rp;
 
-	return is_local(hp) ? fl__host_mem_madvise(&hp->maps, addr, len, advice)
+	return is_local(hp) ? fl__host_mem_madvise(hp->maps, addr, len, advice)
 			    : call(hp, &rq, &rp);
 }
 
@@ -590,7 +993,7 @@ int fl__host_write(struct fl_thread *th, uint64_t addr, uint64_t len, uint64_t s
 	};
 	struct reply rp;
 
-	return is_local(hp) ? fl__host_mem_write(&hp->maps, addr, len, stride, tag, tag_step)
+	return is_local(hp) ? fl__host_mem_write(hp->maps, addr, len, stride, tag, tag_step)
 			    : call(hp, &rq, &rp);
 }
 
@@ -605,7 +1008,7 @@ int fl__host_read(struct fl_thread *th, uint64_t addr, uint64_t len, uint64_t st
 	int ret;
 
 	if (is_local(hp))
-		return fl__host_mem_read(&hp->maps, addr, len, stride, tags, sum);
+		return fl__host_mem_read(hp->maps, addr, len, stride, tags, sum);
 	if (!stride)
 		return -EINVAL;
 	ret = call(hp, &rq, &rp);

@@ -137,7 +137,10 @@ static void put_result(FILE *f, const struct fl_result *r)
 	put_kv_str(f, "note", r->note, false);
 	/* system-wide targets: the same counters over an idle interval, scaled to wall_s */
 	put_counters(f, "noise", &r->noise);
-	fprintf(f, ",\n      \"noise_s\": %.6f,\n      ", r->noise_s);
+	fprintf(f, ",\n      \"noise_s\": %.6f", r->noise_s);
+	/* the host's process machinery, measured apart and out of "counters" already */
+	put_counters(f, "machinery", &r->machinery);
+	fprintf(f, ",\n      \"machinery_steps\": %d,\n      ", r->machinery_steps);
 	put_kv_str(f, "locks_note", r->locks_note, false);
 	fputs(",\n      \"locks\": [", f);
 	for (i = 0; i < r->locks.nr; i++) {

@@ -209,6 +209,7 @@ FL_API void fl_result_free(struct fl_result *res)
 {
 	fl_counters_free(&res->counters);
 	fl_counters_free(&res->noise);
+	fl_counters_free(&res->machinery);
 	fl_locks_free(&res->locks);
 }
 

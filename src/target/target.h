@@ -128,6 +128,14 @@ struct fl_target_ops {
 	int (*proc_fork)(struct fl_thread *th, struct fl_proc **out);
 	struct fl_thread *(*proc_main)(struct fl_proc *p);
 	/*
+	 * optional, after the run's last counters: the counts of the target's
+	 * own process machinery in the run (what starting, forking and ending
+	 * its processes and threads cost, with no workload in them), for the
+	 * run's counts to leave out; *@nr_steps: the steps measured, 0 when
+	 * the target had none to measure
+	 */
+	int (*machinery)(struct fl_target *t, struct fl_counters *out, int *nr_steps);
+	/*
 	 * run @fn in @n threads at once, thread i in process @procs[i], on CPU
 	 * i; state the threads of several processes share must come from
 	 * shared_alloc()

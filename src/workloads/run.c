@@ -567,6 +567,42 @@ int fl__window_end(struct fl_wl_ctx *ctx, const char *name)
 	return ret;
 }
 
+/*
+ * The target's own process machinery, measured without the workload
+ * (target.h: machinery), out of every whole-run counter that counts the
+ * run alone; the windows ("cow:pgfault") hold the workload's steps alone
+ * already, and a system-wide counter keeps everything the machine did
+ * (its gauges would also take the replay's page tables still waiting for
+ * RCU). A target that cannot measure it says so in the run's note, and
+ * the counts keep it.
+ */
+static int leave_out_machinery(struct fl_target *t, struct fl_result *res)
+{
+	int i, ret = t->ops->machinery(t, &res->machinery, &res->machinery_steps);
+
+	if (ret == -ENOMEM)
+		return ret;
+	if (ret) {
+		fl_counters_free(&res->machinery);
+		res->machinery_steps = 0;
+		snprintf(res->note + strlen(res->note), sizeof(res->note) - strlen(res->note),
+			 "%sthe process machinery was not measured (%s): its counts are in the "
+			 "run's",
+			 res->note[0] ? "; " : "", strerror(-ret));
+		return 0;
+	}
+	for (i = 0; i < res->machinery.nr; i++) {
+		const struct fl_counter *m = &res->machinery.v[i];
+		const struct fl_counter *c = fl_counters_find(&res->counters, m->name);
+
+		if (!m->value || !c || strchr(m->name, ':') || c->scope == FL_SCOPE_SYSTEM)
+			continue;
+		if (fl_counters_set_scoped(&res->counters, m->name, c->value - m->value, c->scope))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
 /* A knob in force is "set" when the configuration asked for it. */
 static void mark_set_knobs(struct fl_knobs *in_force, const struct fl_knobs *asked)
 {
@@ -733,6 +769,8 @@ FL_API int fl_run(const struct fl_config *cfg, struct fl_result *res, char *err,
 	ret = t->ops->counters(t, &after);
 	if (!ret)
 		ret = counter_deltas(&res->counters, &before, &after, 1.0);
+	if (!ret && t->ops->machinery)
+		ret = leave_out_machinery(t, res);
 	/* the workload's own data check, the same on every target */
 	if (!ret)
 		ret = fl_counters_set(&res->counters, "fl_tag_checked", (int64_t)ctx.tags_checked) |

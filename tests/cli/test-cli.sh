@@ -795,7 +795,13 @@ fi
 # --plot: refused before any run where it cannot draw; an SVG where it can
 bad "plot in run" "--plot draws the scaling over several CPU counts; use compare" run lru-microbench --plot "$T/out.json"
 bad "plot without a cpus list" "give --cpus with two or more" compare lru-microbench --lru-cache=order0,pages31 --plot "$T/out.json"
+# the folder is refused whether gnuplot is installed or not: a PATH with a
+# stand-in gnuplot (never run: the refusal comes before any run) makes the
+# expectation the same on a machine without it
+mkdir -p "$T/fakebin" && printf '#!/bin/sh\nexit 1\n' >"$T/fakebin/gnuplot" && chmod +x "$T/fakebin/gnuplot"
+RUNAS="env PATH=$T/fakebin:$PATH"
 bad "plot into a missing folder" "--plot $T/none/p.svg" compare lru-microbench --cpus 1,2 --loops 1 --size 1M --plot "$T/none/p.svg"
+RUNAS=
 RUNAS="env PATH=/nonexistent"
 bad "plot without gnuplot" "gnuplot is not installed" compare lru-microbench --cpus 1,2 --plot "$T/out.json"
 bad "validate --plot without gnuplot" "gnuplot is not installed" validate "$T/vrec" --plot "$T/out.json"
