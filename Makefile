@@ -96,11 +96,12 @@ $(PROG): $(CLI_OBJS) $(LIB)
 
 $(B)/tests/%: tests/%.c $(LIB) tests/harness.h tests/mm_harness.h
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) -Itests -DFL_TEST_DATA='"$(abspath tests/data)"' $(CFLAGS) -o $@ $< $(LIB) $(LDLIBS)
+	$(CC) $(CPPFLAGS) -Itests -DFL_TEST_DATA='"$(abspath tests/data)"' $(CFLAGS) $(LDFLAGS) -o $@ $< \
+		$(LIB) $(LDLIBS)
 
 $(B)/bench/%: bench/%.c $(LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(LIB) $(LDLIBS)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIB) $(LDLIBS)
 
 # The default job: seed 000's experiment at its own size, on virtual CPUs:
 # 20 CPUs (threads), 16K mTHP, the three LRU-cache policies side by side

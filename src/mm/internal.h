@@ -621,6 +621,8 @@ void fl__pgtable_pool_destroy(struct mm_struct *mm);
 #define MMU_GATHER_BUNDLE 8
 #define MAX_GATHER_BATCH ((PAGE_SIZE - 2 * sizeof(void *)) / sizeof(void *))
 #define MAX_GATHER_BATCH_COUNT (10000ul / MAX_GATHER_BATCH)
+/* struct mmu_table_batch: an rcu_head and a count, then table pointers */
+#define MAX_TABLE_BATCH ((PAGE_SIZE - 3 * sizeof(void *)) / sizeof(void *))
 #define MAX_NR_FOLIOS_PER_FREE 512
 
 struct mmu_gather_batch {
@@ -642,6 +644,13 @@ struct mmu_gather {
 	/* what the range holds (any set means a flush is due) */
 	bool freed_tables, cleared_ptes, cleared_pmds;
 	struct pgtable *table_list; /* page tables to free after the flush */
+	/*
+	 * the page the kernel's struct mmu_table_batch lives in, holding up
+	 * to MAX_TABLE_BATCH of them (NULL: none yet, or none to be had);
+	 * table_nr: the tables in it
+	 */
+	struct page *table_batch;
+	unsigned int table_nr;
 };
 
 void tlb_gather_mmu(struct mmu_gather *tlb, struct mm_struct *mm, bool fullmm);

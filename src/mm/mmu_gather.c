@@ -41,6 +41,8 @@ void tlb_gather_mmu(struct mmu_gather *tlb, struct mm_struct *mm, bool fullmm)
 	tlb->active = &tlb->local;
 	__tlb_reset_range(tlb);
 	tlb->table_list = NULL;
+	tlb->table_batch = NULL;
+	tlb->table_nr = 0;
 }
 
 static bool tlb_next_batch(struct mmu_gather *tlb)
@@ -99,6 +101,17 @@ __always_inline bool __tlb_remove_folio_pages(struct mmu_gather *tlb, struct pag
 	return false;
 }
 
+/* The tables' batch page goes after RCU with them (tlb_remove_table_free()). */
+static void table_batch_free(struct mmu_gather *tlb)
+{
+	if (!tlb->table_batch)
+		return;
+	__free_pages(tlb->table_batch, 0);
+	count_fl_stat(FL_PGFREE_RCU, 1);
+	tlb->table_batch = NULL;
+	tlb->table_nr = 0;
+}
+
 /**
  * tlb_remove_table() - free the page table @t, which mapped @addr, once the
  * TLB is flushed (pte_free_tlb() and its kin).
@@ -109,6 +122,19 @@ void tlb_remove_table(struct mmu_gather *tlb, struct pgtable *t, unsigned long a
 	__tlb_adjust_range(tlb, addr, PAGE_SIZE);
 	t->next_free = tlb->table_list;
 	tlb->table_list = t;
+	/*
+	 * The kernel keeps the tables in a page of pointers (struct
+	 * mmu_table_batch, GFP_NOWAIT: without one it frees the table at
+	 * once, after an IPI) and frees that page with them after RCU; a full
+	 * one is sent off and the next table takes a new page
+	 */
+	if (tlb->table_batch && tlb->table_nr == MAX_TABLE_BATCH)
+		table_batch_free(tlb);
+	if (!tlb->table_batch) {
+		tlb->table_batch = alloc_pages(GFP_NOWAIT, 0);
+		tlb->table_nr = 0;
+	}
+	tlb->table_nr += tlb->table_batch != NULL;
 }
 
 /*
@@ -124,6 +150,7 @@ static void tlb_table_flush(struct mmu_gather *tlb)
 		fl__pgtable_free(tlb->mm, t);
 		count_fl_stat(FL_PGFREE_RCU, 1);
 	}
+	table_batch_free(tlb);
 }
 
 static void tlb_batch_pages_flush(struct mmu_gather *tlb)

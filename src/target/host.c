@@ -294,6 +294,7 @@ static int host_begin(struct fl_target *t, char *err, size_t len)
 		fl__host_scope_enable(ht->scope, true);
 	/* the runner's own record of mappings, in memory written before the run */
 	memset(&ht->self_maps, 0, sizeof(ht->self_maps));
+	fl__host_map_text();
 	/* counted (after the scope), before the run's first counters */
 	ht->nr_steps = ht->nr_ids = ht->nr_batches = 0;
 	ht->steps_lost = false;

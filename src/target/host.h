@@ -327,6 +327,8 @@ int fl__host_run_tasks(struct fl_target *t, struct fl_proc **procs, int n,
  */
 int fl__host_zygote_start(struct fl_target *t);
 void fl__host_zygote_stop(struct fl_target *t);
+/* map every page of this process's code and read-only file data now */
+void fl__host_map_text(void);
 /**
  * fl__host_machinery() - the counts of the run's process machinery: its
  * logged steps (processes made and forked from the zygote, threads

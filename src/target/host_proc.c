@@ -21,7 +21,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/membarrier.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
+#include <time.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
@@ -30,7 +33,17 @@
 #include "host.h"
 #include "../platform/platform.h"
 
-enum req_op { REQ_MMAP, REQ_MUNMAP, REQ_MADVISE, REQ_WRITE, REQ_READ, REQ_RUN, REQ_FORK, REQ_EXIT };
+enum req_op {
+	REQ_MMAP,
+	REQ_MUNMAP,
+	REQ_MADVISE,
+	REQ_WRITE,
+	REQ_READ,
+	REQ_RUN,
+	REQ_FORK,
+	REQ_EXIT,
+	REQ_READY, /* answered once the server has started: nothing else */
+};
 
 struct request {
 	int op;
@@ -167,6 +180,30 @@ static void map_arena(struct host_proc *hp)
 #endif
 	for (i = 0; i < SHARED_ARENA; i += 4096)
 		__atomic_fetch_add((volatile unsigned char *)ht->arena + i, 0, __ATOMIC_RELAXED);
+}
+
+/*
+ * A fork copies no page-table entry of a file mapping that was never
+ * written, so a process faults on each page of code and read-only data it
+ * runs or reads first: a server's tasks on what the replay's empty tasks
+ * never run. Every read-only file mapping is mapped whole instead
+ * (MADV_POPULATE_READ, 5.14: no page-fault events; without it, nothing).
+ */
+void fl__host_map_text(void)
+{
+#ifdef MADV_POPULATE_READ
+	char line[4096], perms[8];
+	unsigned long lo, hi, off, ino;
+	FILE *f = fopen("/proc/self/maps", "r");
+
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%lx-%lx %7s %lx %*s %lu", &lo, &hi, perms, &off, &ino) == 5 &&
+		    ino && perms[0] == 'r' && perms[1] == '-')
+			madvise((void *)lo, hi - lo, MADV_POPULATE_READ);
+	fclose(f);
+#endif
 }
 
 /* A record of mappings: a copy of @from's, or empty. */
@@ -343,6 +380,7 @@ static void serve(struct host_proc *hp, int sock)
 		_exit(1);
 	touch_stack();
 	map_arena(hp);
+	fl__host_map_text();
 	/* the processes it forks are reaped as they exit */
 	signal(SIGCHLD, SIG_IGN);
 
@@ -391,6 +429,8 @@ static void serve(struct host_proc *hp, int sock)
 				rp.v = (uint64_t)rp.ret;
 				rp.ret = 0;
 			}
+			break;
+		case REQ_READY:
 			break;
 		case REQ_EXIT:
 		default:
@@ -462,6 +502,23 @@ static void proc_free(struct host_proc *hp)
 	fl_free(hp);
 }
 
+static void server_exit(struct host_proc *hp);
+
+/*
+ * Back when @hp's server has started (its stack, arena and record made):
+ * what its start takes counts before anything the run does next.
+ */
+static int server_ready(struct host_proc *hp)
+{
+	struct request rq = { .op = REQ_READY };
+	struct reply rp;
+	int ret = call(hp, &rq, &rp);
+
+	if (ret)
+		server_exit(hp); /* it died starting: its socket is at its end */
+	return ret;
+}
+
 /* Fork this process into a server of @hp's (a child that dies with us). */
 static int fork_server(struct host_proc *hp)
 {
@@ -490,7 +547,7 @@ static int fork_server(struct host_proc *hp)
 	fl__host_child_add(pid);
 	hp->pid = pid;
 	hp->sock = sv[0];
-	return 0;
+	return server_ready(hp);
 }
 
 /* A server forks: the new one, whose socket the server sends us, is @hp's. */
@@ -509,7 +566,7 @@ static int server_fork(struct host_proc *server, struct host_proc *hp)
 	hp->pid = (pid_t)rp.v;
 	hp->grandchild = true;
 	fl__host_child_add(hp->pid);
-	return 0;
+	return server_ready(hp);
 }
 
 int fl__host_proc_create(struct fl_target *t, struct fl_proc **out)
@@ -587,6 +644,11 @@ int fl__host_proc_fork(struct fl_thread *th, struct fl_proc **out)
 	hp->pid = pid;
 	hp->sock = sv[0];
 	fl__host_child_add(hp->pid);
+	ret = server_ready(hp);
+	if (ret) {
+		proc_free(hp);
+		return ret;
+	}
 forked:
 	hp->forked_from = parent;
 	parent->nr_forked++;
@@ -775,6 +837,22 @@ static void unshare_self(void)
  */
 #define ZYGOTE_WARM 8
 
+/*
+ * The kernel frees much of what an exited process held after an RCU grace
+ * period (its perf events, its kernel stack back to the CPU's cache): wait
+ * for two, so that the run's first forks find those caches as the replay
+ * will, long after the run's own exits. membarrier's MEMBARRIER_CMD_GLOBAL
+ * is synchronize_rcu(); where it is refused, 20 ms.
+ */
+static void settle_rcu(void)
+{
+	struct timespec ts = { 0, 20 * 1000 * 1000 };
+
+	if (syscall(SYS_membarrier, MEMBARRIER_CMD_GLOBAL, 0, 0) ||
+	    syscall(SYS_membarrier, MEMBARRIER_CMD_GLOBAL, 0, 0))
+		nanosleep(&ts, NULL);
+}
+
 int fl__host_zygote_start(struct fl_target *t)
 {
 	struct host_target *ht = (struct host_target *)t;
@@ -799,6 +877,7 @@ int fl__host_zygote_start(struct fl_target *t)
 			server_exit(warm[i]);
 		proc_free(warm[i]);
 	}
+	settle_rcu();
 	ht->replaying = false;
 	if (ret && ht->zygote) {
 		fl__host_zygote_stop(t);
