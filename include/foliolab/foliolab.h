@@ -375,6 +375,28 @@ FL_API void fl_result_free(struct fl_result *res);
 FL_API const char *fl_result_param(const struct fl_result *res, const char *name);
 FL_API const struct fl_metric *fl_result_metric(const struct fl_result *res, const char *name);
 
+/*
+ * Where a sim run's virtual CPU time went, in self terms: each named cost
+ * (the counters fl_time_NAME), the spinning on spinlocks (their sites'
+ * waits), what else kept a CPU busy, and idle; the rows add up to
+ * *@cpu_ns, all CPUs' time over the run. A lock site's own share (its
+ * wait and hold) is in the lock table.
+ */
+struct fl_time_row {
+	char name[FL_NAME_MAX];
+	double ns;
+};
+#define FL_TIME_SPIN "spinning on locks"
+#define FL_TIME_OTHER "other busy"
+#define FL_TIME_IDLE "idle"
+/**
+ * fl_time_breakdown() - @res's time rows into @rows (at most @max),
+ * largest first.
+ * Return: how many, 0 for a run not on sim.
+ */
+FL_API int fl_time_breakdown(const struct fl_result *res, struct fl_time_row *rows, int max,
+			     double *cpu_ns);
+
 /* the host target */
 /**
  * fl_host_restore() - put back the host knobs of every foliolab host run

@@ -60,6 +60,7 @@ bool report_host_is_order0(const struct fl_result *r);
 /* host results: the noise line */
 void report_noise_note(FILE *f, const struct fl_result *r, int nr);
 void report_machinery_note(FILE *f, const struct fl_result *r, int nr);
+void report_time(FILE *f, const struct fl_result *r);
 
 /*
  * platform sim: all virtual CPUs' time over the run (ns; 0 on native), and

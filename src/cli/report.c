@@ -483,7 +483,8 @@ void report_run(FILE *f, const struct fl_result *r)
 	for (i = 0, shown = 0; i < r->counters.nr; i++) {
 		const struct fl_counter *c = &r->counters.v[i];
 
-		if (!c->value || strncmp(c->name, "fl_", 3) || !strncmp(c->name, "fl_tag_", 7))
+		if (!c->value || strncmp(c->name, "fl_", 3) || !strncmp(c->name, "fl_tag_", 7) ||
+		    !strncmp(c->name, "fl_time_", 8))
 			continue;
 		if (!shown++)
 			fprintf(f, "\n%s\n", heading);
@@ -492,8 +493,74 @@ void report_run(FILE *f, const struct fl_result *r)
 	if (model && !shown)
 		fprintf(f, "\n%s\n  (none)\n", heading);
 	report_locks(f, r);
+	report_time(f, r);
 	if (r->status)
 		fprintf(f, "\nFAILED: %s\n", r->error);
+}
+
+/* by the site's share of all CPU time, wait and hold together */
+static int by_site_time(const void *a, const void *b)
+{
+	const struct fl_lock_stat_row *x = *(const struct fl_lock_stat_row *const *)a;
+	const struct fl_lock_stat_row *y = *(const struct fl_lock_stat_row *const *)b;
+	uint64_t tx = x->wait_total_ns + x->hold_total_ns, ty = y->wait_total_ns + y->hold_total_ns;
+
+	return tx < ty ? 1 : tx > ty ? -1 : 0;
+}
+
+#define TIME_ROWS 64
+#define TIME_SITES 8
+
+/*
+ * Platform sim: where the virtual CPU time went. Self (each cost, the
+ * spinning, the rest, idle: they add up to all CPU time), then the lock
+ * sites that took most, children-style: a site's wait is its spinning
+ * (perf's folio_lruvec_lock_irqsave), its hold all that ran under the lock.
+ */
+void report_time(FILE *f, const struct fl_result *r)
+{
+	struct fl_time_row rows[TIME_ROWS];
+	const struct fl_lock_stat_row *site[TIME_SITES + 1];
+	double cpu;
+	int i, j, n = fl_time_breakdown(r, rows, TIME_ROWS, &cpu), nsites = 0;
+
+	if (!n || cpu <= 0)
+		return;
+	fprintf(f,
+		"\nwhere the time went (virtual CPU time, %d CPUs x %.6f s = %.6f s; self: each "
+		"row once, adding up to 100%%):\n",
+		r->nr_vcpus, r->wall_s, cpu / 1e9);
+	for (i = 0; i < n; i++)
+		if (rows[i].ns >= cpu * 5e-4)
+			fprintf(f, "  %-40s %7.2f%%  %12.6f s\n", rows[i].name,
+				100 * rows[i].ns / cpu, rows[i].ns / 1e9);
+	for (i = 0; i < r->locks.nr; i++) {
+		const struct fl_lock_stat_row *l = &r->locks.v[i];
+
+		if ((double)(l->wait_total_ns + l->hold_total_ns) < cpu * 5e-3)
+			continue;
+		/* the largest TIME_SITES, kept sorted: a larger one replaces the last */
+		if (nsites == TIME_SITES && by_site_time(&site[TIME_SITES - 1], &l) <= 0)
+			continue;
+		site[nsites < TIME_SITES ? nsites++ : TIME_SITES - 1] = l;
+		for (j = nsites - 1; j > 0 && by_site_time(&site[j - 1], &site[j]) > 0; j--) {
+			site[TIME_SITES] = site[j];
+			site[j] = site[j - 1];
+			site[j - 1] = site[TIME_SITES];
+		}
+	}
+	if (!nsites)
+		return;
+	fprintf(f, "  lock sites (children: wait = the spinning or sleeping to take it, hold = "
+		   "everything run under it):\n");
+	for (j = 0; j < nsites; j++) {
+		char name[2 * FL_NAME_MAX + 4];
+
+		snprintf(name, sizeof(name), "%s @ %s", site[j]->name, site[j]->site);
+		fprintf(f, "    %-52s wait %6.2f%%  hold %6.2f%%\n", name,
+			100 * (double)site[j]->wait_total_ns / cpu,
+			100 * (double)site[j]->hold_total_ns / cpu);
+	}
 }
 
 /*

@@ -446,6 +446,52 @@ static void check_legend(FILE *f, const struct cmp *c, const struct fl_result *r
 	}
 }
 
+#define TIME_ROWS 64
+
+/* @r's share of all CPU time in time row @name, in %; NAN off sim */
+static double time_share(const struct fl_result *r, const char *name)
+{
+	struct fl_time_row rows[TIME_ROWS];
+	double cpu;
+	int i, n = fl_time_breakdown(r, rows, TIME_ROWS, &cpu);
+
+	if (!n || cpu <= 0)
+		return NAN;
+	for (i = 0; i < n; i++)
+		if (!strcmp(rows[i].name, name))
+			return 100 * rows[i].ns / cpu;
+	return 0;
+}
+
+/*
+ * Where the virtual time went, a row per time row (fl_time_breakdown())
+ * that took 1% or more in some column, largest first in the first column
+ * that has them.
+ */
+static void cmp_time_rows(FILE *f, struct cmp *c, const struct fl_result *r, int nr, double *v)
+{
+	struct fl_time_row rows[TIME_ROWS], seen[TIME_ROWS];
+	char name[FL_NAME_MAX + 16];
+	double cpu;
+	int i, j, k, n, nseen = 0;
+
+	for (j = 0; j < nr; j++) {
+		n = fl_time_breakdown(&r[j], rows, TIME_ROWS, &cpu);
+		for (i = 0; i < n && nseen < TIME_ROWS; i++) {
+			for (k = 0; k < nseen && strcmp(seen[k].name, rows[i].name); k++)
+				;
+			if (k == nseen && rows[i].ns >= cpu / 100)
+				seen[nseen++] = rows[i];
+		}
+	}
+	for (i = 0; i < nseen; i++) {
+		for (j = 0; j < nr; j++)
+			v[j] = time_share(&r[j], seen[i].name);
+		snprintf(name, sizeof(name), "time %%: %s", seen[i].name);
+		cmp_row(f, c, r, name, v, NULL, false);
+	}
+}
+
 /* sim: the share of all CPU time spent waiting for lock class @name, in % */
 static double lock_wait_pct(const struct fl_result *r, const char *name)
 {
@@ -611,6 +657,7 @@ int report_compare(FILE *f, const struct fl_result *r, int nr, const struct fl_t
 		for (j = 0; j < nr; j++)
 			v[j] = r[j].nr_vcpus ? report_vcpu_busy_pct(&r[j]) : NAN;
 		cmp_row(f, &c, r, "virtual CPUs: busy %", v, NULL, false);
+		cmp_time_rows(f, &c, r, nr, v);
 	} else {
 		for (j = 0; j < nr; j++)
 			v[j] = r[j].wall_s;
@@ -639,8 +686,12 @@ int report_compare(FILE *f, const struct fl_result *r, int nr, const struct fl_t
 			bool model_knows = false;
 			int jj;
 
-			/* a host's system-wide value of a workload counter: in the JSON */
-			if (counter_seen_before(r, j, cn) || !strncmp(cn, "system:", 7))
+			/*
+			 * a host's system-wide value of a workload counter: in the
+			 * JSON; the time a cost took: in the time rows
+			 */
+			if (counter_seen_before(r, j, cn) || !strncmp(cn, "system:", 7) ||
+			    !strncmp(cn, "fl_time_", 8))
 				continue;
 			for (jj = 0; jj < nr; jj++)
 				model_knows |= !strcmp(r[jj].target, "model") &&

@@ -56,6 +56,7 @@ uint64_t fl__cost_ps[FL_NR_COSTS];
 bool fl__bw_limited;
 struct fl_bw_curve fl__bw_curve;
 uint64_t fl__cost_count[FL_NR_COSTS];
+uint64_t fl__cost_time[FL_NR_COSTS];
 struct fl_cost_prov fl__cost_prov;
 
 /* build/.../gen/default_costs.c: the Makefile's DEFAULT_COSTS as a string */
@@ -64,6 +65,7 @@ extern const char fl__default_costs[];
 static __always_inline void charge_transfer(void)
 {
 	fl__sim_debt += fl__cost_ps[FL_COST_CACHELINE];
+	fl__cost_time[FL_COST_CACHELINE] += fl__cost_ps[FL_COST_CACHELINE];
 	fl__cost_count[FL_COST_CACHELINE]++;
 }
 
@@ -226,6 +228,7 @@ void fl__cost_mem(enum fl_cost_id id, uint64_t pages)
 		n = n < 1 ? 1 : n > pages ? pages : n;
 		d = per * (double)n;
 		fl__sim_debt += (uint64_t)d;
+		fl__cost_time[id] += (uint64_t)d;
 		bw_state.term[cpu] += d / BW_TAU_PS * e;
 		bw_state.sum += d / BW_TAU_PS * e;
 		pages -= n;
@@ -322,11 +325,18 @@ int fl__costs_parse(const char *text, uint64_t *ps, struct fl_cost_prov *prov,
 			copy_value(num, sizeof(num), v, vlen);
 			errno = 0;
 			ns = strtod(num, &end);
+			if (!strcmp(end, " estimated") || !strcmp(end, "\testimated")) {
+				prov->estimated[i] = true;
+				*end = '\0';
+			}
 			if (!vlen || *end || errno || !isfinite(ns) || ns < 0 || ns > 1e9) {
 				snprintf(err, len,
-					 "line %d: cost.%s \"%s\": give nanoseconds, a number from "
-					 "0 to 1e9",
-					 lineno, fl__cost_info[i].name, num);
+					 "line %d: cost.%s \"%.*s\": give nanoseconds, a number "
+					 "from "
+					 "0 to 1e9, and the word estimated after it where it was "
+					 "not "
+					 "measured",
+					 lineno, fl__cost_info[i].name, (int)vlen, v);
 				return -EINVAL;
 			}
 			ps[i] = (uint64_t)llround(ns * 1000.0);
@@ -424,6 +434,18 @@ int fl_costs_load(const char *path, char *err, size_t len)
 	return 0;
 }
 
+void fl__costs_estimated(const struct fl_cost_prov *prov, char *buf, size_t len)
+{
+	size_t n = 0;
+	int i;
+
+	buf[0] = '\0';
+	for (i = 0; i < FL_NR_COSTS && n < len; i++)
+		if (prov->estimated[i])
+			n += (size_t)snprintf(buf + n, len - n, "%s%s", n ? ", " : "",
+					      fl__cost_info[i].name);
+}
+
 int fl_costs_write(FILE *f, const uint64_t *ps, const struct fl_cost_prov *prov,
 		   const struct fl_bw_curve *bw, const char *comment)
 {
@@ -438,7 +460,8 @@ int fl_costs_write(FILE *f, const uint64_t *ps, const struct fl_cost_prov *prov,
 	fprintf(f, "provenance.date %s\n", prov->date);
 	fprintf(f, "provenance.command %s\n", prov->command);
 	for (i = 0; i < FL_NR_COSTS; i++)
-		fprintf(f, "cost.%s %.3f\n", fl__cost_info[i].name, (double)ps[i] / 1000.0);
+		fprintf(f, "cost.%s %.3f%s\n", fl__cost_info[i].name, (double)ps[i] / 1000.0,
+			prov->estimated[i] ? " estimated" : "");
 	for (i = 0; bw && i < bw->n; i++)
 		fprintf(f, "bandwidth.%d %.3f\n", bw->cpus[i], (double)bw->ps[i] / 1000.0);
 	return fflush(f) || ferror(f) ? -EIO : 0;

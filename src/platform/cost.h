@@ -65,6 +65,8 @@ int fl__cost_id(const char *name, size_t n);
 extern uint64_t fl__cost_ps[FL_NR_COSTS];
 /* sim: how many of each were charged (the counters fl_cost_NAME) */
 extern uint64_t fl__cost_count[FL_NR_COSTS];
+/* sim: the virtual time each has taken, in ps, stretches included (fl_time_NAME, in ns) */
+extern uint64_t fl__cost_time[FL_NR_COSTS];
 
 /* sim.c: what the running task has been charged since its last scheduling point */
 extern bool fl__sim_active;
@@ -73,7 +75,10 @@ extern uint64_t fl__sim_debt;
 static __always_inline void fl_cost_n(enum fl_cost_id id, uint64_t n)
 {
 	if (unlikely(fl__sim_active)) {
-		fl__sim_debt += fl__cost_ps[id] * n;
+		uint64_t t = fl__cost_ps[id] * n;
+
+		fl__sim_debt += t;
+		fl__cost_time[id] += t;
 		fl__cost_count[id] += n;
 	}
 }
@@ -211,13 +216,21 @@ struct fl_cost_prov {
 	char date[32];
 	char command[256];
 	char source[256]; /* the file it came from, or "built in" */
+	/*
+	 * costs the file marks "estimated" (cost.NAME VALUE estimated): not
+	 * measured on its machine, derived by a rule the file's comment gives
+	 */
+	bool estimated[FL_NR_COSTS];
 };
+/* "a, b, c": the costs in force marked estimated, "" when none */
+void fl__costs_estimated(const struct fl_cost_prov *prov, char *buf, size_t len);
 extern struct fl_cost_prov fl__cost_prov;
 
 /*
  * fl_costs_parse() - read cost-file text @text into @ps and @prov. Every
  * cost must be given once, in ns (a decimal number >= 0), as
- * "cost.NAME VALUE"; "provenance.KEY VALUE" lines and "#" comments are
+ * "cost.NAME VALUE", or "cost.NAME VALUE estimated" for one the machine
+ * did not measure; "provenance.KEY VALUE" lines and "#" comments are
  * kept or skipped; "bandwidth.N VALUE" lines (N CPUs at once, ascending
  * from 1, VALUE in ns per 4 KiB) give @bw. Return: 0, or -EINVAL with the
  * line and the reason in @err.

@@ -37,6 +37,7 @@
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 #include "host.h"
 
@@ -498,6 +499,34 @@ static bool in_cgroupfs(const char *path)
  * debugfs at /sys/kernel/debug, a tmpfs mounted in the run's own folder,
  * a cgroup folder named foliolab-<pid>. Return: 0 when it is back.
  */
+/*
+ * The processes a killed run left in its cgroup: its zygote and servers die
+ * with the run (PR_SET_PDEATHSIG) but not at once. Killed, and waited for
+ * (at most 5 s), so that the cgroup can go.
+ */
+static void cgroup_empty(const char *dir)
+{
+	char path[HOST_PATH_MAX + 16];
+	struct timespec ms10 = { 0, 10 * 1000 * 1000 };
+	long pid;
+	int tries, n;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/cgroup.procs", dir);
+	for (tries = 0; tries < 500; tries++) {
+		f = fopen(path, "r");
+		if (!f)
+			return;
+		for (n = 0; fscanf(f, "%ld", &pid) == 1; n++)
+			if (pid > 1 && (pid_t)pid != getpid())
+				kill((pid_t)pid, SIGKILL);
+		fclose(f);
+		if (!n)
+			return;
+		nanosleep(&ms10, NULL);
+	}
+}
+
 static int restore_line(char *line, const char *pidname, FILE *out)
 {
 	const char *root = fl__host_sysfs_root();
@@ -543,6 +572,7 @@ static int restore_line(char *line, const char *pidname, FILE *out)
 			fprintf(out, "skipped %s: not a foliolab cgroup\n", arg);
 			return -1;
 		}
+		cgroup_empty(arg);
 		if (rmdir(arg) && errno != ENOENT) {
 			fprintf(out, "could not remove the cgroup %s: %s\n", arg, strerror(errno));
 			return -1;

@@ -68,6 +68,26 @@ static void put_scopes(FILE *f, const struct fl_counters *c)
 	fputs(n ? "\n      }" : "}", f);
 }
 
+/*
+ * sim: where the virtual CPU time went (fl_time_breakdown()), self rows in
+ * ns adding up to cpu_ns; the lock sites' own are in "locks"
+ */
+static void put_time(FILE *f, const struct fl_result *r)
+{
+	struct fl_time_row rows[64];
+	double cpu;
+	int i, n = fl_time_breakdown(r, rows, 64, &cpu);
+
+	if (!n)
+		return;
+	fprintf(f, ",\n      \"time_breakdown\": {\"cpu_ns\": %.0f, \"self_ns\": {", cpu);
+	for (i = 0; i < n; i++) {
+		put_str(f, rows[i].name);
+		fprintf(f, ": %.0f%s", rows[i].ns, i + 1 < n ? ", " : "");
+	}
+	fputs("}}", f);
+}
+
 static void put_result(FILE *f, const struct fl_result *r)
 {
 	int i, n;
@@ -129,6 +149,7 @@ static void put_result(FILE *f, const struct fl_result *r)
 		fprintf(f, ": %.17g%s", r->metrics[i].value, i + 1 < r->nr_metrics ? ", " : "");
 	}
 	fputs("}", f);
+	put_time(f, r);
 	put_counters(f, "counters", &r->counters);
 	put_scopes(f, &r->counters);
 	fputs(",\n      ", f);

@@ -215,6 +215,10 @@ static int model_counters(struct fl_target *t, struct fl_counters *out)
 
 		snprintf(name, sizeof(name), "fl_cost_%s", fl__cost_info[i].name);
 		ret = fl_counters_set(out, name, (int64_t)fl__cost_count[i]);
+		/* and the virtual time it took, for where the time went */
+		snprintf(name, sizeof(name), "fl_time_%s", fl__cost_info[i].name);
+		if (!ret)
+			ret = fl_counters_set(out, name, (int64_t)(fl__cost_time[i] / 1000));
 	}
 	return ret;
 }
@@ -273,6 +277,8 @@ static int model_begin(struct fl_target *t, char *err, size_t len)
 	}
 	mt->sim_switches0 = fl_sim_switches();
 	mt->sim_preemptions0 = fl_sim_preemptions();
+	/* from 0, so that the counters' ns (the ps / 1000 of their deltas) are the same each run */
+	memset(fl__cost_time, 0, sizeof(fl__cost_time));
 	return 0;
 }
 
@@ -286,6 +292,7 @@ static void model_describe(struct fl_target *t, struct fl_result *res)
 {
 	struct model_target *mt = (struct model_target *)t;
 	const struct fl_cost_prov *p = &fl__cost_prov;
+	char est[160];
 	int i;
 
 	snprintf(res->kernel_release, sizeof(res->kernel_release),
@@ -303,8 +310,9 @@ static void model_describe(struct fl_target *t, struct fl_result *res)
 	}
 	res->sim_switches = fl_sim_switches() - mt->sim_switches0;
 	res->sim_preemptions = fl_sim_preemptions() - mt->sim_preemptions0;
-	snprintf(res->costs, sizeof(res->costs), "%.160s (%.60s, %.40s, %.24s)", p->source,
-		 p->kernel, p->cpu, p->date);
+	fl__costs_estimated(p, est, sizeof(est));
+	snprintf(res->costs, sizeof(res->costs), "%.120s (%.60s, %.40s, %.24s)%s%.80s", p->source,
+		 p->kernel, p->cpu, p->date, est[0] ? "; estimated: " : "", est);
 }
 
 static void *model_shared_alloc(struct fl_target *t, size_t size)

@@ -3,8 +3,9 @@
  * test-cost.c - the cost file (src/platform/cost.c): every cost given
  * once in ns, read to picoseconds; a missing, unknown, repeated or bad
  * value refused with the line and the reason; provenance kept; what
- * fl_costs_write() writes reads back the same; the built-in default is a
- * calibration (it has provenance and loads).
+ * fl_costs_write() writes reads back the same, "estimated" marks too; the
+ * built-in default is a calibration (it has provenance and loads) with no
+ * cost at 0 that is not marked estimated.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -61,6 +62,12 @@ static bool test_parse_full(void)
 			ASSERT_EQ(ps[i], 0ull);
 	}
 	ASSERT_TRUE(fl__cost_info[FL_COST_SPLIT_FOLIO].optional);
+	/* "estimated" after a value marks a cost the machine did not measure */
+	full_text(text, sizeof(text), FL_COST_XA_NODE_HOT, "cost.xa_node_hot 7.5 estimated\n");
+	ASSERT_EQ(fl_costs_parse(text, ps, &prov, &bw, err, sizeof(err)), 0);
+	ASSERT_EQ(ps[FL_COST_XA_NODE_HOT], 7500ull);
+	for (i = 0; i < FL_NR_COSTS; i++)
+		ASSERT_EQ(prov.estimated[i], i == FL_COST_XA_NODE_HOT);
 	return true;
 }
 
@@ -94,6 +101,10 @@ static bool test_bad_files(void)
 	full_text(text, sizeof(text), FL_COST_LOCK, "cost.lock 2e9\n");
 	ASSERT_TRUE(refused(text, "from 0 to 1e9"));
 	full_text(text, sizeof(text), FL_COST_LOCK, "cost.lock\n");
+	ASSERT_TRUE(refused(text, "give nanoseconds"));
+	full_text(text, sizeof(text), FL_COST_LOCK, "cost.lock 3 estimatd\n");
+	ASSERT_TRUE(refused(text, "and the word estimated after it"));
+	full_text(text, sizeof(text), FL_COST_LOCK, "cost.lock estimated\n");
 	ASSERT_TRUE(refused(text, "give nanoseconds"));
 	full_text(text, sizeof(text), -1, "speed 3\n");
 	ASSERT_TRUE(refused(text, "accepted cost.NAME, bandwidth.N, provenance.KEY or # comments"));
@@ -131,6 +142,7 @@ static bool test_write_reads_back(void)
 	close(fd);
 	for (i = 0; i < FL_NR_COSTS; i++)
 		ps[i] = (uint64_t)i * 12345 + 7; /* ps that ns with 3 decimals keep */
+	prov.estimated[FL_COST_SPLIT_FOLIO] = prov.estimated[FL_COST_SET_PTE] = true;
 	f = fopen(path, "w");
 	ASSERT_TRUE(f != NULL);
 	ASSERT_EQ(fl_costs_write(f, ps, &prov, &curve, "# made by the test\n"), 0);
@@ -141,8 +153,11 @@ static bool test_write_reads_back(void)
 	fclose(f);
 	text[n] = '\0';
 	ASSERT_EQ(fl_costs_parse(text, back, &got, &bw, err, sizeof(err)), 0);
-	for (i = 0; i < FL_NR_COSTS; i++)
+	for (i = 0; i < FL_NR_COSTS; i++) {
 		ASSERT_EQ(back[i], ps[i]);
+		ASSERT_EQ(got.estimated[i], prov.estimated[i]);
+	}
+	ASSERT_TRUE(strstr(text, "cost.set_pte 61.732 estimated\n") != NULL);
 	ASSERT_TRUE(!strcmp(got.command, "x y"));
 	ASSERT_EQ(bw.n, 2);
 	ASSERT_EQ(bw.cpus[1], 7);
@@ -163,12 +178,19 @@ static bool test_write_reads_back(void)
 static bool test_builtin_is_a_calibration(void)
 {
 	char err[200];
+	int i;
 
 	ASSERT_EQ(fl_costs_load(NULL, err, sizeof(err)), 0);
 	ASSERT_TRUE(!strcmp(fl__cost_prov.source, "built in"));
 	ASSERT_TRUE(fl__cost_prov.kernel[0] && strcmp(fl__cost_prov.kernel, "none"));
 	ASSERT_TRUE(strstr(fl__cost_prov.command, "foliolab calibrate") != NULL);
 	ASSERT_TRUE(fl__cost_ps[FL_COST_FAULT] > 0);
+	/* no cost silently 0: one at 0 is marked estimated, with its reason in the comment */
+	for (i = 0; i < FL_NR_COSTS; i++)
+		if (!fl__cost_ps[i] && !fl__cost_prov.estimated[i]) {
+			printf("# cost.%s is 0 and not marked estimated\n", fl__cost_info[i].name);
+			return false;
+		}
 	return true;
 }
 

@@ -48,8 +48,8 @@ static bool run(const char *workload, const char *const *params, bool sim, uint6
 }
 
 /*
- * Every counter of @a equals @b's; the sim's cost counts (fl_cost_*) only
- * where @b has them too (a native run has none).
+ * Every counter of @a equals @b's; the sim's cost counts and times
+ * (fl_cost_*, fl_time_*) only where @b has them too (a native run has none).
  */
 static bool same_counters(const struct fl_result *a, const struct fl_result *b)
 {
@@ -58,7 +58,8 @@ static bool same_counters(const struct fl_result *a, const struct fl_result *b)
 	for (i = 0; i < a->counters.nr; i++) {
 		const struct fl_counter *c = &a->counters.v[i];
 
-		if (strstr(c->name, "fl_cost_") && !fl_counters_find(&b->counters, c->name)) {
+		if ((strstr(c->name, "fl_cost_") || strstr(c->name, "fl_time_")) &&
+		    !fl_counters_find(&b->counters, c->name)) {
 			skipped++;
 			continue;
 		}
@@ -148,8 +149,8 @@ static bool test_seed_changes_only_contention(void)
 	for (i = 0; i < a.counters.nr; i++) {
 		const struct fl_counter *c = &a.counters.v[i];
 
-		if (strstr(c->name, "fl_cost_") || !strcmp(c->name, "pgfault") ||
-		    !strcmp(c->name, "fl_vma_lock_retry"))
+		if (strstr(c->name, "fl_cost_") || strstr(c->name, "fl_time_") ||
+		    !strcmp(c->name, "pgfault") || !strcmp(c->name, "fl_vma_lock_retry"))
 			continue;
 		if (c->value != fl_counters_get(&b.counters, c->name))
 			printf("# %s: %lld against %lld\n", c->name, (long long)c->value,
