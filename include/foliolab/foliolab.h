@@ -200,7 +200,7 @@ struct fl_result {
 	 * Platform sim: the cost file's source and provenance, and each
 	 * virtual CPU's busy and idle time over the run (virtual ns).
 	 */
-	char costs[320];
+	char costs[384];
 	int nr_vcpus;
 	uint64_t vcpu_busy_ns[1024];
 	uint64_t vcpu_idle_ns[1024];

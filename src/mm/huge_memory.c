@@ -660,6 +660,7 @@ static int do_huge_zero_wp_pmd(struct vm_fault *vmf, pteval_t orig)
 	/* pmdp_huge_clear_flush(); the deposited table stays for the THP */
 	ptep_get_and_clear(&pmdt->e[vmf->pmd_idx]);
 	count_fl_stat(FL_TLB_FLUSH, 1);
+	fl__dtlb_flush_pmd(vmf->vma->vm_mm, haddr);
 	flush_tlb_mm(vmf->vma->vm_mm);
 	map_anon_folio_pmd(vmf, folio, haddr);
 	spin_unlock(&pmdt->ptl);
@@ -840,13 +841,15 @@ int zap_huge_pmd(struct mmu_gather *tlb, struct vm_area_struct *vma, struct pgta
  * page in the deposited table (pmdp_huge_clear_flush() first).
  * Context: the PMD table's lock is held.
  */
-static void __split_huge_zero_page_pmd(struct vm_area_struct *vma, struct pgtable *pmdt, int idx)
+static void __split_huge_zero_page_pmd(struct vm_area_struct *vma, struct pgtable *pmdt, int idx,
+				       unsigned long haddr)
 {
 	struct pgtable *pgtable = pmdt->deposit[idx];
 	int i;
 
 	ptep_get_and_clear(&pmdt->e[idx]);
 	count_fl_stat(FL_TLB_FLUSH, 1);
+	fl__dtlb_flush_pmd(vma->vm_mm, haddr);
 	flush_tlb_mm(vma->vm_mm);
 	pmdt->deposit[idx] = NULL;
 	fl_cost_n(FL_COST_SET_PTE, PTRS_PER_TABLE);
@@ -880,12 +883,13 @@ static void __split_huge_pmd_locked(struct vm_area_struct *vma, struct pgtable *
 
 	count_vm_event(THP_SPLIT_PMD);
 	if (is_huge_zero_pmd(entry_load(&pmdt->e[idx]))) {
-		__split_huge_zero_page_pmd(vma, pmdt, idx);
+		__split_huge_zero_page_pmd(vma, pmdt, idx, haddr);
 		return;
 	}
 	if (!vma_is_anonymous(vma)) {
 		v = ptep_get_and_clear(&pmdt->e[idx]);
 		count_fl_stat(FL_TLB_FLUSH, 1);
+		fl__dtlb_flush_pmd(mm, haddr);
 		flush_tlb_mm(mm); /* pmdp_huge_clear_flush() */
 		folio = pfn_folio(pte_pfn(v));
 		if ((v & _PAGE_ACCESSED) && !folio_test_referenced(folio))

@@ -1163,6 +1163,7 @@ static __always_inline long hw_translate(struct mm_struct *mm, unsigned long add
 	struct pgtable *pmdt;
 	pteval_t *slot;
 	unsigned long pfn;
+	bool huge, walked = false;
 
 walk:
 	pmdt = walk_pmd_table(mm, addr);
@@ -1171,7 +1172,8 @@ walk:
 	slot = &pmdt->e[pmd_index(addr)];
 	v = entry_load(slot);
 	hw_access_hook(0);
-	if (pmd_huge_present(v)) {
+	huge = pmd_huge_present(v);
+	if (huge) {
 		pfn = pte_pfn(v) + (unsigned long)pte_index(addr);
 	} else if (entry_is_table(v)) {
 		slot = &entry_table(v)->e[pte_index(addr)];
@@ -1184,6 +1186,12 @@ walk:
 	}
 	if (write && !(v & _PAGE_RW))
 		return -1;
+	/* a translation the TLB holds sets no bit (tlb.c); a walk sets them */
+	if (fl__dtlb_on && !walked) {
+		walked = true;
+		if (fl__dtlb_access(mm, addr, huge, write, v & _PAGE_DIRTY))
+			return (long)pfn;
+	}
 	if ((v & need) != need) {
 		hw_access_hook(2);
 		if (!fl_atomic_cmpxchg(slot, &v, v | need, false, __ATOMIC_RELAXED,
@@ -1267,6 +1275,17 @@ uint64_t fl__corrupt_tag(uint64_t tag)
 
 #define ACCESS_TRIES_MAX 100000
 
+/* The walk of the access a fault completed: the TLB loads what the fault mapped. */
+static void tlb_fill_after_fault(struct mm_struct *mm, unsigned long addr, bool write)
+{
+	struct hw_access_seq *s = hw_access_begin(mm);
+	struct pgtable *pmdt = walk_pmd_table(mm, addr);
+	bool huge = pmdt && pmd_huge_present(entry_load(&pmdt->e[pmd_index(addr)]));
+
+	hw_access_end(s);
+	fl__dtlb_access(mm, addr, huge, write, write);
+}
+
 /*
  * One load or store: translate as hardware would, fault when it cannot.
  * @fault_first: the caller just found the translation missing; start with
@@ -1313,8 +1332,12 @@ static __always_inline int mm_access_one(struct mm_struct *mm, unsigned long add
 			return -EFAULT;
 		if (ret & VM_FAULT_SIGBUS)
 			return -EIO;
-		if (done)
+		if (done) {
+			/* the access the fault did is retried by the CPU: a walk, a TLB miss */
+			if (fl__dtlb_on)
+				tlb_fill_after_fault(mm, addr, write);
 			return 0;
+		}
 	}
 	return -EAGAIN;
 }
@@ -1401,12 +1424,22 @@ static __always_inline unsigned long hw_access_run(struct mm_struct *mm, unsigne
 		}
 		if (r->write && !(v & _PAGE_RW))
 			break;
+		/* a translation the TLB holds sets no bit (tlb.c); a walk sets them */
+		if (fl__dtlb_on &&
+		    fl__dtlb_access(mm, addr, pmd_huge_present(pmdv), r->write, v & _PAGE_DIRTY)) {
+			hw_access_hook(1);
+			run_access(r, pfn);
+			continue;
+		}
 		if ((v & need) != need) {
 			hw_access_hook(2);
-			/* the entry changed: the single access walks it again */
+			/* the entry changed: the single access walks it again (a TLB miss again) */
 			if (!fl_atomic_cmpxchg(slot, &v, v | need, false, __ATOMIC_RELAXED,
-					       __ATOMIC_RELAXED))
+					       __ATOMIC_RELAXED)) {
+				if (fl__dtlb_on)
+					fl__dtlb_flush_range(mm, addr, addr + PAGE_SIZE);
 				break;
+			}
 			if (slot == &pmdt->e[pmd_index(addr)])
 				pmdv = v | need;
 		}

@@ -47,6 +47,7 @@ static void knobs_default(void)
 	fl__huge_zero_at_start = false;
 	fl__page_mapcount = true;
 	fl__split_walk_reverse = false;
+	fl__tlb_model = true;
 	fl__split_drain = -1;
 	fl__cow_reuse_drain = -1;
 	fl__deferred_split_drain_batch = true;
@@ -279,6 +280,17 @@ int fl__mm_knob_set(const char *name, const char *value, char *err, size_t len)
 		fl__page_mapcount = value[1] == 'n';
 		return 0;
 	}
+	if (!strcmp(name, "foliolab/tlb")) {
+		if (strcmp(value, "on") && strcmp(value, "off")) {
+			snprintf(err, len,
+				 "foliolab/tlb: '%s' is not on (each CPU's data TLB of the cost "
+				 "file's geometry) or off (every access walks, no TLB modelled)",
+				 value);
+			return -EINVAL;
+		}
+		fl__tlb_model = value[1] == 'n';
+		return 0;
+	}
 	if (!strcmp(name, "foliolab/split_walk")) {
 		if (strcmp(value, "forward") && strcmp(value, "reverse")) {
 			snprintf(err, len,
@@ -443,6 +455,7 @@ int fl__mm_knobs_read(struct fl_knobs *out)
 	ret |= fl_knobs_set(out, "foliolab/page_mapcount", fl__page_mapcount ? "on" : "off");
 	ret |= fl_knobs_set(out, "foliolab/split_walk",
 			    fl__split_walk_reverse ? "reverse" : "forward");
+	ret |= fl_knobs_set(out, "foliolab/tlb", fl__tlb_model ? "on" : "off");
 	ret |= fl_knobs_set(out, "foliolab/split_drain",
 			    fl__split_drain < 0 ? "auto"
 			    : fl__split_drain	? "on"

@@ -500,6 +500,7 @@ struct mm_struct {
 	 */
 	unsigned short cpu_tasks[FL_NR_CPUS_MAX]; /* atomic */
 	int nr_cpus_active;			  /* atomic */
+	unsigned long tlb_gen; /* atomic: the TLB entries loaded under another are dead (tlb.c) */
 };
 
 /* A task of @mm starts or stops running on the current CPU. */

@@ -110,6 +110,7 @@ struct mm_struct *mm_alloc(int id)
 		mm->mm_id = fl_atomic_add_fetch(&next_mm_id, 1, __ATOMIC_RELAXED) &
 			    FOLIO_MM_ID_MASK;
 	mm->memcg = fl__run_memcg; /* the process is made in the run's cgroup */
+	fl__dtlb_mm_init(mm);
 	mm->mm_users = 1;
 	mm->mm_count = 1;
 	fl_spin_lock_at(&mm_list_lock, &site);
@@ -782,6 +783,7 @@ int dup_mmap(struct mm_struct *mm, struct mm_struct *oldmm)
 	}
 	if (!ret)
 		khugepaged_fork(mm, oldmm);
+	fl__dtlb_flush_mm(oldmm);
 	flush_tlb_mm(oldmm);
 	for (i = 0; i < oldmm->nr_vmas; i++)
 		vma_end_write(oldmm->vmas[i]);

@@ -214,6 +214,10 @@ static void tlb_flush_mmu_tlbonly(struct mmu_gather *tlb)
 	fl_cost(FL_COST_TLB_FLUSH);
 	if (unlikely(fl__sim_active))
 		fl_cost_n(FL_COST_IPI, mm_cpumask_others(tlb->mm));
+	if (tlb->fullmm)
+		fl__dtlb_flush_mm(tlb->mm);
+	else
+		fl__dtlb_flush_range(tlb->mm, tlb->start, tlb->end);
 	flush_tlb_mm(tlb->mm);
 	__tlb_reset_range(tlb);
 }

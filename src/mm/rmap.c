@@ -1069,6 +1069,7 @@ static bool try_to_migrate_one(struct folio *folio, struct vm_area_struct *vma,
 	/* try_to_unmap_flush(): no CPU may still write through the old entries */
 	if (cleared) {
 		count_fl_stat(FL_TLB_FLUSH, 1);
+		fl__dtlb_flush_range(vma->vm_mm, address, address + folio_size(folio));
 		flush_tlb_mm(vma->vm_mm);
 	}
 	return true;
@@ -1199,6 +1200,7 @@ static bool try_to_unmap_one(struct folio *folio, struct vm_area_struct *vma, un
 	}
 	if (cleared) {
 		count_fl_stat(FL_TLB_FLUSH, 1);
+		fl__dtlb_flush_range(vma->vm_mm, address, address + folio_size(folio));
 		flush_tlb_mm(vma->vm_mm);
 	}
 	return ta->ret;

@@ -126,6 +126,8 @@ static const char *const fl_stat_names[NR_FL_STAT_ITEMS] = {
 	[FL_KHUGEPAGED_NS] = "fl_khugepaged_ns",
 	[FL_ACCESS_PTE] = "fl_access_pte",
 	[FL_ACCESS_PMD] = "fl_access_pmd",
+	[FL_DTLB_LOAD_MISSES] = "dTLB-load-misses",
+	[FL_DTLB_STORE_MISSES] = "dTLB-store-misses",
 };
 
 /* Order 1 (8kB) exists for shmem and the page cache only: its stats are these. */

@@ -150,6 +150,8 @@ enum fl_stat_item {
 	FL_KHUGEPAGED_NS,     /* time khugepaged's thread spent in its passes */
 	FL_ACCESS_PTE,	      /* pages "hardware" reached through a PTE (a dTLB stand-in) */
 	FL_ACCESS_PMD,	      /* ... through a huge PMD */
+	FL_DTLB_LOAD_MISSES,  /* loads whose translation took a page walk (perf's name) */
+	FL_DTLB_STORE_MISSES, /* stores whose translation took a page walk */
 	NR_FL_STAT_ITEMS
 };
 

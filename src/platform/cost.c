@@ -40,7 +40,11 @@ const struct fl_cost_info fl__cost_info[FL_NR_COSTS] = {
 	[FL_COST_SPLIT_FOLIO] = { "split_folio", "one folio a split makes", true },
 	[FL_COST_MIGRATE_PTE] = { "migrate_pte", "a PTE to a migration entry, or back", true },
 	[FL_COST_XA_NODE_HOT] = { "xa_node_hot", "an XArray node visited again, in cache", true },
+	[FL_COST_WALK_PTE] = { "walk_pte", "a page walk to a 4 KiB translation (dTLB miss)", true },
+	[FL_COST_WALK_PMD] = { "walk_pmd", "a page walk to a 2 MiB translation (dTLB miss)", true },
 };
+
+struct fl_tlb_geometry fl__tlb_geo;
 
 int fl__cost_id(const char *name, size_t n)
 {
@@ -276,6 +280,30 @@ static int parse_bw(struct fl_bw_curve *bw, const char *k, size_t kl, const char
 	return 0;
 }
 
+/* "tlb.4k|2m ENTRIES WAYS [estimated]": entries a multiple of the ways, both > 0 */
+static int parse_tlb(struct fl_tlb_geometry *g, int k, const char *v, size_t vlen, int lineno,
+		     char *err, size_t len)
+{
+	char num[64], word[16] = "";
+	unsigned int e, w;
+	int n;
+
+	snprintf(num, sizeof(num), "%.*s", (int)(vlen < 63 ? vlen : 63), v);
+	n = sscanf(num, "%u %u %15s", &e, &w, word);
+	if ((n != 2 && !(n == 3 && !strcmp(word, "estimated"))) || !e || !w || e % w ||
+	    e > 1u << 20) {
+		snprintf(err, len,
+			 "line %d: tlb.%s \"%s\": accepted ENTRIES WAYS (entries a multiple of "
+			 "the ways, at most 1048576), then estimated where not measured",
+			 lineno, k ? "2m" : "4k", num);
+		return -EINVAL;
+	}
+	g->entries[k] = e;
+	g->ways[k] = w;
+	g->estimated[k] = n == 3;
+	return 0;
+}
+
 int fl__costs_parse(const char *text, uint64_t *ps, struct fl_cost_prov *prov,
 		    struct fl_bw_curve *bw, fl_costs_line_fn other, void *ctx, char *err,
 		    size_t len)
@@ -354,6 +382,10 @@ int fl__costs_parse(const char *text, uint64_t *ps, struct fl_cost_prov *prov,
 			else if (kl == 7 && !strncmp(k, "command", 7))
 				copy_value(prov->command, sizeof(prov->command), v, vlen);
 			/* other provenance lines (the measurements) are for the reader */
+		} else if (klen == 6 &&
+			   (!strncmp(key, "tlb.4k", 6) || !strncmp(key, "tlb.2m", 6))) {
+			if (parse_tlb(&prov->tlb, key[4] == '2', v, vlen, lineno, err, len))
+				return -EINVAL;
 		} else if (klen > 10 && !strncmp(key, "bandwidth.", 10)) {
 			if (parse_bw(bw, key + 10, klen - 10, v, vlen, lineno, err, len))
 				return -EINVAL;
@@ -362,9 +394,8 @@ int fl__costs_parse(const char *text, uint64_t *ps, struct fl_cost_prov *prov,
 				return -EINVAL;
 		} else {
 			snprintf(err, len,
-				 "line %d: \"%.*s\": accepted cost.NAME, bandwidth.N, "
-				 "provenance.KEY or # "
-				 "comments",
+				 "line %d: \"%.*s\": accepted cost.NAME, bandwidth.N, tlb.4k, "
+				 "tlb.2m, provenance.KEY or # comments",
 				 lineno, (int)klen, key);
 			return -EINVAL;
 		}
@@ -429,6 +460,7 @@ int fl_costs_load(const char *path, char *err, size_t len)
 	memcpy(fl__cost_ps, ps, sizeof(ps));
 	fl__bw_curve = bwc;
 	fl__bw_limited = bwc.n >= 2;
+	fl__tlb_geo = prov.tlb;
 	snprintf(prov.source, sizeof(prov.source), "%s", path ? path : "built in");
 	fl__cost_prov = prov;
 	return 0;
@@ -462,6 +494,10 @@ int fl_costs_write(FILE *f, const uint64_t *ps, const struct fl_cost_prov *prov,
 	for (i = 0; i < FL_NR_COSTS; i++)
 		fprintf(f, "cost.%s %.3f%s\n", fl__cost_info[i].name, (double)ps[i] / 1000.0,
 			prov->estimated[i] ? " estimated" : "");
+	for (i = 0; i < 2; i++)
+		if (prov->tlb.entries[i])
+			fprintf(f, "tlb.%s %u %u%s\n", i ? "2m" : "4k", prov->tlb.entries[i],
+				prov->tlb.ways[i], prov->tlb.estimated[i] ? " estimated" : "");
 	for (i = 0; bw && i < bw->n; i++)
 		fprintf(f, "bandwidth.%d %.3f\n", bw->cpus[i], (double)bw->ps[i] / 1000.0);
 	return fflush(f) || ferror(f) ? -EIO : 0;

@@ -49,6 +49,8 @@ enum fl_cost_id {
 	FL_COST_SPLIT_FOLIO, /* one folio a split makes: set up, unfrozen, on the LRU, unlocked */
 	FL_COST_MIGRATE_PTE, /* a PTE rewritten outside a fault: to a migration entry, or back */
 	FL_COST_XA_NODE_HOT, /* an XArray node visited again, still in this CPU's cache */
+	FL_COST_WALK_PTE,    /* a page walk to a 4 KiB translation (a dTLB miss) */
+	FL_COST_WALK_PMD,    /* a page walk to a 2 MiB translation */
 	FL_NR_COSTS
 };
 
@@ -210,6 +212,18 @@ static __always_inline void fl_cost_mem(enum fl_cost_id id, uint64_t pages)
 }
 
 /* A cost file's provenance: what was measured, where, when and how. */
+/*
+ * The last-level data TLB's geometry: [0] 4 KiB entries, [1] 2 MiB ones,
+ * from the cost file's "tlb.4k ENTRIES WAYS" and "tlb.2m ENTRIES WAYS"
+ * (either may be marked estimated); 0 entries: no TLB is modelled.
+ */
+struct fl_tlb_geometry {
+	unsigned int entries[2];
+	unsigned int ways[2];
+	bool estimated[2];
+};
+extern struct fl_tlb_geometry fl__tlb_geo;
+
 struct fl_cost_prov {
 	char kernel[64];
 	char cpu[96];
@@ -221,6 +235,7 @@ struct fl_cost_prov {
 	 * measured on its machine, derived by a rule the file's comment gives
 	 */
 	bool estimated[FL_NR_COSTS];
+	struct fl_tlb_geometry tlb; /* the machine's TLB, where the file gives it */
 };
 /* "a, b, c": the costs in force marked estimated, "" when none */
 void fl__costs_estimated(const struct fl_cost_prov *prov, char *buf, size_t len);

@@ -400,6 +400,146 @@ out:
 	return i == NODES ? fl_median(r, ROUNDS) : -1;
 }
 
+/*
+ * A page walk to a 4 KiB translation: dependent loads through one line of
+ * each of WALK_PAGES pages, many more than any TLB holds, against the same
+ * number of lines packed 64 to a page in pages it holds (the same data in
+ * the caches, and the page tables small enough to stay there): the
+ * difference per load is the walk. Pages of the mapping's own, 4 KiB
+ * (MADV_NOHUGEPAGE), filled first; the order of the lines is random.
+ */
+#define WALK_PAGES 32768
+static double chase(char *base, const unsigned long *off, unsigned long n)
+{
+	double r[ROUNDS];
+	unsigned long i;
+	int k;
+
+	for (i = 0; i < n; i++)
+		*(char **)(base + off[i]) = base + off[(i + 1) % n];
+	/* a first round untimed: the lines and the page tables into the caches */
+	for (k = -1; k < ROUNDS; k++) {
+		char *p = base + off[0];
+		double t0 = now_ns();
+
+		for (i = 0; i < 4 * n; i++)
+			p = *(char **)p;
+		if (k >= 0)
+			r[k] = p ? (now_ns() - t0) / (double)(4 * n) : 0;
+	}
+	return fl_median(r, ROUNDS);
+}
+
+static double probe_walk_pte(void)
+{
+	size_t len = (size_t)WALK_PAGES * 4096;
+	unsigned long *off = malloc(WALK_PAGES * sizeof(*off)), x = 88172645463325252ull, i, j, t;
+	char *buf = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	double spread, packed = -1;
+
+	if (buf == MAP_FAILED || !off) {
+		free(off);
+		if (buf != MAP_FAILED)
+			munmap(buf, len);
+		return -1;
+	}
+	madvise(buf, len, MADV_NOHUGEPAGE);
+	memset(buf, 1, len);
+	/* one line a page, a different line in each, in random order */
+	for (i = 0; i < WALK_PAGES; i++)
+		off[i] = i * 4096 + (i % 64) * 64;
+	for (i = WALK_PAGES - 1; i > 0; i--) {
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		j = x % (i + 1);
+		t = off[i], off[i] = off[j], off[j] = t;
+	}
+	spread = chase(buf, off, WALK_PAGES);
+	/* the same number of lines, 64 to a page: WALK_PAGES / 64 pages */
+	for (i = 0; i < WALK_PAGES; i++)
+		off[i] = (i / 64) * 4096 + (i % 64) * 64;
+	for (i = WALK_PAGES - 1; i > 0; i--) {
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		j = x % (i + 1);
+		t = off[i], off[i] = off[j], off[j] = t;
+	}
+	packed = chase(buf, off, WALK_PAGES);
+	munmap(buf, len);
+	free(off);
+	return spread - packed;
+}
+
+/*
+ * The last-level data TLB of CPU 0 from CPUID: Intel's leaf 0x18 (each
+ * subleaf a TLB: type, level, page sizes, ways, sets), AMD's 0x80000006
+ * (the L2 DTLB's 2M and 4K entries and associativity). Return: 0 with
+ * @g set, or -1 where CPUID says nothing of it.
+ */
+static int probe_tlb(struct fl_tlb_geometry *g)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	unsigned int a, b, c, d, max, sub, nsub, level[2] = { 0, 0 };
+
+	memset(g, 0, sizeof(*g));
+	__asm__ volatile("cpuid" : "=a"(max), "=b"(b), "=c"(c), "=d"(d) : "a"(0), "c"(0));
+	if (max >= 0x18) {
+		__asm__ volatile("cpuid"
+				 : "=a"(nsub), "=b"(b), "=c"(c), "=d"(d)
+				 : "a"(0x18), "c"(0));
+		for (sub = 0; sub <= nsub && sub < 64; sub++) {
+			unsigned int type, lvl, ways, sets;
+			int k;
+
+			__asm__ volatile("cpuid"
+					 : "=a"(a), "=b"(b), "=c"(c), "=d"(d)
+					 : "a"(0x18), "c"(sub));
+			type = d & 0x1f;
+			lvl = (d >> 5) & 7;
+			ways = b >> 16;
+			sets = c;
+			/* data (1) or unified (3); the highest level of each page size */
+			if ((type != 1 && type != 3) || !ways || !sets)
+				continue;
+			for (k = 0; k < 2; k++)
+				if ((b & (k ? 2u : 1u)) && lvl >= level[k]) {
+					level[k] = lvl;
+					g->entries[k] = ways * sets;
+					g->ways[k] = ways;
+				}
+		}
+		if (g->entries[0] && g->entries[1])
+			return 0;
+	}
+	__asm__ volatile("cpuid" : "=a"(max), "=b"(b), "=c"(c), "=d"(d) : "a"(0x80000000), "c"(0));
+	if (max >= 0x80000006) {
+		/* AMD's associativity code: 2 ways 2, 4 4, 6 8, 8 16, 0xa 32, ... 0xf full */
+		static const unsigned int ways_of[16] = { 0,  1, 2,  3,	 4,  6,	 8,   0,
+							  16, 0, 32, 48, 64, 96, 128, 0 };
+		unsigned int reg[2];
+		int k;
+
+		__asm__ volatile("cpuid"
+				 : "=a"(a), "=b"(b), "=c"(c), "=d"(d)
+				 : "a"(0x80000006), "c"(0));
+		reg[0] = b; /* 4K */
+		reg[1] = a; /* 2M/4M */
+		for (k = 0; k < 2; k++) {
+			unsigned int n = (reg[k] >> 16) & 0xfff, code = reg[k] >> 28;
+
+			g->entries[k] = n;
+			g->ways[k] = code == 0xf ? n : ways_of[code];
+			if (!g->ways[k] || !n || n % g->ways[k]) {
+				memset(g, 0, sizeof(*g));
+				return -1;
+			}
+		}
+		return 0;
+	}
+#else
+	(void)g;
+#endif
+	return -1;
+}
+
 /* mmap + munmap of one untouched page, less its two system calls, per VMA. */
 static double probe_vma(double syscall_ns)
 {
@@ -818,6 +958,10 @@ static int measured_write(FILE *f, const struct measured *m)
 		if (m->given[i])
 			fprintf(f, "given.%s %.3f %s\n", fl__cost_info[i].name, m->given_ns[i],
 				m->given_how[i]);
+	for (i = 0; i < 2; i++)
+		if (m->prov.tlb.entries[i])
+			fprintf(f, "tlb.%s %u %u%s\n", i ? "2m" : "4k", m->prov.tlb.entries[i],
+				m->prov.tlb.ways[i], m->prov.tlb.estimated[i] ? " estimated" : "");
 	for (i = 0; i < m->bw.n; i++)
 		fprintf(f, "bandwidth.%d %.3f\n", m->bw.cpus[i], (double)m->bw.ps[i] / 1000.0);
 	for (i = 0; i < NR_FIT_RUNS; i++) {
@@ -1377,18 +1521,37 @@ static void set_estimate(struct calib *k, enum fl_cost_id id, double ns, const c
  *   split_folio x pieces / pages of the punch on sim;
  * - migrate_pte: a PTE to a migration entry is a zap's clear and rmap
  *   (zap_pte), back is a fault's set (set_pte): their mean;
+ * - walk_pte: half the host's read-back per page in run A (a sweep larger
+ *   than any TLB: each page's load and its walk, which nothing else in
+ *   such a bundle separates); walk_pmd: walk_pte (one level fewer, the
+ *   same last load);
  * - any other cost nothing measured: 0, estimated.
  */
-static int fit_estimates(struct calib *k, char *err, size_t len)
+/* the estimates from the probes alone, before the runs are fitted with them */
+static void fit_estimates_early(struct calib *k)
 {
-	const struct measured *m = k->m;
-	int i, ret;
-
 	if (!k->how[FL_COST_XA_NODE_HOT][0] && k->c[FL_COST_XA_NODE] > 0)
 		set_estimate(k, FL_COST_XA_NODE_HOT,
 			     k->c[FL_COST_XA_NODE] * REF_XA_NODE_HOT / REF_XA_NODE,
 			     "xa_node x 0.517, the reference machine's xa_node_hot / xa_node "
 			     "(pvm-epyc2, 2026-12-05: 5.106 / 9.883 ns)");
+	if (!k->how[FL_COST_WALK_PTE][0] && k->m->run[RUN_A].v[HM_WRITES] > 0)
+		set_estimate(k, FL_COST_WALK_PTE,
+			     k->m->run[RUN_A].v[HM_CHECK] / k->m->run[RUN_A].v[HM_WRITES] / 2,
+			     "half the host's read-back per page in run A: a sweep that misses "
+			     "the TLB on every page costs the load and its walk, which nothing "
+			     "measured here separates");
+	if (!k->how[FL_COST_WALK_PMD][0] && k->c[FL_COST_WALK_PTE] > 0)
+		set_estimate(k, FL_COST_WALK_PMD, k->c[FL_COST_WALK_PTE],
+			     "walk_pte: one level fewer, the same one dependent load of the last "
+			     "entry");
+}
+
+static int fit_estimates(struct calib *k, char *err, size_t len)
+{
+	const struct measured *m = k->m;
+	int i, ret;
+
 	if (!k->how[FL_COST_SPLIT_FOLIO][0]) {
 		const struct runspec *rs = m->run[RUN_S].have ? &m->run[RUN_S].rs
 							      : &fit_runs[RUN_S];
@@ -1492,6 +1655,16 @@ static int fit_residuals(struct calib *k, char *err, size_t len)
 		p = count(&s[0], FL_COST_SET_PTE);
 		fault = n[0] > n[1] ? (ra[0] - ra[1]) / (n[0] - n[1]) : 0;
 		set_pte = p > 0 ? (ra[0] - fault * n[0]) / p : 0;
+		/*
+		 * read-back: user_access per page is what the rest leaves (the
+		 * TLB's walks there are known: the sim charges them apart)
+		 */
+		if (h[RUN_A].v[HM_WRITES] > 0)
+			set_cost(k, FL_COST_USER_ACCESS,
+				 k->c[FL_COST_USER_ACCESS] +
+					 (h[RUN_A].v[HM_CHECK] - metric(&s[RUN_A], "check_ns")) /
+						 h[RUN_A].v[HM_WRITES],
+				 "host read-back pass per page, less the known parts");
 		/* madvise: zap_pte per page is what the rest leaves, over both sizes */
 		for (i = 0; i < 2; i++) {
 			rz[i] = h[i].v[HM_ADVICE] - metric(&s[i], "advice_ns") +
@@ -1748,6 +1921,7 @@ static int fit(struct calib *k, FILE *out, const char *out_name, const char *fit
 			snprintf(k->how[i], sizeof(k->how[i]), "%s%s", m->given_how[i],
 				 k->est[i] ? ": measured 0" : "");
 		}
+	fit_estimates_early(k);
 	fprintf(k->log, "3. the fit: the sim with the costs so far against the host's times\n");
 	ret = fit_perf(k, err, len);
 	if (ret)
@@ -1961,6 +2135,15 @@ FL_API int fl_calibrate(FILE *out, const char *out_name, const char *command, FI
 		  log);
 	given_set(m, FL_COST_VMA, probe_vma(m->given_ns[FL_COST_SYSCALL]),
 		  "probe: mmap + munmap - 2 syscalls", log);
+	given_set(m, FL_COST_WALK_PTE, probe_walk_pte(),
+		  "probe: dependent loads a line a page over 32768 pages, less 64 lines a page",
+		  log);
+	if (!probe_tlb(&m->prov.tlb))
+		fprintf(log, "  tlb: 4K %u entries %u ways, 2M %u entries %u ways (CPUID)\n",
+			m->prov.tlb.entries[0], m->prov.tlb.ways[0], m->prov.tlb.entries[1],
+			m->prov.tlb.ways[1]);
+	else
+		fprintf(log, "  tlb: CPUID gives no TLB geometry: none modelled\n");
 	sched_setaffinity(0, sizeof(saved), &saved);
 	probe_bandwidth(&m->bw, log);
 

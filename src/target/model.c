@@ -89,12 +89,13 @@ static int model_open(const struct fl_target_config *cfg, struct fl_target **out
 		snprintf(err, len, "cannot set up %d model CPUs", mc.nr_cpus);
 		goto err_free;
 	}
+	/* native too: the TLB's geometry comes with the costs (the built-in ones there) */
+	ret = fl_costs_load(cfg->sim ? cfg->costs : NULL, err, len);
+	if (ret) {
+		fl__platform_exit();
+		goto err_free;
+	}
 	if (cfg->sim) {
-		ret = fl_costs_load(cfg->costs, err, len);
-		if (ret) {
-			fl__platform_exit();
-			goto err_free;
-		}
 		ret = fl__sim_platform_start(cfg->seed);
 		if (ret) {
 			snprintf(err, len, "cannot set up %d virtual CPUs", mc.nr_cpus);
@@ -255,6 +256,8 @@ static int model_begin(struct fl_target *t, char *err, size_t len)
 	struct model_target *mt = (struct model_target *)t;
 	int i;
 
+	/* every CPU's TLB empty, of the cost file's geometry */
+	fl__dtlb_setup();
 	/* a machine where some process has read-faulted a THP range already */
 	if (fl__huge_zero_at_start && fl__huge_zero_folio_prime()) {
 		snprintf(err, len, "no memory for the huge zero folio");
@@ -311,7 +314,7 @@ static void model_describe(struct fl_target *t, struct fl_result *res)
 	res->sim_switches = fl_sim_switches() - mt->sim_switches0;
 	res->sim_preemptions = fl_sim_preemptions() - mt->sim_preemptions0;
 	fl__costs_estimated(p, est, sizeof(est));
-	snprintf(res->costs, sizeof(res->costs), "%.120s (%.60s, %.40s, %.24s)%s%.80s", p->source,
+	snprintf(res->costs, sizeof(res->costs), "%.100s (%.60s, %.40s, %.24s)%s%.120s", p->source,
 		 p->kernel, p->cpu, p->date, est[0] ? "; estimated: " : "", est);
 }
 

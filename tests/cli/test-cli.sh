@@ -587,9 +587,10 @@ sed -e 's/^cost\.split_folio .*/cost.split_folio 41.5/' \
 KA=$T/ka.costs
 {
 	for c in syscall clear_page copy_page folio_alloc folio_free buddy lru_move lock \
-		cacheline tlb_flush ipi pte_table vma xa_node xa_node_hot; do
-		echo "given.$c $(sed -n "s/^cost\.$c //p" "$KA") from the cost file"
+		cacheline tlb_flush ipi pte_table vma xa_node xa_node_hot walk_pte walk_pmd; do
+		echo "given.$c $(sed -n "s/^cost\.$c //p" "$KA" | sed 's/ estimated//') from the cost file"
 	done
+	grep '^tlb\.' "$KA"
 	echo "run.A lru-microbench - threads=1 loops=20 size=2M"
 	echo "run.B lru-microbench 16kB threads=1 loops=20 size=2M"
 	echo "run.S shmem-split - method=punch file-size=16M rounds=3"

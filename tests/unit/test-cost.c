@@ -107,7 +107,9 @@ static bool test_bad_files(void)
 	full_text(text, sizeof(text), FL_COST_LOCK, "cost.lock estimated\n");
 	ASSERT_TRUE(refused(text, "give nanoseconds"));
 	full_text(text, sizeof(text), -1, "speed 3\n");
-	ASSERT_TRUE(refused(text, "accepted cost.NAME, bandwidth.N, provenance.KEY or # comments"));
+	ASSERT_TRUE(refused(
+		text,
+		"accepted cost.NAME, bandwidth.N, tlb.4k, tlb.2m, provenance.KEY or # comments"));
 	/* a bandwidth curve starts at 1 CPU, goes up, and gives ns > 0 */
 	full_text(text, sizeof(text), -1, "bandwidth.2 50\n");
 	ASSERT_TRUE(refused(text, "ascending from 1"));
