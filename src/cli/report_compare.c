@@ -487,7 +487,7 @@ static void cmp_time_rows(FILE *f, struct cmp *c, const struct fl_result *r, int
 	for (i = 0; i < nseen; i++) {
 		for (j = 0; j < nr; j++)
 			v[j] = time_share(&r[j], seen[i].name);
-		snprintf(name, sizeof(name), "time %%: %s", seen[i].name);
+		snprintf(name, sizeof(name), "time %%: %.80s", seen[i].name);
 		cmp_row(f, c, r, name, v, NULL, false);
 	}
 }
