@@ -200,6 +200,50 @@ static void kill_children(void)
 	}
 }
 
+/*
+ * async-signal-safe: the processes still in the run's cgroup @dir (the
+ * servers the zygote forked are not ours to reap: killed with it, they
+ * leave a moment later) killed and waited for, at most 2 s
+ */
+static void cgroup_drain(const char *dir)
+{
+	char path[HOST_PATH_MAX + 16], buf[4096];
+	struct timespec ms10 = { 0, 10 * 1000 * 1000 };
+	size_t n = strlen(dir);
+	int tries;
+
+	if (n + sizeof("/cgroup.procs") > sizeof(path))
+		return;
+	memcpy(path, dir, n);
+	memcpy(path + n, "/cgroup.procs", sizeof("/cgroup.procs"));
+	for (tries = 0; tries < 200; tries++) {
+		int fd = open(path, O_RDONLY | O_CLOEXEC), found = 0;
+		ssize_t len = fd < 0 ? -1 : read(fd, buf, sizeof(buf) - 1);
+		char *p;
+
+		if (fd >= 0)
+			close(fd);
+		if (len <= 0)
+			return;
+		buf[len] = '\0';
+		for (p = buf; *p;) {
+			long pid = 0;
+
+			while (*p >= '0' && *p <= '9')
+				pid = pid * 10 + (*p++ - '0');
+			while (*p && (*p < '0' || *p > '9'))
+				p++;
+			if (pid > 1 && (pid_t)pid != getpid()) {
+				kill((pid_t)pid, SIGKILL);
+				found = 1;
+			}
+		}
+		if (!found)
+			return;
+		nanosleep(&ms10, NULL);
+	}
+}
+
 /* async-signal-safe: undo one change, as the running process. Return: 0 or -errno. */
 static int undo_one(const struct undo *u)
 {
@@ -218,6 +262,7 @@ static int undo_one(const struct undo *u)
 		kill_children();
 		if (u->old[0])
 			fl__host_write_file(u->old, "0");
+		cgroup_drain(u->path);
 		return rmdir(u->path) && errno != ENOENT ? -errno : 0;
 	case HOST_UNDO_SWAP:
 		return fl__host_swap_undo(u->path, u->old);
