@@ -80,7 +80,7 @@ void fl__dtlb_setup(void)
 static struct dtlb *this_dtlb(void)
 {
 	int slot = hw_access_slot(), k;
-	struct dtlb *t = READ_ONCE(fl__dtlbs[slot]);
+	struct dtlb *t = smp_load_acquire(&fl__dtlbs[slot]);
 
 	if (likely(t))
 		return t;
@@ -92,7 +92,8 @@ static struct dtlb *this_dtlb(void)
 			return NULL;
 		}
 	}
-	WRITE_ONCE(fl__dtlbs[slot], t);
+	/* release: its sets are zeroed before another CPU's flush reads them */
+	smp_store_release(&fl__dtlbs[slot], t);
 	return t;
 }
 
@@ -139,7 +140,7 @@ bool fl__dtlb_miss(struct dtlb *t, unsigned long vpn, int k, bool write, bool di
 
 bool fl__dtlb_access(struct mm_struct *mm, unsigned long addr, bool huge, bool write, bool dirty)
 {
-	struct dtlb *t = READ_ONCE(fl__dtlbs[hw_access_slot()]);
+	struct dtlb *t = smp_load_acquire(&fl__dtlbs[hw_access_slot()]);
 	unsigned long vpn = huge ? addr >> PMD_SHIFT : addr >> PAGE_SHIFT;
 	unsigned long gen = __atomic_load_n(&mm->tlb_gen, __ATOMIC_RELAXED);
 	uint64_t hint = tlb_hint(vpn, gen);
@@ -163,7 +164,7 @@ static void dtlb_invalidate(const struct mm_struct *mm, int k, unsigned long vpn
 	int cpu, w;
 
 	for (cpu = 0; cpu <= FL_NR_CPUS_MAX; cpu++) {
-		struct dtlb *t = READ_ONCE(fl__dtlbs[cpu]);
+		struct dtlb *t = smp_load_acquire(&fl__dtlbs[cpu]);
 		struct tlb_set *set;
 
 		if (!t)
