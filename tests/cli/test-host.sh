@@ -167,16 +167,18 @@ else
 	nok "no folio_batch_move_lru row from perf lock"; sed 's/^/# /' "$T/err"
 fi
 
-# the gate: with no tolerance at all, the faults each forked process takes
-# as it starts (about 90 here, against an idle noise of a few) make pgfault
-# differ; --check turns that into exit 1 and one line
+# the gate: with no tolerance at all, eight forked processes leave some
+# whole-run row apart by more than 0 (which one depends on the machine and
+# the build); --check turns the rows marked DIFFERS into exit 1 and one
+# line that counts them
 "$FL" compare page-fault1 --mode processes --threads 8 --iterations 1 --size 1M \
 	--target=model,host --lru-cache order0 --check --tolerance 0 --tolerance-min 0 \
 	>"$T/out" 2>"$T/err"
 rc=$?
-if [ $rc -eq 1 ] && grep -q "pgfault .* DIFFERS" "$T/out" &&
-	grep -q "differ.* from the model's (--check)" "$T/err" && [ "$(wc -l <"$T/err")" -eq 1 ]; then
-	ok "compare --check: a row beyond the tolerance reads DIFFERS and exits 1"
+ndiff=$(grep -c " DIFFERS\$" "$T/out")
+if [ $rc -eq 1 ] && [ "$ndiff" -ge 1 ] && [ "$(wc -l <"$T/err")" -eq 1 ] &&
+	grep -q "^foliolab: $ndiff counters\{0,1\} of the host differs\{0,1\} from the model's (--check)" "$T/err"; then
+	ok "compare --check: the $ndiff rows beyond the tolerance read DIFFERS, exit 1 and one line counts them"
 else
 	nok "compare --check (exit $rc)"; sed 's/^/# /' "$T/err"
 fi
@@ -410,7 +412,11 @@ knobs_same "after a killed fork-cow run and foliolab host restore"
 # zygote's forks, the servers' start-up), run again without the workload,
 # is taken out of them; the report says what was taken out
 spread_bad=
-for shape in "cow-reuse --mthp 4K --size 1M" "cow-reuse --mthp 16K --size 64M" \
+spread_skip=
+# a sanitizer runtime allocates and faults in the workload's own processes
+# (its shadow, its allocator), which the model has no part of
+grep -q -E '__(asan|tsan)_init' "$FL" 2>/dev/null && spread_skip=1
+[ -z "$spread_skip" ] && for shape in "cow-reuse --mthp 4K --size 1M" "cow-reuse --mthp 16K --size 64M" \
 	"cow-reuse --mthp 32K --size 8M" "cow-reuse --mthp 64K --size 1M" \
 	"cow-reuse --mthp 2M --size 8M" "fork-cow --mthp 4K --size 8M --children 4" \
 	"fork-cow --mthp 16K --size 1M --children 3" "fork-cow --mthp 32K --size 64M --children 2" \
@@ -424,7 +430,10 @@ for shape in "cow-reuse --mthp 4K --size 1M" "cow-reuse --mthp 16K --size 64M" \
 		spread_bad="$spread_bad [$shape: exit $rc$(grep DIFFERS "$T/out" | awk '{printf ", %s %s/%s", $1, $2, $3}')]"
 	fi
 done
-if [ -z "$spread_bad" ]; then
+if [ -n "$spread_skip" ]; then
+	skip "compare cow-reuse/fork-cow --check over 11 shapes" \
+		"a sanitizer runtime faults and allocates in the workload's processes"
+elif [ -z "$spread_bad" ]; then
 	ok "compare cow-reuse/fork-cow --check over 11 shapes (4K..2M, 1..4 children, 1M..64M): exit 0, the machinery taken out and said"
 else
 	nok "compare cow-reuse/fork-cow --check:$spread_bad"
