@@ -104,10 +104,10 @@ void fl__dtlb_mm_init(struct mm_struct *mm)
 
 static __always_inline void set_hint(struct tlb_set *set, unsigned int w, uint64_t hint)
 {
-	uint64_t *word = &set->hint[w / 4], shift = (w % 4) * 16, v;
+	uint64_t *word = &set->hint[w / 8], shift = (w % 8) * 8, v;
 
 	v = __atomic_load_n(word, __ATOMIC_RELAXED);
-	v = (v & ~(0xffffull << shift)) | (hint << shift);
+	v = (v & ~(0xffull << shift)) | (hint << shift);
 	__atomic_store_n(word, v, __ATOMIC_RELAXED);
 }
 
@@ -116,18 +116,16 @@ struct dtlb *fl__dtlb_make(void)
 	return this_dtlb();
 }
 
-bool fl__dtlb_miss(struct dtlb *t, unsigned long vpn, int k, bool write, bool dirty,
+/* fl__dtlb_access()'s miss (@w < 0) or store through a clean entry (@w, its way) */
+bool fl__dtlb_miss(struct tlb_set *set, unsigned long vpn, int k, bool write, bool dirty,
 		   unsigned long gen, uint64_t hint, int w)
 {
-	struct tlb_set *set = &t->set[k][vpn & fl__dtlb_sets_mask[k]];
-
+	fl_cost(k ? FL_COST_WALK_PMD : FL_COST_WALK_PTE);
 	if (w >= 0) {
-		/* a store through a clean entry: the walk again, for the dirty bit */
-		fl_cost(k ? FL_COST_WALK_PMD : FL_COST_WALK_PTE);
+		/* the walk again, for the dirty bit */
 		__atomic_store_n(&set->gen2[w], gen << 1 | 1, __ATOMIC_RELAXED);
 		return false;
 	}
-	fl_cost(k ? FL_COST_WALK_PMD : FL_COST_WALK_PTE);
 	count_fl_stat(write ? FL_DTLB_STORE_MISSES : FL_DTLB_LOAD_MISSES, 1);
 	w = (int)set->next;
 	set->next = set->next + 1 == dtlb_ways[k] ? 0 : set->next + 1;
@@ -136,24 +134,6 @@ bool fl__dtlb_miss(struct dtlb *t, unsigned long vpn, int k, bool write, bool di
 			 __ATOMIC_RELAXED);
 	set_hint(set, (unsigned int)w, hint);
 	return false;
-}
-
-bool fl__dtlb_access(struct mm_struct *mm, unsigned long addr, bool huge, bool write, bool dirty)
-{
-	struct dtlb *t = smp_load_acquire(&fl__dtlbs[hw_access_slot()]);
-	unsigned long vpn = huge ? addr >> PMD_SHIFT : addr >> PAGE_SHIFT;
-	unsigned long gen = __atomic_load_n(&mm->tlb_gen, __ATOMIC_RELAXED);
-	uint64_t hint = tlb_hint(vpn, gen);
-	const struct tlb_set *set;
-	int w;
-
-	if (unlikely(!t) && !(t = fl__dtlb_make()))
-		return false;
-	set = &t->set[huge][vpn & fl__dtlb_sets_mask[huge]];
-	w = set_find(set, vpn, gen, hint);
-	if (w >= 0 && (!write || (__atomic_load_n(&set->gen2[w], __ATOMIC_RELAXED) & 1)))
-		return true;
-	return fl__dtlb_miss(t, vpn, huge, write, dirty, gen, hint, w);
 }
 
 /* Take @vpn's entries of @mm (size @k) out of every CPU's TLB. */

@@ -30,6 +30,7 @@
 
 #include "../platform/platform.h"
 #include "../platform/atomic.h"
+#include "mm_types.h"
 
 struct mm_struct;
 
@@ -84,37 +85,37 @@ extern bool fl__tlb_model;
 /*
  * A set: each way's entry (the page number + 1, 0 for none; the mm's
  * generation when it was loaded, shifted left by one over the dirty bit)
- * and a 16-bit hint of both, so that a lookup compares the set's hints
- * four at a time (a miss, the common case of a sweep, reads no entry).
+ * and an 8-bit hint of both, so that a lookup compares the set's hints
+ * eight at a time (a miss, the common case of a sweep, reads no entry).
  */
 #define TLB_WAYS_MAX 16
 struct tlb_set {
-	uint64_t hint[TLB_WAYS_MAX / 4]; /* 16 bits a way; 0: none */
+	uint64_t hint[TLB_WAYS_MAX / 8]; /* 8 bits a way; 0: none */
+	unsigned int next;		 /* the way to replace next (round-robin) */
 	unsigned long vpn1[TLB_WAYS_MAX];
 	unsigned long gen2[TLB_WAYS_MAX];
-	unsigned int next; /* the way to replace next (round-robin) */
 };
 
 struct dtlb {
 	struct tlb_set *set[2]; /* [k][set index] */
 };
 
-#define LANES 0x0001000100010001ull
+#define LANES 0x0101010101010101ull
 extern struct dtlb *fl__dtlbs[FL_NR_CPUS_MAX + 1];
 extern unsigned int fl__dtlb_sets_mask[2];
 struct dtlb *fl__dtlb_make(void);
-bool fl__dtlb_miss(struct dtlb *t, unsigned long vpn, int k, bool write, bool dirty,
+bool fl__dtlb_miss(struct tlb_set *set, unsigned long vpn, int k, bool write, bool dirty,
 		   unsigned long gen, uint64_t hint, int w);
 
 static __always_inline uint64_t tlb_hint(unsigned long vpn, unsigned long gen)
 {
 	uint64_t h = (vpn ^ (gen * 0x9e3779b97f4a7c15ull)) * 0xff51afd7ed558ccdull;
 
-	return (h >> 48) | 1; /* never 0: that is an empty way */
+	return (h >> 56) | 1; /* never 0: that is an empty way */
 }
 
 /*
- * The way of @set holding @vpn under @gen, or -1. Every hint word is
+ * The way of @set holding @vpn under @gen, or -1. Both hint words are
  * looked at (a constant count the compiler unrolls): ways past the set's
  * have hint 0, which no lookup's hint is.
  */
@@ -124,13 +125,13 @@ static __always_inline int set_find(const struct tlb_set *set, unsigned long vpn
 	uint64_t pat = hint * LANES;
 	unsigned int i;
 
-	for (i = 0; i < TLB_WAYS_MAX / 4; i++) {
+	for (i = 0; i < TLB_WAYS_MAX / 8; i++) {
 		uint64_t x = __atomic_load_n(&set->hint[i], __ATOMIC_RELAXED) ^ pat;
 		/* the lanes where x is 0 (and some false ones, checked below) */
-		uint64_t m = (x - LANES) & ~x & (LANES << 15);
+		uint64_t m = (x - LANES) & ~x & (LANES << 7);
 
 		while (unlikely(m)) {
-			unsigned int w = i * 4 + (unsigned int)(__builtin_ctzll(m) >> 4);
+			unsigned int w = i * 8 + (unsigned int)(__builtin_ctzll(m) >> 3);
 
 			if (__atomic_load_n(&set->vpn1[w], __ATOMIC_RELAXED) == vpn + 1 &&
 			    __atomic_load_n(&set->gen2[w], __ATOMIC_RELAXED) >> 1 == gen)
@@ -141,9 +142,6 @@ static __always_inline int set_find(const struct tlb_set *set, unsigned long vpn
 	return -1;
 }
 
-/* the TLBs of the geometry in force (fl__tlb_geo), empty; at a run's start */
-void fl__dtlb_setup(void);
-void fl__dtlb_mm_init(struct mm_struct *mm);
 /*
  * fl__dtlb_access() - an access to @addr (a 2 MiB translation if @huge)
  * on this CPU: true when its TLB holds the translation (for a store: with
@@ -151,7 +149,28 @@ void fl__dtlb_mm_init(struct mm_struct *mm);
  * false after it walked (charged, counted, the entry loaded with @dirty:
  * the PTE's dirty bit), when the caller sets the bits the access needs.
  */
-bool fl__dtlb_access(struct mm_struct *mm, unsigned long addr, bool huge, bool write, bool dirty);
+static __always_inline bool fl__dtlb_access(struct mm_struct *mm, unsigned long addr, bool huge,
+					    bool write, bool dirty)
+{
+	struct dtlb *t = smp_load_acquire(&fl__dtlbs[hw_access_slot()]);
+	unsigned long vpn = addr >> (huge ? 21 : 12);
+	unsigned long gen = __atomic_load_n(&mm->tlb_gen, __ATOMIC_RELAXED);
+	uint64_t hint = tlb_hint(vpn, gen);
+	struct tlb_set *set;
+	int w;
+
+	if (unlikely(!t) && !(t = fl__dtlb_make()))
+		return false;
+	set = &t->set[huge][vpn & fl__dtlb_sets_mask[huge]];
+	w = set_find(set, vpn, gen, hint);
+	if (likely(w >= 0) && (!write || (__atomic_load_n(&set->gen2[w], __ATOMIC_RELAXED) & 1)))
+		return true;
+	return fl__dtlb_miss(set, vpn, huge, write, dirty, gen, hint, w);
+}
+
+/* the TLBs of the geometry in force (fl__tlb_geo), empty; at a run's start */
+void fl__dtlb_setup(void);
+void fl__dtlb_mm_init(struct mm_struct *mm);
 /* flush_tlb_mm_range(): up to 33 pages one by one, more the whole mm */
 void fl__dtlb_flush_range(struct mm_struct *mm, unsigned long start, unsigned long end);
 void fl__dtlb_flush_mm(struct mm_struct *mm);
