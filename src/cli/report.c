@@ -454,9 +454,15 @@ void report_run(FILE *f, const struct fl_result *r)
 	fputc('\n', f);
 	if (r->nr_vcpus)
 		report_vcpus(f, r);
-	for (i = 0; i < r->nr_metrics; i++)
-		fprintf(f, "%s%s %.0f%s%s", i ? ", " : "  result: ", r->metrics[i].name,
-			r->metrics[i].value, r->metrics[i].unit[0] ? " " : "", r->metrics[i].unit);
+	/* whole numbers and large ones as integers, the rest to 3 significant digits */
+	for (i = 0; i < r->nr_metrics; i++) {
+		double v = r->metrics[i].value;
+		bool whole = v == (double)(long long)v || v >= 1000 || v <= -1000;
+
+		fprintf(f, whole ? "%s%s %.0f%s%s" : "%s%s %.3g%s%s",
+			i ? ", " : "  result: ", r->metrics[i].name, v,
+			r->metrics[i].unit[0] ? " " : "", r->metrics[i].unit);
+	}
 	if (r->nr_metrics)
 		fputc('\n', f);
 	fprintf(f, "  data check: %lld page tags read back, %lld wrong\n",

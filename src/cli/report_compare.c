@@ -667,13 +667,16 @@ int report_compare(FILE *f, const struct fl_result *r, int nr, const struct fl_t
 		cmp_row(f, &c, r, "time: cpu s", v, NULL, false);
 	}
 	for (i = 0; i < r[0].nr_metrics; i++) {
+		bool whole = true; /* integers unless some value has a fraction */
+
 		for (j = 0; j < nr; j++) {
 			const struct fl_metric *m = fl_result_metric(&r[j], r[0].metrics[i].name);
 
 			v[j] = m ? m->value : 0;
+			whole &= v[j] == (double)(long long)v[j] || v[j] >= 1000 || v[j] <= -1000;
 		}
 		snprintf(name, sizeof(name), "result: %s", r[0].metrics[i].name);
-		cmp_row(f, &c, r, name, v, NULL, true);
+		cmp_row(f, &c, r, name, v, NULL, whole);
 	}
 	/*
 	 * Counters that changed, the union over the configurations in record

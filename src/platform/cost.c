@@ -304,6 +304,43 @@ static int parse_tlb(struct fl_tlb_geometry *g, int k, const char *v, size_t vle
 	return 0;
 }
 
+/* "clock.mhz MHZ [estimated]": the machine's CPU clock, 1..100000 MHz */
+static int parse_clock(struct fl_cost_prov *prov, const char *v, size_t vlen, int lineno, char *err,
+		       size_t len)
+{
+	char num[64], word[16] = "";
+	double mhz;
+	int n;
+
+	snprintf(num, sizeof(num), "%.*s", (int)(vlen < 63 ? vlen : 63), v);
+	n = sscanf(num, "%lf %15s", &mhz, word);
+	if ((n != 1 && !(n == 2 && !strcmp(word, "estimated"))) || !(mhz >= 1 && mhz <= 100000)) {
+		snprintf(err, len,
+			 "line %d: clock.mhz \"%s\": accepted MHZ (1..100000), then estimated "
+			 "where not measured",
+			 lineno, num);
+		return -EINVAL;
+	}
+	prov->clock_mhz = mhz;
+	prov->clock_estimated = n == 2;
+	return 0;
+}
+
+double fl__cpu_mhz(void)
+{
+	char line[256];
+	double mhz = 0;
+	FILE *f = fopen("/proc/cpuinfo", "r");
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "cpu MHz : %lf", &mhz) == 1)
+			break;
+	fclose(f);
+	return mhz > 0 ? mhz : 0;
+}
+
 int fl__costs_parse(const char *text, uint64_t *ps, struct fl_cost_prov *prov,
 		    struct fl_bw_curve *bw, fl_costs_line_fn other, void *ctx, char *err,
 		    size_t len)
@@ -386,6 +423,9 @@ int fl__costs_parse(const char *text, uint64_t *ps, struct fl_cost_prov *prov,
 			   (!strncmp(key, "tlb.4k", 6) || !strncmp(key, "tlb.2m", 6))) {
 			if (parse_tlb(&prov->tlb, key[4] == '2', v, vlen, lineno, err, len))
 				return -EINVAL;
+		} else if (klen == 9 && !strncmp(key, "clock.mhz", 9)) {
+			if (parse_clock(prov, v, vlen, lineno, err, len))
+				return -EINVAL;
 		} else if (klen > 10 && !strncmp(key, "bandwidth.", 10)) {
 			if (parse_bw(bw, key + 10, klen - 10, v, vlen, lineno, err, len))
 				return -EINVAL;
@@ -395,7 +435,7 @@ int fl__costs_parse(const char *text, uint64_t *ps, struct fl_cost_prov *prov,
 		} else {
 			snprintf(err, len,
 				 "line %d: \"%.*s\": accepted cost.NAME, bandwidth.N, tlb.4k, "
-				 "tlb.2m, provenance.KEY or # comments",
+				 "tlb.2m, clock.mhz, provenance.KEY or # comments",
 				 lineno, (int)klen, key);
 			return -EINVAL;
 		}
@@ -476,6 +516,11 @@ void fl__costs_estimated(const struct fl_cost_prov *prov, char *buf, size_t len)
 		if (prov->estimated[i])
 			n += (size_t)snprintf(buf + n, len - n, "%s%s", n ? ", " : "",
 					      fl__cost_info[i].name);
+	/* the machine's geometry and clock where the file estimates them */
+	if (n < len && (prov->tlb.estimated[0] || prov->tlb.estimated[1]))
+		n += (size_t)snprintf(buf + n, len - n, "%stlb", n ? ", " : "");
+	if (n < len && prov->clock_mhz > 0 && prov->clock_estimated)
+		snprintf(buf + n, len - n, "%sclock", n ? ", " : "");
 }
 
 int fl_costs_write(FILE *f, const uint64_t *ps, const struct fl_cost_prov *prov,
@@ -498,6 +543,9 @@ int fl_costs_write(FILE *f, const uint64_t *ps, const struct fl_cost_prov *prov,
 		if (prov->tlb.entries[i])
 			fprintf(f, "tlb.%s %u %u%s\n", i ? "2m" : "4k", prov->tlb.entries[i],
 				prov->tlb.ways[i], prov->tlb.estimated[i] ? " estimated" : "");
+	if (prov->clock_mhz > 0)
+		fprintf(f, "clock.mhz %.0f%s\n", prov->clock_mhz,
+			prov->clock_estimated ? " estimated" : "");
 	for (i = 0; bw && i < bw->n; i++)
 		fprintf(f, "bandwidth.%d %.3f\n", bw->cpus[i], (double)bw->ps[i] / 1000.0);
 	return fflush(f) || ferror(f) ? -EIO : 0;

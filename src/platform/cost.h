@@ -236,7 +236,12 @@ struct fl_cost_prov {
 	 */
 	bool estimated[FL_NR_COSTS];
 	struct fl_tlb_geometry tlb; /* the machine's TLB, where the file gives it */
+	/* its CPU clock in MHz (clock.mhz; 0: not given), what "cycles" are counted at */
+	double clock_mhz;
+	bool clock_estimated;
 };
+/* fl__cpu_mhz() - this host's CPU clock from /proc/cpuinfo ("cpu MHz"), 0 if none */
+double fl__cpu_mhz(void);
 /* "a, b, c": the costs in force marked estimated, "" when none */
 void fl__costs_estimated(const struct fl_cost_prov *prov, char *buf, size_t len);
 extern struct fl_cost_prov fl__cost_prov;

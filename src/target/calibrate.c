@@ -962,6 +962,9 @@ static int measured_write(FILE *f, const struct measured *m)
 		if (m->prov.tlb.entries[i])
 			fprintf(f, "tlb.%s %u %u%s\n", i ? "2m" : "4k", m->prov.tlb.entries[i],
 				m->prov.tlb.ways[i], m->prov.tlb.estimated[i] ? " estimated" : "");
+	if (m->prov.clock_mhz > 0)
+		fprintf(f, "clock.mhz %.0f%s\n", m->prov.clock_mhz,
+			m->prov.clock_estimated ? " estimated" : "");
 	for (i = 0; i < m->bw.n; i++)
 		fprintf(f, "bandwidth.%d %.3f\n", m->bw.cpus[i], (double)m->bw.ps[i] / 1000.0);
 	for (i = 0; i < NR_FIT_RUNS; i++) {
@@ -2144,6 +2147,11 @@ FL_API int fl_calibrate(FILE *out, const char *out_name, const char *command, FI
 			m->prov.tlb.ways[1]);
 	else
 		fprintf(log, "  tlb: CPUID gives no TLB geometry: none modelled\n");
+	m->prov.clock_mhz = fl__cpu_mhz();
+	if (m->prov.clock_mhz > 0)
+		fprintf(log, "  clock: %.0f MHz (/proc/cpuinfo: cpu MHz)\n", m->prov.clock_mhz);
+	else
+		fprintf(log, "  clock: /proc/cpuinfo gives no cpu MHz: cycles not reported\n");
 	sched_setaffinity(0, sizeof(saved), &saved);
 	probe_bandwidth(&m->bw, log);
 

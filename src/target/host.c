@@ -21,6 +21,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 #include "target.h"
+#include "../platform/cost.h"
 #include "host.h"
 #include "../platform/platform.h"
 
@@ -59,6 +60,7 @@ static int host_open(const struct fl_target_config *cfg, struct fl_target **out,
 	ht->base.ops = &fl__host_target_ops;
 	ht->base.nr_cpus = 1024;
 	ht->base.counters_have_noise = true;
+	ht->base.clock_mhz = fl__cpu_mhz();
 	/* populated: a process maps it without allocating (fl__host_arena_populate()) */
 	ht->arena = mmap(NULL, SHARED_ARENA, PROT_READ | PROT_WRITE,
 			 MAP_SHARED | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);

@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <linux/membarrier.h>
+#include <linux/perf_event.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -1103,6 +1104,40 @@ int fl__host_read(struct fl_thread *th, uint64_t addr, uint64_t len, uint64_t st
 }
 
 /*
+ * The calling thread's dTLB-load-misses (perf's generic cache event: the
+ * data TLB, reads, misses), counted from its first sample on; -1 with the
+ * reason in *@note where this kernel or CPU does not count them (a guest
+ * without a virtual PMU, for one).
+ */
+static int64_t thread_dtlb_load_misses(const char **note)
+{
+	static _Thread_local int fd = -2; /* -2: not opened yet */
+	static _Thread_local char why[96];
+	struct perf_event_attr a = {
+		.type = PERF_TYPE_HW_CACHE,
+		.size = sizeof(a),
+		.config = PERF_COUNT_HW_CACHE_DTLB | PERF_COUNT_HW_CACHE_OP_READ << 8 |
+			  PERF_COUNT_HW_CACHE_RESULT_MISS << 16,
+		.exclude_kernel = 1,
+		.exclude_hv = 1,
+	};
+	uint64_t v;
+
+	if (fd == -2) {
+		fd = (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+		if (fd < 0)
+			snprintf(why, sizeof(why), "perf_event_open of dTLB-load-misses: %s",
+				 strerror(errno));
+	}
+	if (fd >= 0 && read(fd, &v, sizeof(v)) == (ssize_t)sizeof(v))
+		return (int64_t)v;
+	if (fd >= 0)
+		snprintf(why, sizeof(why), "reading dTLB-load-misses failed");
+	*note = why;
+	return -1;
+}
+
+/*
  * The calling thread's process's AnonHugePages (/proc/self/smaps_rollup):
  * a task runs in the process it samples, so "self" is that process.
  */
@@ -1127,6 +1162,8 @@ int fl__host_thp_sample(struct fl_thread *th, struct fl_thp_sample *out)
 	fclose(f);
 	out->pte_accesses = -1;
 	out->pmd_accesses = -1;
+	out->dtlb_note = NULL;
+	out->dtlb_load_misses = thread_dtlb_load_misses(&out->dtlb_note);
 	return ret;
 }
 

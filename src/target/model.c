@@ -124,6 +124,7 @@ static int model_open(const struct fl_target_config *cfg, struct fl_target **out
 	mt->base.ops = &fl__model_target_ops;
 	mt->cfg = *cfg;
 	mt->base.nr_cpus = mc.nr_cpus;
+	mt->base.clock_mhz = cfg->sim ? fl__cost_prov.clock_mhz : fl__cpu_mhz();
 	mt->mem_bytes = (uint64_t)mc.nr_pages * PAGE_SIZE;
 	model_open_now = true;
 	*out = &mt->base;
@@ -540,6 +541,8 @@ static int model_thp_sample(struct fl_thread *th, struct fl_thp_sample *out)
 	out->anon_huge_bytes = fl__mm_anon_huge_bytes(thread_mm(th));
 	out->pte_accesses = this_cpu_fl_stat(FL_ACCESS_PTE);
 	out->pmd_accesses = this_cpu_fl_stat(FL_ACCESS_PMD);
+	out->dtlb_load_misses = fl__dtlb_on ? this_cpu_fl_stat(FL_DTLB_LOAD_MISSES) : -1;
+	out->dtlb_note = fl__dtlb_on ? NULL : "no TLB modelled (foliolab/tlb=off or no geometry)";
 	return 0;
 }
 

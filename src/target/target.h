@@ -54,6 +54,13 @@ struct fl_thp_sample {
 	 */
 	int64_t pte_accesses;
 	int64_t pmd_accesses;
+	/*
+	 * the calling thread's dTLB-load-misses so far: the model's TLB on its
+	 * CPU, the host's perf counter of the thread; -1 where none counts
+	 * them (dtlb_note then says why, on the host)
+	 */
+	int64_t dtlb_load_misses;
+	const char *dtlb_note;
 };
 
 struct fl_thread {
@@ -245,6 +252,11 @@ struct fl_target {
 	int nr_cpus;
 	/* counters are system-wide: the runner measures an idle interval too */
 	bool counters_have_noise;
+	/*
+	 * the clock a workload counts cycles at, in MHz (0: unknown): on sim
+	 * the cost file's clock.mhz, else this host's (/proc/cpuinfo)
+	 */
+	double clock_mhz;
 };
 
 extern const struct fl_target_ops fl__model_target_ops;

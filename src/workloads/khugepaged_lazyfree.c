@@ -8,19 +8,28 @@
  * but clean, as this host's khugepaged found some of cold's pages at the
  * seed's size, docs/fidelity.md). Each asks for THP
  * with MADV_HUGEPAGE in that order, which registers it with khugepaged in
- * that order. Then hot1 and hot2 read their memory over and over for
- * --seconds while khugepaged (the host's own; the model's thread on a CPU
- * of its own) collapses what it finds worth it. Without seed 003 it
- * spends its scan on cold's lazy-free memory too; with it
- * (--khugepaged-lazyfree=skip on the model) it passes cold by.
+ * that order. Then hot1 and hot2 each read all of their memory --passes
+ * times, one load a 4 KiB page (the seed's figures give 327.7 M accesses
+ * for hot2: 3.14 s at 104.38 M/s, 2.93 s at 111.89 M/s, which is 10000
+ * passes over 128 MiB), or for --seconds if that comes first, while
+ * khugepaged (the host's own; the model's thread on a CPU of its own)
+ * collapses what it finds worth it. Without seed 003 it spends its scan
+ * on cold's lazy-free memory too; with it (--khugepaged-lazyfree=skip on
+ * the model) it passes cold by.
  *
  * Every --sample-ms each hot task samples its process (fl_thp_sample()):
  * the share of its memory PMD-mapped and, on the model, the pages its
  * CPU reached through PTEs and through PMDs (a stand-in for the dTLB
- * misses the seed measured). Results, per hot task: pmd_pct at the end,
- * full_ms (the first sample that found it wholly PMD-mapped; absent if
- * none did), pte_access_pct (model: the
- * share of its reads through PTEs), passes (reads of all its memory);
+ * misses the seed measured, which the TLB now counts). Results, per hot
+ * task, the seed's four figures: access_ms (the time its passes took,
+ * samples left out), cycles_per_access (at the target's clock: the cost
+ * file's clock.mhz on sim, else /proc/cpuinfo; absent where unknown),
+ * maccesses_per_s and dtlb_load_misses (the model's TLB; the host's perf
+ * counter of the task's thread, absent with a note where the CPU does not
+ * count them); then ns_per_access, pmd_pct at the end, full_ms (the first
+ * sample that found it wholly PMD-mapped; absent if none did),
+ * pte_access_pct (model: the share of its reads through PTEs), passes
+ * (reads of all its memory);
  * cold_pmd_pct after the hot phase; hot2's share at eighths of the run
  * (hot2_pmd_pct_<ms>ms).
  * The counters add khugepaged's: thp_collapse_alloc, khugepaged/
@@ -45,6 +54,7 @@ static const char *const task_names[NR_KL_TASKS] = { "hot1", "cold", "hot2" };
 
 struct kl_params {
 	uint64_t size;
+	long passes;
 	double seconds;
 	long sample_ms;
 	long cold_touch;
@@ -52,7 +62,10 @@ struct kl_params {
 
 static const struct fl_workload_param_info kl_param_info[] = {
 	{ "size", "128M", "bytes each of hot1, cold and hot2 map (2M..64G, whole 2 MiB)" },
-	{ "seconds", "10", "how long hot1 and hot2 read their memory (0.01..3600)" },
+	{ "passes", "10000",
+	  "reads of all its memory each hot task makes (0..10000000; 0: for --seconds)" },
+	{ "seconds", "0",
+	  "at most this long hot1 and hot2 read (0..3600; 0: until --passes are done)" },
 	{ "sample-ms", "500", "how often each hot task samples its mapping (1..60000)" },
 	{ "cold-touch", "0",
 	  "pages of each 2 MiB range cold reads after MADV_FREE, young but clean (0..512)" },
@@ -68,7 +81,15 @@ static int kl_parse(const struct fl_config *cfg, void *params, char *err, size_t
 	ret = fl__param_size(cfg, wi, "size", PMD_BYTES, 64ull << 30, PMD_BYTES, &p->size, err,
 			     len);
 	if (!ret)
-		ret = fl__param_double(cfg, wi, "seconds", 0.01, 3600, &p->seconds, err, len);
+		ret = fl__param_int(cfg, wi, "passes", 0, 10000000, &p->passes, err, len);
+	if (!ret)
+		ret = fl__param_double(cfg, wi, "seconds", 0, 3600, &p->seconds, err, len);
+	if (!ret && !p->passes && !p->seconds) {
+		snprintf(err, len,
+			 "--passes 0 needs --seconds to end the hot phase: accepted --passes "
+			 "1..10000000, or --seconds 0.01..3600 with it");
+		ret = -EINVAL;
+	}
 	if (!ret)
 		ret = fl__param_int(cfg, wi, "sample-ms", 1, 60000, &p->sample_ms, err, len);
 	if (!ret)
@@ -98,12 +119,15 @@ struct kl_sample {
 struct kl_shared {
 	struct fl_tag_tally tags;
 	int error;
-	int phase;	     /* KL_SETUP, KL_HOT, KL_CHECK */
-	int cur;	     /* setup and check: the task whose process runs it */
-	uint64_t size;	     /* of each mapping */
-	uint64_t seconds_ns; /* of the hot phase */
-	uint64_t sample_ns;  /* between samples */
-	uint64_t cold_touch; /* pages a range cold reads after MADV_FREE */
+	int phase;			 /* KL_SETUP, KL_HOT, KL_CHECK */
+	int cur;			 /* setup and check: the task whose process runs it */
+	uint64_t size;			 /* of each mapping */
+	uint64_t seconds_ns;		 /* of the hot phase, at most (0: no bound) */
+	long passes_max;		 /* each hot task's (0: no bound) */
+	uint64_t access_ns[NR_KL_TASKS]; /* the time its passes took */
+	const char *dtlb_note;		 /* why a target counts no dTLB misses */
+	uint64_t sample_ns;		 /* between samples */
+	uint64_t cold_touch;		 /* pages a range cold reads after MADV_FREE */
 	uint64_t addr[NR_KL_TASKS];
 	long passes[NR_KL_TASKS];
 	int nr_samples[NR_KL_TASKS];
@@ -152,21 +176,24 @@ static int kl_sample_now(struct fl_thread *th, struct kl_shared *sh, int t, uint
 	return ret;
 }
 
-/* hot: read all of it again and again, sampling as it goes */
+/* hot: read all of it again and again, timing the passes, sampling between them */
 static int kl_hot(struct fl_thread *th, struct kl_shared *sh, int t)
 {
-	uint64_t t0 = fl_clock_ns(), now = t0, next = t0, sum;
+	uint64_t t0 = fl_clock_ns(), now = t0, next = t0, sum, a;
 	int ret = 0;
 
-	while (!ret && now - t0 < sh->seconds_ns) {
+	while (!ret && (!sh->seconds_ns || now - t0 < sh->seconds_ns) &&
+	       (!sh->passes_max || sh->passes[t] < sh->passes_max)) {
 		if (now >= next) {
 			ret = kl_sample_now(th, sh, t, now - t0);
 			next += sh->sample_ns;
 			continue;
 		}
+		a = fl_clock_ns();
 		ret = fl_read(th, sh->addr[t], sh->size, 4096, NULL, &sum);
-		sh->passes[t]++;
 		now = fl_clock_ns();
+		sh->access_ns[t] += now - a;
+		sh->passes[t]++;
 	}
 	if (!ret)
 		ret = kl_sample_now(th, sh, t, now - t0);
@@ -211,15 +238,51 @@ static double pmd_pct_at(const struct kl_shared *sh, int t, uint64_t t_ns)
 	return 100.0 * (double)s[i].s.anon_huge_bytes / (double)sh->size;
 }
 
-/*
- * The results (16 at most): per hot task when it was first wholly
- * PMD-mapped, its share at the end, its PTE-access share (model) and its
- * passes; cold's share after the hot phase; hot2's share at seven points
- * of the run (hot2_pmd_pct_<ms>ms).
- */
-static void kl_results(struct fl_wl_ctx *ctx, const struct kl_shared *sh)
+/* A metric of task @t: "<task>_<what>". */
+static void task_metric(struct fl_wl_ctx *ctx, int t, const char *what, const char *unit, double v)
 {
 	char name[48];
+
+	snprintf(name, sizeof(name), "%s_%s", task_names[t], what);
+	fl__add_metric(ctx->res, name, unit, v);
+}
+
+/*
+ * The seed's figures for hot task @t: its passes' time, cycles per access
+ * at the target's clock, accesses a second, dTLB-load-misses between its
+ * first and last sample; and ns per access.
+ */
+static void kl_access_results(struct fl_wl_ctx *ctx, struct kl_shared *sh, int t)
+{
+	const struct kl_sample *s = sh->samples[t];
+	int n = sh->nr_samples[t];
+	double accesses = (double)sh->passes[t] * (double)(sh->size / 4096);
+	double ns = accesses > 0 ? (double)sh->access_ns[t] / accesses : 0;
+	double mhz = ctx->target->clock_mhz;
+
+	task_metric(ctx, t, "access_ms", "ms", (double)sh->access_ns[t] / 1e6);
+	if (mhz > 0)
+		task_metric(ctx, t, "cycles_per_access", "", ns * mhz / 1000.0);
+	task_metric(ctx, t, "maccesses_per_s", "M/s", ns > 0 ? 1000.0 / ns : 0);
+	if (s[0].s.dtlb_load_misses >= 0 && s[n - 1].s.dtlb_load_misses >= 0)
+		task_metric(ctx, t, "dtlb_load_misses", "",
+			    (double)(s[n - 1].s.dtlb_load_misses - s[0].s.dtlb_load_misses));
+	else if (s[n - 1].s.dtlb_note)
+		sh->dtlb_note = s[n - 1].s.dtlb_note;
+	task_metric(ctx, t, "ns_per_access", "ns", ns);
+}
+
+/*
+ * The results (26 at most): per hot task the seed's figures
+ * (kl_access_results()), when it was first wholly PMD-mapped, its share
+ * at the end, its PTE-access share (model) and its passes; cold's share
+ * after the hot phase; hot2's share at seven points of its hot phase
+ * (hot2_pmd_pct_<ms>ms).
+ */
+static void kl_results(struct fl_wl_ctx *ctx, struct kl_shared *sh)
+{
+	char name[48];
+	uint64_t last_ms;
 	int t, i;
 
 	for (t = 0; t < NR_KL_TASKS; t += 2) {
@@ -228,6 +291,7 @@ static void kl_results(struct fl_wl_ctx *ctx, const struct kl_shared *sh)
 
 		if (!n)
 			continue;
+		kl_access_results(ctx, sh, t);
 		for (i = 0; i < n; i++) {
 			if (s[i].s.anon_huge_bytes >= sh->size) {
 				snprintf(name, sizeof(name), "%s_full_ms", task_names[t]);
@@ -249,15 +313,21 @@ static void kl_results(struct fl_wl_ctx *ctx, const struct kl_shared *sh)
 		snprintf(name, sizeof(name), "%s_passes", task_names[t]);
 		fl__add_metric(ctx->res, name, "", (double)sh->passes[t]);
 	}
+	if (sh->dtlb_note)
+		snprintf(ctx->res->note, sizeof(ctx->res->note), "dTLB-load-misses not counted: %s",
+			 sh->dtlb_note);
 	fl__add_metric(ctx->res, "cold_pmd_pct", "%",
 		       100.0 * (double)sh->cold_end.anon_huge_bytes / (double)sh->size);
 	if (!sh->nr_samples[2])
 		return;
-	for (i = 1; i < 8; i++) {
-		uint64_t at = sh->seconds_ns / 8 * (uint64_t)i;
+	for (i = 1, last_ms = 0; i < 8; i++) {
+		uint64_t end = sh->samples[2][sh->nr_samples[2] - 1].t_ns;
+		uint64_t at = end / 8 * (uint64_t)i;
 
-		snprintf(name, sizeof(name), "hot2_pmd_pct_%llums",
-			 (unsigned long long)(at / 1000000));
+		if (at / 1000000 == last_ms)
+			continue; /* a run shorter than 8 ms: one point a millisecond */
+		last_ms = at / 1000000;
+		snprintf(name, sizeof(name), "hot2_pmd_pct_%llums", (unsigned long long)last_ms);
 		fl__add_metric(ctx->res, name, "%", pmd_pct_at(sh, 2, at));
 	}
 }
@@ -274,6 +344,7 @@ static int kl_run(struct fl_wl_ctx *ctx, const void *params)
 		return -ENOMEM;
 	sh->size = p->size;
 	sh->seconds_ns = (uint64_t)(p->seconds * 1e9);
+	sh->passes_max = p->passes;
 	sh->sample_ns = (uint64_t)p->sample_ms * 1000000;
 	sh->cold_touch = (uint64_t)p->cold_touch;
 	/* the workload's first process is the host's runner itself: it stays idle */

@@ -740,18 +740,24 @@ knobs_same "after a deferred-split run"
 # tracepoint event per result and CPU, named as the model names them)
 # while three processes ask it for 4 MiB each; tracefs mounted only for
 # the moment it takes to open them
-"$FL" run khugepaged-lazyfree --target=host --size 4M --seconds 2 \
+"$FL" run khugepaged-lazyfree --target=host --size 4M --passes 0 --seconds 2 \
 	--knob transparent_hugepage/khugepaged/scan_sleep_millisecs=100 --json "$T/kl.json" \
 	>"$T/out" 2>"$T/err"
 rc=$?
 got=$(python3 -c '
 import json, sys
 c = json.load(open(sys.argv[1]))["results"][0]["counters"]
+r = json.load(open(sys.argv[1]))["results"][0]
+m = r["metrics"]
 scans = sum(v for k, v in c.items() if k.startswith("fl_scan_"))
-print(int("fl_khugepaged_ns" in c), int("fl_scan_succeeded" in c and "fl_scan_lack_referenced_page" in c), int(scans > 0))
+# the seed's figures for each hot task; dTLB-load-misses counted, or a note saying why not
+tlb = all(t + "_dtlb_load_misses" in m for t in ("hot1", "hot2")) or \
+      "dTLB-load-misses not counted: perf_event_open" in r["note"]
+seed = all(m.get(t + "_access_ms", 0) > 0 and m.get(t + "_maccesses_per_s", 0) > 0 for t in ("hot1", "hot2"))
+print(int("fl_khugepaged_ns" in c), int("fl_scan_succeeded" in c and "fl_scan_lack_referenced_page" in c), int(scans > 0), int(tlb), int(seed))
 ' "$T/kl.json" 2>/dev/null)
-if [ $rc -eq 0 ] && [ "$got" = "1 1 1" ] && ! grep -q "no khugepaged scan results" "$T/err"; then
-	ok "khugepaged-lazyfree on the host: khugepaged's CPU time and scan results counted"
+if [ $rc -eq 0 ] && [ "$got" = "1 1 1 1 1" ] && ! grep -q "no khugepaged scan results" "$T/err"; then
+	ok "khugepaged-lazyfree on the host: khugepaged's CPU time and scan results counted, the hot tasks' access time and dTLB-load-misses (or why not)"
 elif [ $rc -eq 0 ] && grep -q "no khugepaged scan results" "$T/err"; then
 	skip "khugepaged's scan results on the host" "$(head -1 "$T/err")"
 else

@@ -109,7 +109,15 @@ static bool test_bad_files(void)
 	full_text(text, sizeof(text), -1, "speed 3\n");
 	ASSERT_TRUE(refused(
 		text,
-		"accepted cost.NAME, bandwidth.N, tlb.4k, tlb.2m, provenance.KEY or # comments"));
+		"accepted cost.NAME, bandwidth.N, tlb.4k, tlb.2m, clock.mhz, provenance.KEY or # "
+		"comments"));
+	/* the clock: MHz from 1 to 100000, then estimated where not measured */
+	full_text(text, sizeof(text), -1, "clock.mhz 0\n");
+	ASSERT_TRUE(refused(text, "clock.mhz \"0\": accepted MHZ (1..100000)"));
+	full_text(text, sizeof(text), -1, "clock.mhz fast\n");
+	ASSERT_TRUE(refused(text, "accepted MHZ"));
+	full_text(text, sizeof(text), -1, "clock.mhz 2100 roughly\n");
+	ASSERT_TRUE(refused(text, "then estimated where not measured"));
 	/* a bandwidth curve starts at 1 CPU, goes up, and gives ns > 0 */
 	full_text(text, sizeof(text), -1, "bandwidth.2 50\n");
 	ASSERT_TRUE(refused(text, "ascending from 1"));
@@ -145,6 +153,8 @@ static bool test_write_reads_back(void)
 	for (i = 0; i < FL_NR_COSTS; i++)
 		ps[i] = (uint64_t)i * 12345 + 7; /* ps that ns with 3 decimals keep */
 	prov.estimated[FL_COST_SPLIT_FOLIO] = prov.estimated[FL_COST_SET_PTE] = true;
+	prov.clock_mhz = 2100;
+	prov.clock_estimated = true;
 	f = fopen(path, "w");
 	ASSERT_TRUE(f != NULL);
 	ASSERT_EQ(fl_costs_write(f, ps, &prov, &curve, "# made by the test\n"), 0);
@@ -160,6 +170,8 @@ static bool test_write_reads_back(void)
 		ASSERT_EQ(got.estimated[i], prov.estimated[i]);
 	}
 	ASSERT_TRUE(strstr(text, "cost.set_pte 61.732 estimated\n") != NULL);
+	ASSERT_TRUE(strstr(text, "clock.mhz 2100 estimated\n") != NULL);
+	ASSERT_TRUE(got.clock_mhz == 2100 && got.clock_estimated);
 	ASSERT_TRUE(!strcmp(got.command, "x y"));
 	ASSERT_EQ(bw.n, 2);
 	ASSERT_EQ(bw.cpus[1], 7);
