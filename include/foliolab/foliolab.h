@@ -352,6 +352,13 @@ struct fl_workload_info {
 	const char *name;
 	const char *summary;
 	const struct fl_workload_param_info *params; /* NULL-name terminated */
+	/*
+	 * "NAME=VALUE" knobs the workload runs with unless the command line
+	 * sets them (the set-up of the experiment it reproduces); NULL
+	 * terminated, or NULL for none. A model knob (foliolab/...) is the
+	 * model columns' only.
+	 */
+	const char *const *knobs;
 };
 
 FL_API int fl_workload_count(void);

@@ -209,13 +209,25 @@ static int split_list(const char *opt, const char *v, const char *const *names,
  * A model policy option: one value, or (compare) a list of two, each a
  * configuration; one such list a run. Return: 0 or -EINVAL with @err.
  */
+static int knob_once(struct cli_opts *o, const char *name, const char *value, char *err,
+		     size_t len);
+
 static int policy_list(struct cli_opts *o, bool compare, const char *opt, const char *knob,
 		       const char *val, const char *const *accepted, const char *words, char *err,
 		       size_t len)
 {
+	char one[1][16];
+	int n1 = 0;
+
+	/* one value is a knob of every model column: another policy may give the list */
+	if (!strchr(val, ',')) {
+		if (split_list(opt, val, accepted, words, one, 1, &n1, err, len))
+			return -EINVAL;
+		return knob_once(o, knob, one[0], err, len);
+	}
 	if (o->nr_policy && strcmp(o->policy_opt, opt)) {
-		snprintf(err, len, "%s %s: %s already gives a model policy; one at a time", opt,
-			 val, o->policy_opt);
+		snprintf(err, len, "%s %s: %s already gives a model policy list; one at a time",
+			 opt, val, o->policy_opt);
 		return -EINVAL;
 	}
 	if (split_list(opt, val, accepted, words, o->policy, 2, &o->nr_policy, err, len))
@@ -654,6 +666,16 @@ int cli_parse(int argc, char **argv, struct cli_opts *o, char *err, size_t len)
 					"foliolab/khugepaged_lazyfree", val, modes,
 					"collapse (6.18), skip (seed 003)", err, len))
 				return -EINVAL;
+		} else if (!strcmp(optbuf, "--khugepaged-progress")) {
+			static const char *const rules[] = { "range", "ptes", NULL };
+
+			if (policy_list(
+				    o, compare, "--khugepaged-progress",
+				    "foliolab/khugepaged_progress", val, rules,
+				    "range (6.18: 512 a range), ptes (seed 003's series, 7.1: the "
+				    "PTEs a scan looked at)",
+				    err, len))
+				return -EINVAL;
 		} else if (!strcmp(optbuf, "--deferred-split-drain")) {
 			if (strcmp(val, "per-folio") && strcmp(val, "per-batch")) {
 				snprintf(err, len,
@@ -894,6 +916,36 @@ static void add_label(char *label, const char *part)
 	snprintf(label + n, 64 - n, "%s%s", n ? "/" : "", part);
 }
 
+/*
+ * The workload's own knobs (its experiment's set-up) where the command
+ * line leaves them: a model knob on model columns only, none on a host
+ * run with --no-knobs.
+ */
+static int workload_knobs(const struct cli_opts *o, struct fl_config *c, bool host, char *err,
+			  size_t len)
+{
+	const struct fl_workload_info *wi = fl_workload_find(o->workload);
+	const char *const *k;
+	int i;
+
+	for (k = wi ? wi->knobs : NULL; k && *k; k++) {
+		char name[FL_NAME_MAX];
+		const char *eq = strchr(*k, '=');
+		bool given = false;
+
+		snprintf(name, sizeof(name), "%.*s", (int)(eq - *k), *k);
+		if ((host && (!strncmp(name, "foliolab/", 9) || c->no_knobs)))
+			continue;
+		for (i = 0; i < c->knobs.nr; i++)
+			given |= !strcmp(c->knobs.v[i].name, name);
+		if (!given && fl_config_set_knob(c, name, eq + 1)) {
+			snprintf(err, len, "too many knobs");
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
 /**
  * cli_configs() - the configurations to run: the product of the lists,
  * sizes outermost, then targets, then LRU-cache policies and split walks
@@ -958,6 +1010,8 @@ int cli_configs(const struct cli_opts *o, struct fl_config *cfgs, char labels[][
 						fl_config_set_knob(c, o->base.knobs.v[k].name,
 								   o->base.knobs.v[k].value);
 					}
+					if (workload_knobs(o, c, host, err, len))
+						return -EINVAL;
 					if (!host && o->nr_targets > 1)
 						copy_host_cmdline(c);
 					if (o->nr_cpus > 1) {

@@ -101,6 +101,24 @@ void report_settings(FILE *f, const struct fl_result *r, const char *indent)
 			r->knobs.v[i].value);
 	}
 	fprintf(f, "%s\n", others ? " (others never)" : "");
+	/* what else the run set (its options, --knob, the workload's own set-up) */
+	for (i = 0, others = 0; i < r->knobs.nr; i++) {
+		const char *n = r->knobs.v[i].name;
+
+		if (!r->knobs.v[i].set || !strcmp(n, "foliolab/lru_cache") ||
+		    !strcmp(n, "transparent_hugepage/enabled") ||
+		    !strcmp(n, "transparent_hugepage/defrag") ||
+		    !strcmp(n, "transparent_hugepage/use_zero_page") ||
+		    !strncmp(n, "transparent_hugepage/hugepages-", 31))
+			continue;
+		if (!others++)
+			fprintf(f, "%sknobs set: ", indent);
+		else
+			fputs(", ", f);
+		fprintf(f, "%s=%s", n, r->knobs.v[i].value);
+	}
+	if (others)
+		fputc('\n', f);
 	if (!strcmp(r->target, "host")) {
 		if (strcmp(report_knob(r, "cmdline/pvm_no_zero_page"), "?") &&
 		    strcmp(report_knob(r, "cmdline/pvm_no_zero_page"), "0"))

@@ -419,6 +419,8 @@ enum {
 };
 extern unsigned int fl__khugepaged[NR_KHUGEPAGED_KNOBS];
 extern bool fl__khugepaged_lazyfree_skip; /* seed 003: --khugepaged-lazyfree=skip */
+/* seed 003's series, 2/4 (7.1): --khugepaged-progress=ptes */
+extern bool fl__khugepaged_progress_ptes;
 void fl__khugepaged_knobs_default(void);
 int fl__khugepaged_knob_set(const char *name, const char *value, char *err, size_t len);
 int fl__khugepaged_knob_get(const char *name, char *buf, size_t len);

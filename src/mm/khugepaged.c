@@ -9,7 +9,12 @@
  * khugepaged_do_scan() drains every CPU's LRU cache and walks the mms in
  * registration order from a cursor, PMD range by PMD range, pages_to_scan
  * pages a pass (each range costs 512, a VMA it skips 1), and counts a
- * full scan each time the cursor leaves the last mm.
+ * full scan each time the cursor leaves the last mm. With
+ * --khugepaged-progress=ptes (the rule of seed 003's series, 2/4 "refine
+ * scan progress number", in mainline since 7.1) a range costs the PTEs
+ * its scan looked at (1 when it has no PTE table or a PMD maps it), and
+ * each mm entered 1: a range the scan leaves at its first PTE, as seed
+ * 003's lazy-free skip does, costs the pass 1 page instead of 512.
  *
  * hpage_collapse_scan_pmd() checks a range's 512 PTEs in 6.18's order:
  * swap entries (max_ptes_swap), none or zero PTEs (max_ptes_none), the
@@ -112,10 +117,12 @@ static const char *const scan_result_names[NR_SCAN_RESULTS] = {
 
 struct collapse_control {
 	bool is_khugepaged;
+	unsigned int progress; /* PTEs (or ranges without them) the scans looked at */
 };
 
 unsigned int fl__khugepaged[NR_KHUGEPAGED_KNOBS];
 bool fl__khugepaged_lazyfree_skip;
+bool fl__khugepaged_progress_ptes;
 
 /* every result of a range's scan and collapse, and khugepaged's sysfs counts (atomic) */
 static int64_t scan_results[NR_SCAN_RESULTS];
@@ -150,6 +157,7 @@ void fl__khugepaged_knobs_default(void)
 	for (i = 0; i < NR_KHUGEPAGED_KNOBS; i++)
 		fl__khugepaged[i] = knobs[i].dflt;
 	fl__khugepaged_lazyfree_skip = false;
+	fl__khugepaged_progress_ptes = false;
 }
 
 /**
@@ -693,12 +701,15 @@ static int hpage_collapse_scan_pmd(struct mm_struct *mm, struct vm_area_struct *
 	struct pgtable *pmdt, *ptet;
 
 	result = find_pmd_or_thp_or_none(mm, address, &pmdt);
-	if (result != SCAN_SUCCEED)
+	if (result != SCAN_SUCCEED) {
+		cc->progress++;
 		goto out;
+	}
 	ptet = entry_table(entry_load(&pmdt->e[pmd_index(address)]));
 	fl_spin_lock_at(&ptet->ptl, &site);
 	if (entry_load(&pmdt->e[pmd_index(address)]) != table_entry(ptet)) {
 		spin_unlock(&ptet->ptl);
+		cc->progress++;
 		result = SCAN_PMD_NULL;
 		goto out;
 	}
@@ -706,6 +717,7 @@ static int hpage_collapse_scan_pmd(struct mm_struct *mm, struct vm_area_struct *
 		pteval_t v = entry_load(&ptet->e[i]);
 		struct folio *folio;
 
+		cc->progress++;
 		fl_cost(FL_COST_ZAP_PTE); /* a look at an entry */
 		if (is_swap_pte(v)) {
 			if (!cc->is_khugepaged || ++unmapped <= max_ptes_swap)
@@ -785,9 +797,9 @@ static unsigned int khugepaged_scan_mm_slot(unsigned int pages, int *result,
 	struct khugepaged_mm_slot *slot, *dead = NULL;
 	struct vm_area_struct *vma = NULL;
 	struct mm_struct *mm;
-	unsigned int progress = 0;
+	unsigned int progress = 0, looked;
 	unsigned long addr;
-	bool mmap_locked = true;
+	bool mmap_locked = true, ptes = READ_ONCE(fl__khugepaged_progress_ptes);
 	int i;
 
 	*result = SCAN_FAIL;
@@ -804,6 +816,8 @@ static unsigned int khugepaged_scan_mm_slot(unsigned int pages, int *result,
 		progress++;
 		goto next_mm;
 	}
+	if (ptes)
+		progress++; /* the series counts the mm it enters */
 	for (i = 0; i < mm->nr_vmas; i++) {
 		unsigned long hstart, hend;
 
@@ -830,12 +844,14 @@ static unsigned int khugepaged_scan_mm_slot(unsigned int pages, int *result,
 			if (hpage_collapse_test_exit(mm))
 				goto breakouterloop;
 			addr = khugepaged_scan.address;
+			looked = cc->progress;
 			*result = hpage_collapse_scan_pmd(mm, vma, addr, &mmap_locked, cc);
 			if (*result == SCAN_SUCCEED)
 				fl_atomic_fetch_add(&khugepaged_pages_collapsed, 1,
 						    __ATOMIC_RELAXED);
 			khugepaged_scan.address += PMD_SIZE;
-			progress += HPAGE_PMD_NR;
+			/* 6.18: a range costs 512; the series: what its scan looked at */
+			progress += ptes ? cc->progress - looked : HPAGE_PMD_NR;
 			if (!mmap_locked)
 				goto breakouterloop_mmap_lock; /* the collapse dropped it */
 			if (progress >= pages)

@@ -335,6 +335,17 @@ int fl__mm_knob_set(const char *name, const char *value, char *err, size_t len)
 		fl__khugepaged_lazyfree_skip = value[0] == 's';
 		return 0;
 	}
+	if (!strcmp(name, "foliolab/khugepaged_progress")) {
+		if (strcmp(value, "range") && strcmp(value, "ptes")) {
+			snprintf(err, len,
+				 "--khugepaged-progress: '%s' is not range (6.18: 512 a range) or "
+				 "ptes (seed 003's series, 7.1: the PTEs looked at)",
+				 value);
+			return -EINVAL;
+		}
+		fl__khugepaged_progress_ptes = value[0] == 'p';
+		return 0;
+	}
 	if (!strcmp(name, "foliolab/deferred_split_drain")) {
 		if (strcmp(value, "per-folio") && strcmp(value, "per-batch")) {
 			snprintf(err, len,
@@ -466,6 +477,8 @@ int fl__mm_knobs_read(struct fl_knobs *out)
 						    : "off");
 	ret |= fl_knobs_set(out, "foliolab/khugepaged_lazyfree",
 			    fl__khugepaged_lazyfree_skip ? "skip" : "collapse");
+	ret |= fl_knobs_set(out, "foliolab/khugepaged_progress",
+			    fl__khugepaged_progress_ptes ? "ptes" : "range");
 	ret |= fl_knobs_set(out, "foliolab/deferred_split_drain",
 			    fl__deferred_split_drain_batch ? "per-batch" : "per-folio");
 	ret |= fl_knobs_set(out, "foliolab/memcg_stats_flush",

@@ -11,6 +11,9 @@
  *   one more than a limit fails with that limit's result and counter;
  * - seed 003 (--khugepaged-lazyfree=skip): a clean lazy-free folio stops
  *   the scan (page_lazyfree) outside VM_DROPPABLE; 6.18 collapses it;
+ * - a range costs a pass 512 pages (6.18), or the PTEs its scan looked at
+ *   (--khugepaged-progress=ptes: seed 003's series), which lets the
+ *   lazy-free skip pass cold ranges almost for free;
  * - a pass scans pages_to_scan pages from the cursor, mm after mm in
  *   registration order, a full scan each time it passes the last;
  * - MADV_COLLAPSE ignores the limits and the young rule and the THP
@@ -283,6 +286,47 @@ static bool test_lack_referenced(void)
 }
 
 /*
+ * What a range costs a pass (--khugepaged-progress): three MADV_FREE'd
+ * ranges (old and clean) before a written one, pages_to_scan 512. By
+ * 6.18's rule each range costs 512, so the written range is reached on
+ * the fourth pass, whatever the verdict on the others; by the series'
+ * rule a range costs the PTEs its scan looked at: seed 003's skip leaves
+ * each lazy-free range at its first PTE (1 each, and 1 for entering the
+ * mm), so the first pass reaches and collapses the fourth range, while
+ * without the skip each range is looked at whole (lack_referenced_page,
+ * 512) and the fourth waits as before.
+ */
+static bool progress_case(const char *rule, const char *lazyfree, int pass_collapsing)
+{
+	unsigned long a = setup(4);
+	int i;
+
+	ASSERT_TRUE(a != 0);
+	ASSERT_TRUE(knob("foliolab/khugepaged_progress", rule));
+	ASSERT_TRUE(knob("foliolab/khugepaged_lazyfree", lazyfree));
+	ASSERT_TRUE(write_tags(a, 4 * 512, 100));
+	ASSERT_EQ(do_madvise(mm, a, 3 * SZ_2M, MADV_FREE), 0);
+	ASSERT_TRUE(hugepage(a, 4 * SZ_2M));
+	ASSERT_TRUE(knob(KH "pages_to_scan", "512"));
+	for (i = 1; i < pass_collapsing; i++)
+		ASSERT_EQ(pass(), 0);
+	ASSERT_EQ(pass(), 1);
+	ASSERT_TRUE(pmd_mapped(a + 3 * SZ_2M));
+	ASSERT_EQ(scans(strcmp(lazyfree, "skip") ? "lack_referenced_page" : "page_lazyfree"), 3);
+	ASSERT_EQ(wrong_tags(a + 3 * SZ_2M, 512, 100 + 3 * 512), 0);
+	return mm_down_with_mm();
+}
+
+static bool test_progress_rule(void)
+{
+	ASSERT_TRUE(progress_case("range", "skip", 4));
+	ASSERT_TRUE(progress_case("range", "collapse", 4));
+	ASSERT_TRUE(progress_case("ptes", "skip", 1));
+	ASSERT_TRUE(progress_case("ptes", "collapse", 4));
+	return true;
+}
+
+/*
  * The cursor: mm A with two ranges, mm B with one, pages_to_scan 512. A
  * collapse ends a pass (it drops mmap_lock); a pass that leaves the last
  * mm counts a full scan and goes on from the first.
@@ -386,4 +430,5 @@ static bool test_collapse_mthp(void)
 
 TEST_MAIN(TEST(test_collapse_full_range), TEST(test_max_ptes_none), TEST(test_max_ptes_swap),
 	  TEST(test_max_ptes_shared), TEST(test_lazyfree), TEST(test_lack_referenced),
-	  TEST(test_cursor_and_full_scans), TEST(test_madv_collapse), TEST(test_collapse_mthp))
+	  TEST(test_progress_rule), TEST(test_cursor_and_full_scans), TEST(test_madv_collapse),
+	  TEST(test_collapse_mthp))
