@@ -383,8 +383,10 @@ descendants() {
 "$FL" run fork-cow --target=host --size 512M --children 2 >/dev/null 2>&1 &
 pid=$!
 wait_running $pid
+# until the children are forked (3 s here idle; a sanitizer build beside a
+# busy machine took over 30 s): at most 120 s, while the run lives
 i=0
-while [ "$(descendants $pid | wc -l)" -lt 3 ] && [ $i -lt 300 ]; do
+while [ "$(descendants $pid | wc -l)" -lt 3 ] && [ $i -lt 1200 ] && kill -0 $pid 2>/dev/null; do
 	sleep 0.1; i=$((i + 1))
 done
 tree=$(descendants $pid)
