@@ -1105,14 +1105,13 @@ int fl__host_read(struct fl_thread *th, uint64_t addr, uint64_t len, uint64_t st
 
 /*
  * The calling thread's dTLB-load-misses (perf's generic cache event: the
- * data TLB, reads, misses), counted from its first sample on; -1 with the
- * reason in *@note where this kernel or CPU does not count them (a guest
- * without a virtual PMU, for one).
+ * data TLB, reads, misses), counted from its first sample on; -1 with
+ * perf_event_open's errno in *@err where this kernel or CPU does not count
+ * them (a guest without a virtual PMU, for one).
  */
-static int64_t thread_dtlb_load_misses(const char **note)
+static int64_t thread_dtlb_load_misses(int *err)
 {
-	static _Thread_local int fd = -2; /* -2: not opened yet */
-	static _Thread_local char why[96];
+	static _Thread_local int fd = -2, open_errno; /* -2: not opened yet */
 	struct perf_event_attr a = {
 		.type = PERF_TYPE_HW_CACHE,
 		.size = sizeof(a),
@@ -1125,15 +1124,11 @@ static int64_t thread_dtlb_load_misses(const char **note)
 
 	if (fd == -2) {
 		fd = (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
-		if (fd < 0)
-			snprintf(why, sizeof(why), "perf_event_open of dTLB-load-misses: %s",
-				 strerror(errno));
+		open_errno = fd < 0 ? errno : 0;
 	}
 	if (fd >= 0 && read(fd, &v, sizeof(v)) == (ssize_t)sizeof(v))
 		return (int64_t)v;
-	if (fd >= 0)
-		snprintf(why, sizeof(why), "reading dTLB-load-misses failed");
-	*note = why;
+	*err = fd >= 0 ? EIO : open_errno;
 	return -1;
 }
 
@@ -1162,8 +1157,8 @@ int fl__host_thp_sample(struct fl_thread *th, struct fl_thp_sample *out)
 	fclose(f);
 	out->pte_accesses = -1;
 	out->pmd_accesses = -1;
-	out->dtlb_note = NULL;
-	out->dtlb_load_misses = thread_dtlb_load_misses(&out->dtlb_note);
+	out->dtlb_errno = 0;
+	out->dtlb_load_misses = thread_dtlb_load_misses(&out->dtlb_errno);
 	return ret;
 }
 

@@ -542,7 +542,7 @@ static int model_thp_sample(struct fl_thread *th, struct fl_thp_sample *out)
 	out->pte_accesses = this_cpu_fl_stat(FL_ACCESS_PTE);
 	out->pmd_accesses = this_cpu_fl_stat(FL_ACCESS_PMD);
 	out->dtlb_load_misses = fl__dtlb_on ? this_cpu_fl_stat(FL_DTLB_LOAD_MISSES) : -1;
-	out->dtlb_note = fl__dtlb_on ? NULL : "no TLB modelled (foliolab/tlb=off or no geometry)";
+	out->dtlb_errno = 0;
 	return 0;
 }
 

@@ -57,10 +57,11 @@ struct fl_thp_sample {
 	/*
 	 * the calling thread's dTLB-load-misses so far: the model's TLB on its
 	 * CPU, the host's perf counter of the thread; -1 where none counts
-	 * them (dtlb_note then says why, on the host)
+	 * them, and then dtlb_errno says why: perf_event_open's errno on the
+	 * host, 0 on the model (no TLB modelled)
 	 */
 	int64_t dtlb_load_misses;
-	const char *dtlb_note;
+	int dtlb_errno;
 };
 
 struct fl_thread {

@@ -43,6 +43,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include "workload.h"
 #include "../platform/platform.h"
 
@@ -140,7 +141,7 @@ struct kl_shared {
 	uint64_t seconds_ns;		 /* of the hot phase, at most (0: no bound) */
 	long passes_max;		 /* each hot task's (0: no bound) */
 	uint64_t access_ns[NR_KL_TASKS]; /* the time its passes took */
-	const char *dtlb_note;		 /* why a target counts no dTLB misses */
+	int dtlb_errno;			 /* why the target counts no dTLB misses, or -1 */
 	uint64_t sample_ns;		 /* between samples */
 	uint64_t cold_touch;		 /* pages a range cold reads after MADV_FREE */
 	uint64_t addr[NR_KL_TASKS];
@@ -282,8 +283,8 @@ static void kl_access_results(struct fl_wl_ctx *ctx, struct kl_shared *sh, int t
 	if (s[0].s.dtlb_load_misses >= 0 && s[n - 1].s.dtlb_load_misses >= 0)
 		task_metric(ctx, t, "dtlb_load_misses", "",
 			    (double)(s[n - 1].s.dtlb_load_misses - s[0].s.dtlb_load_misses));
-	else if (s[n - 1].s.dtlb_note)
-		sh->dtlb_note = s[n - 1].s.dtlb_note;
+	else
+		sh->dtlb_errno = s[n - 1].s.dtlb_errno;
 	task_metric(ctx, t, "ns_per_access", "ns", ns);
 }
 
@@ -328,9 +329,13 @@ static void kl_results(struct fl_wl_ctx *ctx, struct kl_shared *sh)
 		snprintf(name, sizeof(name), "%s_passes", task_names[t]);
 		fl__add_metric(ctx->res, name, "", (double)sh->passes[t]);
 	}
-	if (sh->dtlb_note)
-		snprintf(ctx->res->note, sizeof(ctx->res->note), "dTLB-load-misses not counted: %s",
-			 sh->dtlb_note);
+	if (sh->dtlb_errno > 0)
+		snprintf(ctx->res->note, sizeof(ctx->res->note),
+			 "dTLB-load-misses not counted: perf_event_open of dTLB-load-misses: %s",
+			 strerror(sh->dtlb_errno));
+	else if (!sh->dtlb_errno)
+		snprintf(ctx->res->note, sizeof(ctx->res->note),
+			 "dTLB-load-misses not counted: no TLB modelled (foliolab/tlb=off)");
 	fl__add_metric(ctx->res, "cold_pmd_pct", "%",
 		       100.0 * (double)sh->cold_end.anon_huge_bytes / (double)sh->size);
 	if (!sh->nr_samples[2])
@@ -360,6 +365,7 @@ static int kl_run(struct fl_wl_ctx *ctx, const void *params)
 	sh->size = p->size;
 	sh->seconds_ns = (uint64_t)(p->seconds * 1e9);
 	sh->passes_max = p->passes;
+	sh->dtlb_errno = -1;
 	sh->sample_ns = (uint64_t)p->sample_ms * 1000000;
 	sh->cold_touch = (uint64_t)p->cold_touch;
 	/* the workload's first process is the host's runner itself: it stays idle */
