@@ -9,12 +9,13 @@
  * khugepaged_do_scan() drains every CPU's LRU cache and walks the mms in
  * registration order from a cursor, PMD range by PMD range, pages_to_scan
  * pages a pass (each range costs 512, a VMA it skips 1), and counts a
- * full scan each time the cursor leaves the last mm. With
+ * full scan each time the cursor leaves the last mm; entering a mm costs
+ * 1, passing one whose mmap_lock is busy nothing. With
  * --khugepaged-progress=ptes (the rule of seed 003's series, 2/4 "refine
  * scan progress number", in mainline since 7.1) a range costs the PTEs
- * its scan looked at (1 when it has no PTE table or a PMD maps it), and
- * each mm entered 1: a range the scan leaves at its first PTE, as seed
- * 003's lazy-free skip does, costs the pass 1 page instead of 512.
+ * its scan looked at (1 when it has no PTE table or a PMD maps it): a
+ * range the scan leaves at its first PTE, as seed 003's lazy-free skip
+ * does, costs the pass 1 page instead of 512.
  *
  * hpage_collapse_scan_pmd() checks a range's 512 PTEs in 6.18's order:
  * swap entries (max_ptes_swap), none or zero PTEs (max_ptes_none), the
@@ -812,12 +813,14 @@ static unsigned int khugepaged_scan_mm_slot(unsigned int pages, int *result,
 	}
 	spin_unlock(&khugepaged_mm_lock);
 	mm = slot->mm;
-	if (hpage_collapse_test_exit(mm) || !down_read_trylock(&mm->mmap_lock)) {
-		progress++;
+	/* a mm whose lock is busy is passed by, counting nothing; one entered costs 1 */
+	if (!down_read_trylock(&mm->mmap_lock))
+		goto next_mm;
+	progress++;
+	if (hpage_collapse_test_exit(mm)) {
+		up_read(&mm->mmap_lock);
 		goto next_mm;
 	}
-	if (ptes)
-		progress++; /* the series counts the mm it enters */
 	for (i = 0; i < mm->nr_vmas; i++) {
 		unsigned long hstart, hend;
 
