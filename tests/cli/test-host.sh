@@ -752,7 +752,7 @@ c = json.load(open(sys.argv[1]))["results"][0]["counters"]
 r = json.load(open(sys.argv[1]))["results"][0]
 m = r["metrics"]
 scans = sum(v for k, v in c.items() if k.startswith("fl_scan_"))
-# the seed's figures for each hot task; dTLB-load-misses counted, or a note saying why not
+# the seed figures for each hot task; dTLB-load-misses counted, or a note saying why not
 tlb = all(t + "_dtlb_load_misses" in m for t in ("hot1", "hot2")) or \
       "dTLB-load-misses not counted: perf_event_open" in r["note"]
 seed = all(m.get(t + "_access_ms", 0) > 0 and m.get(t + "_maccesses_per_s", 0) > 0 for t in ("hot1", "hot2"))
