@@ -42,6 +42,14 @@ nok() { n=$((n + 1)); echo "not ok $n - $1"; fail=1; }
 got() { sed -n "s/^== $1 //p" "$T/console" | head -1; }
 
 "$HERE/../vm/cgroup2" "$(readlink -f "$FL")" "$KERNEL" "$T/work" >"$T/console" 2>&1
+# Under software emulation the guest hung once in about ten boots, both of
+# its CPUs in soft lockups (CI, 2026-12-07; 30 s and done otherwise): such a
+# boot is said and made once more, a second hang fails
+if ! grep -q "^== done" "$T/console" && grep -q "soft lockup" "$T/console"; then
+	echo "# the VM hung (soft lockups; its last results: $(grep '^== ' "$T/console" | tail -1)); booting it again"
+	grep -v "rcu\|watchdog" "$T/console" | tail -8 | sed 's/^/#   /'
+	"$HERE/../vm/cgroup2" "$(readlink -f "$FL")" "$KERNEL" "$T/work" >"$T/console" 2>&1
+fi
 if ! grep -q "^== done" "$T/console"; then
 	echo "1..1"
 	echo "not ok 1 - the VM ran the checks to the end"
