@@ -298,7 +298,7 @@ static void kl_access_results(struct fl_wl_ctx *ctx, struct kl_shared *sh, int t
 static void kl_results(struct fl_wl_ctx *ctx, struct kl_shared *sh)
 {
 	char name[48];
-	uint64_t last_ms;
+	uint64_t last_ms, end;
 	int t, i;
 
 	for (t = 0; t < NR_KL_TASKS; t += 2) {
@@ -310,24 +310,20 @@ static void kl_results(struct fl_wl_ctx *ctx, struct kl_shared *sh)
 		kl_access_results(ctx, sh, t);
 		for (i = 0; i < n; i++) {
 			if (s[i].s.anon_huge_bytes >= sh->size) {
-				snprintf(name, sizeof(name), "%s_full_ms", task_names[t]);
-				fl__add_metric(ctx->res, name, "ms", (double)s[i].t_ns / 1e6);
+				task_metric(ctx, t, "full_ms", "ms", (double)s[i].t_ns / 1e6);
 				break;
 			}
 		}
-		snprintf(name, sizeof(name), "%s_pmd_pct", task_names[t]);
-		fl__add_metric(ctx->res, name, "%",
-			       100.0 * (double)s[n - 1].s.anon_huge_bytes / (double)sh->size);
+		task_metric(ctx, t, "pmd_pct", "%",
+			    100.0 * (double)s[n - 1].s.anon_huge_bytes / (double)sh->size);
 		if (s[n - 1].s.pte_accesses >= 0) {
 			int64_t pte = s[n - 1].s.pte_accesses - s[0].s.pte_accesses;
 			int64_t pmd = s[n - 1].s.pmd_accesses - s[0].s.pmd_accesses;
 
-			snprintf(name, sizeof(name), "%s_pte_access_pct", task_names[t]);
-			fl__add_metric(ctx->res, name, "%",
-				       pte + pmd ? 100.0 * (double)pte / (double)(pte + pmd) : 0);
+			task_metric(ctx, t, "pte_access_pct", "%",
+				    pte + pmd ? 100.0 * (double)pte / (double)(pte + pmd) : 0);
 		}
-		snprintf(name, sizeof(name), "%s_passes", task_names[t]);
-		fl__add_metric(ctx->res, name, "", (double)sh->passes[t]);
+		task_metric(ctx, t, "passes", "", (double)sh->passes[t]);
 	}
 	if (sh->dtlb_errno > 0)
 		snprintf(ctx->res->note, sizeof(ctx->res->note),
@@ -340,8 +336,8 @@ static void kl_results(struct fl_wl_ctx *ctx, struct kl_shared *sh)
 		       100.0 * (double)sh->cold_end.anon_huge_bytes / (double)sh->size);
 	if (!sh->nr_samples[2])
 		return;
+	end = sh->samples[2][sh->nr_samples[2] - 1].t_ns;
 	for (i = 1, last_ms = 0; i < 8; i++) {
-		uint64_t end = sh->samples[2][sh->nr_samples[2] - 1].t_ns;
 		uint64_t at = end / 8 * (uint64_t)i;
 
 		if (at / 1000000 == last_ms)
