@@ -523,6 +523,19 @@ void fl__costs_estimated(const struct fl_cost_prov *prov, char *buf, size_t len)
 		snprintf(buf + n, len - n, "%sclock", n ? ", " : "");
 }
 
+void fl__costs_write_machine(FILE *f, const struct fl_cost_prov *prov)
+{
+	int i;
+
+	for (i = 0; i < 2; i++)
+		if (prov->tlb.entries[i])
+			fprintf(f, "tlb.%s %u %u%s\n", i ? "2m" : "4k", prov->tlb.entries[i],
+				prov->tlb.ways[i], prov->tlb.estimated[i] ? " estimated" : "");
+	if (prov->clock_mhz > 0)
+		fprintf(f, "clock.mhz %.0f%s\n", prov->clock_mhz,
+			prov->clock_estimated ? " estimated" : "");
+}
+
 int fl_costs_write(FILE *f, const uint64_t *ps, const struct fl_cost_prov *prov,
 		   const struct fl_bw_curve *bw, const char *comment)
 {
@@ -539,13 +552,7 @@ int fl_costs_write(FILE *f, const uint64_t *ps, const struct fl_cost_prov *prov,
 	for (i = 0; i < FL_NR_COSTS; i++)
 		fprintf(f, "cost.%s %.3f%s\n", fl__cost_info[i].name, (double)ps[i] / 1000.0,
 			prov->estimated[i] ? " estimated" : "");
-	for (i = 0; i < 2; i++)
-		if (prov->tlb.entries[i])
-			fprintf(f, "tlb.%s %u %u%s\n", i ? "2m" : "4k", prov->tlb.entries[i],
-				prov->tlb.ways[i], prov->tlb.estimated[i] ? " estimated" : "");
-	if (prov->clock_mhz > 0)
-		fprintf(f, "clock.mhz %.0f%s\n", prov->clock_mhz,
-			prov->clock_estimated ? " estimated" : "");
+	fl__costs_write_machine(f, prov);
 	for (i = 0; bw && i < bw->n; i++)
 		fprintf(f, "bandwidth.%d %.3f\n", bw->cpus[i], (double)bw->ps[i] / 1000.0);
 	return fflush(f) || ferror(f) ? -EIO : 0;

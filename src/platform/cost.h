@@ -242,6 +242,8 @@ struct fl_cost_prov {
 };
 /* fl__cpu_mhz() - this host's CPU clock from /proc/cpuinfo ("cpu MHz"), 0 if none */
 double fl__cpu_mhz(void);
+/* the lines "tlb.4k", "tlb.2m" and "clock.mhz" of @prov, where it gives them */
+void fl__costs_write_machine(FILE *f, const struct fl_cost_prov *prov);
 /* "a, b, c": the costs in force marked estimated, "" when none */
 void fl__costs_estimated(const struct fl_cost_prov *prov, char *buf, size_t len);
 extern struct fl_cost_prov fl__cost_prov;

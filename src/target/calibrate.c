@@ -958,13 +958,7 @@ static int measured_write(FILE *f, const struct measured *m)
 		if (m->given[i])
 			fprintf(f, "given.%s %.3f %s\n", fl__cost_info[i].name, m->given_ns[i],
 				m->given_how[i]);
-	for (i = 0; i < 2; i++)
-		if (m->prov.tlb.entries[i])
-			fprintf(f, "tlb.%s %u %u%s\n", i ? "2m" : "4k", m->prov.tlb.entries[i],
-				m->prov.tlb.ways[i], m->prov.tlb.estimated[i] ? " estimated" : "");
-	if (m->prov.clock_mhz > 0)
-		fprintf(f, "clock.mhz %.0f%s\n", m->prov.clock_mhz,
-			m->prov.clock_estimated ? " estimated" : "");
+	fl__costs_write_machine(f, &m->prov);
 	for (i = 0; i < m->bw.n; i++)
 		fprintf(f, "bandwidth.%d %.3f\n", m->bw.cpus[i], (double)m->bw.ps[i] / 1000.0);
 	for (i = 0; i < NR_FIT_RUNS; i++) {
