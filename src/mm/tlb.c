@@ -77,7 +77,7 @@ void fl__dtlb_setup(void)
 }
 
 /* this CPU's TLB, made at its first use; NULL without memory (then: no TLB) */
-static struct dtlb *this_dtlb(void)
+struct dtlb *fl__dtlb_make(void)
 {
 	int slot = hw_access_slot(), k;
 	struct dtlb *t = smp_load_acquire(&fl__dtlbs[slot]);
@@ -109,11 +109,6 @@ static __always_inline void set_hint(struct tlb_set *set, unsigned int w, uint64
 	v = __atomic_load_n(word, __ATOMIC_RELAXED);
 	v = (v & ~(0xffull << shift)) | (hint << shift);
 	__atomic_store_n(word, v, __ATOMIC_RELAXED);
-}
-
-struct dtlb *fl__dtlb_make(void)
-{
-	return this_dtlb();
 }
 
 /* fl__dtlb_access()'s miss (@w < 0) or store through a clean entry (@w, its way) */
