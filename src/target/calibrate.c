@@ -359,6 +359,13 @@ static double probe_xa_node_hot(void)
 	return fl_median(r, ROUNDS);
 }
 
+/* the next of Marsaglia's xorshift64 numbers from the state *@x */
+static unsigned long xorshift(unsigned long *x)
+{
+	*x ^= *x << 13, *x ^= *x >> 7, *x ^= *x << 17;
+	return *x;
+}
+
 static double probe_xa_node(void)
 {
 	enum { NODES = 4096, SLOTS = 64 };
@@ -374,7 +381,7 @@ static double probe_xa_node(void)
 	for (i = 0; i < NODES; i++) {
 		if (!nodes[i])
 			goto out;
-		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		xorshift(&x);
 		nodes[i][x % SLOTS] = nodes[(x >> 8) % NODES];
 	}
 	for (k = 0; k < ROUNDS; k++) {
@@ -430,10 +437,21 @@ static double chase(char *base, const unsigned long *off, unsigned long n)
 	return fl_median(r, ROUNDS);
 }
 
+/* @off[0..n) in an order drawn from the xorshift state *@x (Fisher-Yates) */
+static void shuffle(unsigned long *off, unsigned long n, unsigned long *x)
+{
+	unsigned long i, j, t;
+
+	for (i = n - 1; i > 0; i--) {
+		j = xorshift(x) % (i + 1);
+		t = off[i], off[i] = off[j], off[j] = t;
+	}
+}
+
 static double probe_walk_pte(void)
 {
 	size_t len = (size_t)WALK_PAGES * 4096;
-	unsigned long *off = malloc(WALK_PAGES * sizeof(*off)), x = 88172645463325252ull, i, j, t;
+	unsigned long *off = malloc(WALK_PAGES * sizeof(*off)), x = 88172645463325252ull, i;
 	char *buf = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	double spread, packed = -1;
 
@@ -448,20 +466,12 @@ static double probe_walk_pte(void)
 	/* one line a page, a different line in each, in random order */
 	for (i = 0; i < WALK_PAGES; i++)
 		off[i] = i * 4096 + (i % 64) * 64;
-	for (i = WALK_PAGES - 1; i > 0; i--) {
-		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
-		j = x % (i + 1);
-		t = off[i], off[i] = off[j], off[j] = t;
-	}
+	shuffle(off, WALK_PAGES, &x);
 	spread = chase(buf, off, WALK_PAGES);
 	/* the same number of lines, 64 to a page: WALK_PAGES / 64 pages */
 	for (i = 0; i < WALK_PAGES; i++)
 		off[i] = (i / 64) * 4096 + (i % 64) * 64;
-	for (i = WALK_PAGES - 1; i > 0; i--) {
-		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
-		j = x % (i + 1);
-		t = off[i], off[i] = off[j], off[j] = t;
-	}
+	shuffle(off, WALK_PAGES, &x);
 	packed = chase(buf, off, WALK_PAGES);
 	munmap(buf, len);
 	free(off);
