@@ -53,6 +53,11 @@ int cli_apply_mthp(struct fl_config *cfg, const char *spec, bool allow_list, cha
 /* report.c */
 void report_run(FILE *f, const struct fl_result *r);
 void report_settings(FILE *f, const struct fl_result *r, const char *indent);
+/* a workload's figure printed as an integer: whole, or 1000 and beyond */
+static inline bool report_whole(double v)
+{
+	return v == (double)(long long)v || v >= 1000 || v <= -1000;
+}
 /* the value of knob @name in force in @r, "?" if it has none */
 const char *report_knob(const struct fl_result *r, const char *name);
 /* a 6.x host kernel runs what the model calls the order0 rule */

@@ -475,9 +475,8 @@ void report_run(FILE *f, const struct fl_result *r)
 	/* whole numbers and large ones as integers, the rest to 3 significant digits */
 	for (i = 0; i < r->nr_metrics; i++) {
 		double v = r->metrics[i].value;
-		bool whole = v == (double)(long long)v || v >= 1000 || v <= -1000;
 
-		fprintf(f, whole ? "%s%s %.0f%s%s" : "%s%s %.3g%s%s",
+		fprintf(f, report_whole(v) ? "%s%s %.0f%s%s" : "%s%s %.3g%s%s",
 			i ? ", " : "  result: ", r->metrics[i].name, v,
 			r->metrics[i].unit[0] ? " " : "", r->metrics[i].unit);
 	}

@@ -673,7 +673,7 @@ int report_compare(FILE *f, const struct fl_result *r, int nr, const struct fl_t
 			const struct fl_metric *m = fl_result_metric(&r[j], r[0].metrics[i].name);
 
 			v[j] = m ? m->value : 0;
-			whole &= v[j] == (double)(long long)v[j] || v[j] >= 1000 || v[j] <= -1000;
+			whole &= report_whole(v[j]);
 		}
 		snprintf(name, sizeof(name), "result: %s", r[0].metrics[i].name);
 		cmp_row(f, &c, r, name, v, NULL, whole);
