@@ -659,9 +659,7 @@ static int do_huge_zero_wp_pmd(struct vm_fault *vmf, pteval_t orig)
 	}
 	/* pmdp_huge_clear_flush(); the deposited table stays for the THP */
 	ptep_get_and_clear(&pmdt->e[vmf->pmd_idx]);
-	count_fl_stat(FL_TLB_FLUSH, 1);
-	fl__dtlb_flush_pmd(vmf->vma->vm_mm, haddr);
-	flush_tlb_mm(vmf->vma->vm_mm);
+	flush_pmd_tlb_range(vmf->vma->vm_mm, haddr);
 	map_anon_folio_pmd(vmf, folio, haddr);
 	spin_unlock(&pmdt->ptl);
 	return 0;
@@ -848,9 +846,7 @@ static void __split_huge_zero_page_pmd(struct vm_area_struct *vma, struct pgtabl
 	int i;
 
 	ptep_get_and_clear(&pmdt->e[idx]);
-	count_fl_stat(FL_TLB_FLUSH, 1);
-	fl__dtlb_flush_pmd(vma->vm_mm, haddr);
-	flush_tlb_mm(vma->vm_mm);
+	flush_pmd_tlb_range(vma->vm_mm, haddr);
 	pmdt->deposit[idx] = NULL;
 	fl_cost_n(FL_COST_SET_PTE, PTRS_PER_TABLE);
 	for (i = 0; i < PTRS_PER_TABLE; i++)
@@ -888,9 +884,7 @@ static void __split_huge_pmd_locked(struct vm_area_struct *vma, struct pgtable *
 	}
 	if (!vma_is_anonymous(vma)) {
 		v = ptep_get_and_clear(&pmdt->e[idx]);
-		count_fl_stat(FL_TLB_FLUSH, 1);
-		fl__dtlb_flush_pmd(mm, haddr);
-		flush_tlb_mm(mm); /* pmdp_huge_clear_flush() */
+		flush_pmd_tlb_range(mm, haddr); /* pmdp_huge_clear_flush() */
 		folio = pfn_folio(pte_pfn(v));
 		if ((v & _PAGE_ACCESSED) && !folio_test_referenced(folio))
 			folio_set_referenced(folio);

@@ -646,9 +646,7 @@ static int collapse_huge_page(struct mm_struct *mm, unsigned long address, int r
 	fl_spin_lock_at(&pmdt->ptl, &site_pmd);
 	v = ptep_get_and_clear(&pmdt->e[pmd_index(address)]);
 	spin_unlock(&pmdt->ptl);
-	count_fl_stat(FL_TLB_FLUSH, 1);
-	fl__dtlb_flush_range(mm, address, address + PMD_SIZE);
-	flush_tlb_mm(mm);
+	flush_tlb_range(mm, address, address + PMD_SIZE);
 	ptet = entry_table(v);
 	fl_spin_lock_at(&ptet->ptl, &site_pte);
 	result = __collapse_huge_page_isolate(vma, ptet, cc, &compound);

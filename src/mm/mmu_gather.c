@@ -205,6 +205,20 @@ void flush_tlb_mm(struct mm_struct *mm)
 		count_fl_stat(FL_TLB_SHOOTDOWN_WAIT, 1);
 }
 
+void flush_tlb_range(struct mm_struct *mm, unsigned long start, unsigned long end)
+{
+	count_fl_stat(FL_TLB_FLUSH, 1);
+	fl__dtlb_flush_range(mm, start, end);
+	flush_tlb_mm(mm);
+}
+
+void flush_pmd_tlb_range(struct mm_struct *mm, unsigned long haddr)
+{
+	count_fl_stat(FL_TLB_FLUSH, 1);
+	fl__dtlb_flush_pmd(mm, haddr);
+	flush_tlb_mm(mm);
+}
+
 /* Flush the TLB if any entry was cleared since the last flush. */
 static void tlb_flush_mmu_tlbonly(struct mmu_gather *tlb)
 {

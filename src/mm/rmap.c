@@ -1067,11 +1067,8 @@ static bool try_to_migrate_one(struct folio *folio, struct vm_area_struct *vma,
 		folio_put(folio); /* the mapping's reference; the caller holds one */
 	}
 	/* try_to_unmap_flush(): no CPU may still write through the old entries */
-	if (cleared) {
-		count_fl_stat(FL_TLB_FLUSH, 1);
-		fl__dtlb_flush_range(vma->vm_mm, address, address + folio_size(folio));
-		flush_tlb_mm(vma->vm_mm);
-	}
+	if (cleared)
+		flush_tlb_range(vma->vm_mm, address, address + folio_size(folio));
 	return true;
 }
 
@@ -1198,11 +1195,8 @@ static bool try_to_unmap_one(struct folio *folio, struct vm_area_struct *vma, un
 		fl_cost_n(FL_COST_MIGRATE_PTE, (uint64_t)nr);
 		folio_put_refs(folio, nr);
 	}
-	if (cleared) {
-		count_fl_stat(FL_TLB_FLUSH, 1);
-		fl__dtlb_flush_range(vma->vm_mm, address, address + folio_size(folio));
-		flush_tlb_mm(vma->vm_mm);
-	}
+	if (cleared)
+		flush_tlb_range(vma->vm_mm, address, address + folio_size(folio));
 	return ta->ret;
 }
 

@@ -78,6 +78,17 @@ static __always_inline void hw_access_end(struct hw_access_seq *s)
  */
 void flush_tlb_mm(struct mm_struct *mm);
 
+/*
+ * flush_tlb_range() - the flush after PTEs of @mm over [@start, @end) were
+ * cleared outside an mmu_gather (pmdp_collapse_flush(), try_to_unmap's
+ * flush): counted (fl_tlb_flush), the TLBs' entries taken out by
+ * flush_tlb_mm_range()'s rule, and no CPU left using them (flush_tlb_mm()).
+ * flush_pmd_tlb_range(): the same for the one huge PMD at @haddr
+ * (pmdp_huge_clear_flush()). The kernel's take the VMA; the model's the mm.
+ */
+void flush_tlb_range(struct mm_struct *mm, unsigned long start, unsigned long end);
+void flush_pmd_tlb_range(struct mm_struct *mm, unsigned long haddr);
+
 /* tlb.c: each CPU's data TLB (what an access costs, and when it sets A and D) */
 extern bool fl__dtlb_on;
 /* the knob foliolab/tlb: off models no TLB (every access walks, as before) */
