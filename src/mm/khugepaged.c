@@ -515,10 +515,10 @@ static void __collapse_huge_page_copy(struct pgtable *ptet, struct folio *folio,
 		pteval_t v = entry_load(&ptet->e[i]);
 
 		if (pte_none_or_zero(v)) {
-			fl_cost_mem(FL_COST_CLEAR_PAGE, 1);
+			fl_cost_mem(FL_COST_CLEAR_PAGE, pfn + (unsigned long)i, 1);
 			page_tag_set(pfn + (unsigned long)i, 0);
 		} else {
-			fl_cost_mem(FL_COST_COPY_PAGE, 1);
+			fl_cost_mem(FL_COST_COPY_PAGE, pfn + (unsigned long)i, 1);
 			page_tag_set(pfn + (unsigned long)i, page_tag(pte_pfn(v)));
 		}
 	}

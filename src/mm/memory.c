@@ -330,7 +330,7 @@ static int wp_page_copy(struct vm_fault *vmf, pteval_t orig, struct folio *old,
 	if (!new)
 		return VM_FAULT_OOM;
 	if (old) {
-		fl_cost_mem(FL_COST_COPY_PAGE, 1);
+		fl_cost_mem(FL_COST_COPY_PAGE, folio_pfn(new), 1);
 		page_tag_set(folio_pfn(new), page_tag(page_to_pfn(old_page)));
 	}
 	ptet = pte_offset_map_lock(vmf->pmdt, vmf->pmd_idx, &site);

@@ -53,7 +53,7 @@ unsigned long fl__zero_pfn;
 int *fl__cpu_node;
 unsigned long fl__fail_page_alloc_orders; /* test hook: orders that fail */
 
-static size_t mem_map_bytes, tags_bytes, lines_bytes;
+static size_t mem_map_bytes, tags_bytes, lines_bytes, clears_bytes;
 struct fl_line_table fl__page_lines;
 
 static const struct fl_lock_class zone_lock_class = { .name = "zone->lock",
@@ -357,8 +357,8 @@ static __always_inline void prep_new_page(struct page *page, unsigned int order,
 	if (order && (gfp & __GFP_COMP))
 		prep_compound_page(page, order);
 	if (gfp & __GFP_ZERO) {
-		fl_cost_mem(FL_COST_CLEAR_PAGE,
-			    1ul << order); /* clear_page(), or folio_zero_user() */
+		/* clear_page(), or folio_zero_user() */
+		fl_cost_mem(FL_COST_CLEAR_PAGE, page_to_pfn(page), 1ul << order);
 		if (!order)
 			page_tag_set(page_to_pfn(page), 0);
 		else
@@ -1001,8 +1001,12 @@ int fl__page_alloc_init(unsigned long nr_pages, int nr_nodes, int nr_cpus)
 	fl__page_lines.cpu = fl_reserve(lines_bytes, false);
 	fl__page_lines.nr = fl__page_lines.cpu ? nr_pages + 1 : 0;
 	fl__page_lines.gen = 0;
+	clears_bytes = ALIGN_UP((nr_pages + 1) * sizeof(uint32_t), PMD_SIZE);
+	fl__page_cleared.at = fl_reserve(clears_bytes, false);
+	fl__page_cleared.nr = fl__page_cleared.at ? nr_pages + 1 : 0;
 	fl__cpu_node = fl_calloc((size_t)cpus, sizeof(int));
-	if (!mem_map || !fl__page_tags || !fl__page_lines.cpu || !fl__cpu_node)
+	if (!mem_map || !fl__page_tags || !fl__page_lines.cpu || !fl__page_cleared.at ||
+	    !fl__cpu_node)
 		goto err;
 	fl__nr_node_ids = nr_nodes;
 	for (cpu = 0; cpu < cpus; cpu++)
@@ -1091,6 +1095,9 @@ void fl__page_alloc_exit(void)
 	fl_unreserve(fl__page_lines.cpu, lines_bytes);
 	fl__page_lines.cpu = NULL;
 	fl__page_lines.nr = 0;
+	fl_unreserve(fl__page_cleared.at, clears_bytes);
+	fl__page_cleared.at = NULL;
+	fl__page_cleared.nr = 0;
 	fl_free(fl__cpu_node);
 	mem_map = NULL;
 	fl__page_tags = NULL;

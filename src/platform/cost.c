@@ -59,6 +59,7 @@ int fl__cost_id(const char *name, size_t n)
 uint64_t fl__cost_ps[FL_NR_COSTS];
 bool fl__bw_limited;
 struct fl_bw_curve fl__bw_curve;
+struct fl_page_clears fl__page_cleared;
 uint64_t fl__cost_count[FL_NR_COSTS];
 uint64_t fl__cost_time[FL_NR_COSTS];
 struct fl_cost_prov fl__cost_prov;
@@ -154,12 +155,13 @@ static struct {
 	double term[FL_NR_CPUS_MAX];
 } bw_state;
 
-/* per CPU, per 4 KiB, when @n CPUs clear at once (n >= 1, real) */
-static double bw_cost(double n)
+/* per CPU, per 4 KiB, when @n CPUs clear at once (n >= 1, real), on curve @c */
+static double bw_cost(const struct fl_bw_points *c, double n)
 {
-	const struct fl_bw_curve *c = &fl__bw_curve;
 	int i;
 
+	if (c->n == 1)
+		return (double)c->ps[0];
 	for (i = 1; i < c->n; i++)
 		if (n <= c->cpus[i]) {
 			double f = (n - c->cpus[i - 1]) / (c->cpus[i] - c->cpus[i - 1]);
@@ -190,23 +192,47 @@ static double bw_now(void)
 	return t;
 }
 
-void fl__cost_mem(enum fl_cost_id id, uint64_t pages)
+/*
+ * The machine-wide count of pages cleared or copied, the clock of
+ * fl__page_cleared (32 bits: differences are taken modulo 2^32). It runs
+ * on from one simulation to the next, skipping an LLC's worth at each
+ * start, so that no page is in the LLC when a simulation begins; it starts
+ * half the range on, so that a page never written (0) is far behind.
+ */
+static uint32_t page_clears = 1u << 31;
+
+/*
+ * How many of the @pages from frame @pfn on the LLC still holds (fewer
+ * than llc_bytes were cleared or copied since each was), each now the
+ * latest written. None without an LLC curve and size.
+ */
+static uint64_t pages_in_llc(unsigned long pfn, uint64_t pages)
+{
+	const struct fl_bw_curve *c = &fl__bw_curve;
+	uint32_t llc_pages = (uint32_t)fmin((double)(c->llc_bytes >> 12), (double)(1u << 30));
+	uint32_t *at = fl__page_cleared.at;
+	uint64_t hot = 0, i;
+
+	if (!c->llc.n || !llc_pages || !at || pfn + pages > fl__page_cleared.nr)
+		return 0;
+	for (i = 0; i < pages; i++) {
+		if (at[pfn + i] && (uint32_t)(page_clears - at[pfn + i]) < llc_pages)
+			hot++;
+		if (!++page_clears) /* 0 is "never" */
+			page_clears++;
+		at[pfn + i] = page_clears;
+	}
+	return hot;
+}
+
+/* @pages of @id, each meeting curve @c, in chunks */
+static void cost_mem_on(enum fl_cost_id id, const struct fl_bw_points *c, double base,
+			uint64_t pages)
 {
 	double t, others, per, d, e;
 	uint64_t n;
-	int cpu;
+	int cpu = fl__cpu;
 
-	if (!fl_sim_in_task() || !fl__bw_limited) {
-		fl_cost_n(id, pages);
-		return;
-	}
-	if (bw_state.gen != fl__sim_gen) {
-		memset(&bw_state, 0, sizeof(bw_state));
-		bw_state.gen = fl__sim_gen;
-		bw_state.latest_scale = 1;
-	}
-	cpu = fl__cpu;
-	fl__cost_count[id] += pages;
 	/*
 	 * In chunks of at most BW_TAU / BW_CHUNKS, each a scheduling point: a long
 	 * clear (a 2 MiB folio on a busy machine takes many tau) adds its
@@ -225,9 +251,8 @@ void fl__cost_mem(enum fl_cost_id id, uint64_t pages)
 		others = (bw_state.sum - bw_state.term[cpu]) / bw_state.latest_scale;
 		if (others < 0)
 			others = 0;
-		/* sharing never speeds a CPU up: a point under ns(1) is the probe's noise */
-		per = (double)fl__cost_ps[id] *
-		      fmax(bw_cost(1.0 + others) / (double)fl__bw_curve.ps[0], 1.0);
+		/* sharing never speeds a CPU up: a point under the base is the probe's noise */
+		per = (double)fl__cost_ps[id] * fmax(bw_cost(c, 1.0 + others) / base, 1.0);
 		n = (uint64_t)(BW_TAU_PS / BW_CHUNKS / per);
 		n = n < 1 ? 1 : n > pages ? pages : n;
 		d = per * (double)n;
@@ -241,6 +266,31 @@ void fl__cost_mem(enum fl_cost_id id, uint64_t pages)
 	}
 }
 
+void fl__cost_mem(enum fl_cost_id id, unsigned long pfn, uint64_t pages)
+{
+	const struct fl_bw_curve *c = &fl__bw_curve;
+	const struct fl_bw_points *cold = c->mem.n ? &c->mem : &c->llc;
+	const struct fl_bw_points *hot = c->llc.n ? &c->llc : &c->mem;
+	uint64_t in_llc;
+
+	if (!fl_sim_in_task() || !fl__bw_limited) {
+		fl_cost_n(id, pages);
+		return;
+	}
+	if (bw_state.gen != fl__sim_gen) {
+		memset(&bw_state, 0, sizeof(bw_state));
+		bw_state.gen = fl__sim_gen;
+		bw_state.latest_scale = 1;
+		page_clears += (uint32_t)fmin((double)(c->llc_bytes >> 12), (double)(1u << 30)) + 1;
+	}
+	fl__cost_count[id] += pages;
+	in_llc = pages_in_llc(pfn, pages);
+	if (in_llc)
+		cost_mem_on(id, hot, (double)hot->ps[0], in_llc);
+	if (pages > in_llc)
+		cost_mem_on(id, cold, (double)hot->ps[0], pages - in_llc);
+}
+
 static void copy_value(char *dst, size_t n, const char *v, size_t vlen)
 {
 	if (vlen >= n)
@@ -249,9 +299,12 @@ static void copy_value(char *dst, size_t n, const char *v, size_t vlen)
 	dst[vlen] = '\0';
 }
 
-/* "bandwidth.N VALUE": the next point of @bw. Return: 0 or -EINVAL with the reason. */
-static int parse_bw(struct fl_bw_curve *bw, const char *k, size_t kl, const char *v, size_t vlen,
-		    int lineno, char *err, size_t len)
+/*
+ * "bandwidth.N VALUE" (@name "bandwidth") or "bandwidth.llc.N VALUE": the
+ * next point of @bw. Return: 0 or -EINVAL with the reason.
+ */
+static int parse_bw(struct fl_bw_points *bw, const char *name, const char *k, size_t kl,
+		    const char *v, size_t vlen, int lineno, char *err, size_t len)
 {
 	char num[64], *end;
 	long n;
@@ -262,21 +315,46 @@ static int parse_bw(struct fl_bw_curve *bw, const char *k, size_t kl, const char
 	if (!kl || *end || n < 1 || n > FL_NR_CPUS_MAX ||
 	    (bw->n ? n <= bw->cpus[bw->n - 1] : n != 1) || bw->n == FL_BW_POINTS) {
 		snprintf(err, len,
-			 "line %d: bandwidth.%.*s: accepted bandwidth.N with N CPUs ascending "
+			 "line %d: %s.%.*s: accepted %s.N with N CPUs ascending "
 			 "from 1 to %d, at most %d points",
-			 lineno, (int)kl, k, FL_NR_CPUS_MAX, FL_BW_POINTS);
+			 lineno, name, (int)kl, k, name, FL_NR_CPUS_MAX, FL_BW_POINTS);
 		return -EINVAL;
 	}
 	snprintf(num, sizeof(num), "%.*s", (int)(vlen < 63 ? vlen : 63), v);
 	ns = strtod(num, &end);
+	if (!strcmp(end, " estimated") || !strcmp(end, "\testimated")) {
+		bw->estimated = true;
+		*end = '\0';
+	}
 	if (!vlen || *end || !(ns > 0) || ns > 1e9) {
-		snprintf(err, len, "line %d: bandwidth.%ld \"%.*s\": accepted a number of ns > 0",
-			 lineno, n, (int)vlen, v);
+		snprintf(err, len, "line %d: %s.%ld \"%.*s\": accepted a number of ns > 0", lineno,
+			 name, n, (int)vlen, v);
 		return -EINVAL;
 	}
 	bw->cpus[bw->n] = (int)n;
 	bw->ps[bw->n] = (uint64_t)llround(ns * 1000.0);
 	bw->n++;
+	return 0;
+}
+
+/* "llc.bytes SIZE": the last-level cache's size, 1 .. 2^40 */
+static int parse_llc(struct fl_bw_curve *bw, const char *v, size_t vlen, int lineno, char *err,
+		     size_t len)
+{
+	char num[64], *end;
+	unsigned long long b;
+
+	snprintf(num, sizeof(num), "%.*s", (int)(vlen < 63 ? vlen : 63), v);
+	errno = 0;
+	b = strtoull(num, &end, 10);
+	if (!vlen || *end || errno || !b || b > 1ull << 40 || num[0] == '-') {
+		snprintf(err, len,
+			 "line %d: llc.bytes \"%.*s\": accepted the last-level cache's size in "
+			 "bytes, 1 to 2^40",
+			 lineno, (int)vlen, v);
+		return -EINVAL;
+	}
+	bw->llc_bytes = b;
 	return 0;
 }
 
@@ -426,20 +504,31 @@ int fl__costs_parse(const char *text, uint64_t *ps, struct fl_cost_prov *prov,
 		} else if (klen == 9 && !strncmp(key, "clock.mhz", 9)) {
 			if (parse_clock(prov, v, vlen, lineno, err, len))
 				return -EINVAL;
+		} else if (klen > 14 && !strncmp(key, "bandwidth.llc.", 14)) {
+			if (parse_bw(&bw->llc, "bandwidth.llc", key + 14, klen - 14, v, vlen,
+				     lineno, err, len))
+				return -EINVAL;
 		} else if (klen > 10 && !strncmp(key, "bandwidth.", 10)) {
-			if (parse_bw(bw, key + 10, klen - 10, v, vlen, lineno, err, len))
+			if (parse_bw(&bw->mem, "bandwidth", key + 10, klen - 10, v, vlen, lineno,
+				     err, len))
+				return -EINVAL;
+		} else if (klen == 9 && !strncmp(key, "llc.bytes", 9)) {
+			if (parse_llc(bw, v, vlen, lineno, err, len))
 				return -EINVAL;
 		} else if (other) {
 			if (other(ctx, key, klen, v, vlen, lineno, err, len))
 				return -EINVAL;
 		} else {
 			snprintf(err, len,
-				 "line %d: \"%.*s\": accepted cost.NAME, bandwidth.N, tlb.4k, "
-				 "tlb.2m, clock.mhz, provenance.KEY or # comments",
+				 "line %d: \"%.*s\": accepted cost.NAME, bandwidth.N, "
+				 "bandwidth.llc.N, "
+				 "llc.bytes, tlb.4k, tlb.2m, clock.mhz, provenance.KEY or # "
+				 "comments",
 				 lineno, (int)klen, key);
 			return -EINVAL;
 		}
 	}
+	prov->bw_estimated = bw->mem.estimated || bw->llc.estimated;
 	for (i = 0; ps && i < FL_NR_COSTS; i++)
 		if (!seen[i] && fl__cost_info[i].optional)
 			ps[i] = 0;
@@ -499,7 +588,7 @@ int fl_costs_load(const char *path, char *err, size_t len)
 	}
 	memcpy(fl__cost_ps, ps, sizeof(ps));
 	fl__bw_curve = bwc;
-	fl__bw_limited = bwc.n >= 2;
+	fl__bw_limited = bwc.mem.n + bwc.llc.n >= 2;
 	fl__tlb_geo = prov.tlb;
 	snprintf(prov.source, sizeof(prov.source), "%s", path ? path : "built in");
 	fl__cost_prov = prov;
@@ -520,7 +609,25 @@ void fl__costs_estimated(const struct fl_cost_prov *prov, char *buf, size_t len)
 	if (n < len && (prov->tlb.estimated[0] || prov->tlb.estimated[1]))
 		n += (size_t)snprintf(buf + n, len - n, "%stlb", n ? ", " : "");
 	if (n < len && prov->clock_mhz > 0 && prov->clock_estimated)
-		snprintf(buf + n, len - n, "%sclock", n ? ", " : "");
+		n += (size_t)snprintf(buf + n, len - n, "%sclock", n ? ", " : "");
+	if (n < len && prov->bw_estimated)
+		snprintf(buf + n, len - n, "%sbandwidth", n ? ", " : "");
+}
+
+void fl__costs_write_bw(FILE *f, const struct fl_bw_curve *bw)
+{
+	static const char *const name[2] = { "bandwidth", "bandwidth.llc" };
+	int k, i;
+
+	for (k = 0; k < 2; k++) {
+		const struct fl_bw_points *c = k ? &bw->llc : &bw->mem;
+
+		for (i = 0; i < c->n; i++)
+			fprintf(f, "%s.%d %.3f%s\n", name[k], c->cpus[i], (double)c->ps[i] / 1000.0,
+				c->estimated ? " estimated" : "");
+	}
+	if (bw->llc_bytes)
+		fprintf(f, "llc.bytes %llu\n", (unsigned long long)bw->llc_bytes);
 }
 
 void fl__costs_write_machine(FILE *f, const struct fl_cost_prov *prov)
@@ -553,7 +660,7 @@ int fl_costs_write(FILE *f, const uint64_t *ps, const struct fl_cost_prov *prov,
 		fprintf(f, "cost.%s %.3f%s\n", fl__cost_info[i].name, (double)ps[i] / 1000.0,
 			prov->estimated[i] ? " estimated" : "");
 	fl__costs_write_machine(f, prov);
-	for (i = 0; bw && i < bw->n; i++)
-		fprintf(f, "bandwidth.%d %.3f\n", bw->cpus[i], (double)bw->ps[i] / 1000.0);
+	if (bw)
+		fl__costs_write_bw(f, bw);
 	return fflush(f) || ferror(f) ? -EIO : 0;
 }

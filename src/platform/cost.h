@@ -172,22 +172,44 @@ static __always_inline void fl_line_table_write(struct fl_line_table *t, unsigne
 /*
  * Memory bandwidth, a machine-wide resource: the time one CPU takes to
  * clear 4 KiB while @cpus[i] CPUs clear at once (ns[i], in ps here),
- * measured by calibrate (N threads each clearing its own memory). With
- * no points, bandwidth is unlimited. clear_page and copy_page are
- * stretched by ns(N) / ns(1) where N is 1 + how many other CPUs are
- * busy with such operations at this virtual moment (cost.c).
+ * measured by calibrate (N threads each clearing its own memory). Two
+ * curves: @mem for memory that no cache holds ("bandwidth.N"), @llc for
+ * pages the last-level cache holds ("bandwidth.llc.N"), and the LLC's
+ * size ("llc.bytes"). A clear meets @llc when fewer than @llc_bytes were
+ * cleared or copied machine-wide since its page last was (the page is
+ * still in the LLC), @mem otherwise; with one curve, every clear meets
+ * it. clear_page and copy_page (the cost of a page the cache holds) are
+ * stretched by curve(N) / llc(1), at least 1, where N is 1 + how many
+ * other CPUs are busy with such operations at this virtual moment
+ * (cost.c); without an @llc curve, by mem(N) / mem(1). With no points at
+ * all, bandwidth is unlimited.
  */
 #define FL_BW_POINTS 64
-struct fl_bw_curve {
+struct fl_bw_points {
 	int n;
 	int cpus[FL_BW_POINTS];	   /* ascending, cpus[0] == 1 */
 	uint64_t ps[FL_BW_POINTS]; /* per CPU, per 4 KiB */
+	bool estimated;		   /* its lines say "estimated" */
+};
+struct fl_bw_curve {
+	struct fl_bw_points mem, llc;
+	uint64_t llc_bytes; /* 0: not known, every clear meets @mem */
 };
 extern struct fl_bw_curve fl__bw_curve;
 
-/* whether a curve is in force (fl__bw_curve.n >= 2): kept beside the costs, read on every clear */
+/*
+ * The pages cleared or copied machine-wide when each page last was
+ * (@at[pfn], 0: never), for the LLC rule above; mm/ sizes it.
+ */
+struct fl_page_clears {
+	uint32_t *at;
+	unsigned long nr;
+};
+extern struct fl_page_clears fl__page_cleared;
+
+/* whether a curve is in force (two points or more): kept beside the costs, read on every clear */
 extern bool fl__bw_limited;
-void fl__cost_mem(enum fl_cost_id id, uint64_t pages);
+void fl__cost_mem(enum fl_cost_id id, unsigned long pfn, uint64_t pages);
 /*
  * An XArray node visited: xa_node, or xa_node_hot if it is among the last
  * FL_XA_HOT_NODES nodes this CPU visited (still in its cache).
@@ -200,12 +222,15 @@ static __always_inline void fl_cost_xa_node(const void *node)
 		fl__cost_xa_node(node);
 }
 
-/* fl_cost_mem() - @pages of @id (clear_page, copy_page): they draw on the bandwidth. */
-static __always_inline void fl_cost_mem(enum fl_cost_id id, uint64_t pages)
+/*
+ * fl_cost_mem() - @pages of @id (clear_page, copy_page) written from frame
+ * @pfn on: they draw on the bandwidth.
+ */
+static __always_inline void fl_cost_mem(enum fl_cost_id id, unsigned long pfn, uint64_t pages)
 {
 	if (unlikely(fl__sim_active)) {
 		if (fl__bw_limited)
-			fl__cost_mem(id, pages);
+			fl__cost_mem(id, pfn, pages);
 		else
 			fl_cost_n(id, pages);
 	}
@@ -239,11 +264,14 @@ struct fl_cost_prov {
 	/* its CPU clock in MHz (clock.mhz; 0: not given), what "cycles" are counted at */
 	double clock_mhz;
 	bool clock_estimated;
+	bool bw_estimated; /* a bandwidth curve's lines say "estimated" */
 };
 /* fl__cpu_mhz() - this host's CPU clock from /proc/cpuinfo ("cpu MHz"), 0 if none */
 double fl__cpu_mhz(void);
 /* the lines "tlb.4k", "tlb.2m" and "clock.mhz" of @prov, where it gives them */
 void fl__costs_write_machine(FILE *f, const struct fl_cost_prov *prov);
+/* fl__costs_write_bw() - @bw's lines (bandwidth.N, bandwidth.llc.N, llc.bytes) to @f */
+void fl__costs_write_bw(FILE *f, const struct fl_bw_curve *bw);
 /* "a, b, c": the costs in force marked estimated, "" when none */
 void fl__costs_estimated(const struct fl_cost_prov *prov, char *buf, size_t len);
 extern struct fl_cost_prov fl__cost_prov;
@@ -253,8 +281,9 @@ extern struct fl_cost_prov fl__cost_prov;
  * cost must be given once, in ns (a decimal number >= 0), as
  * "cost.NAME VALUE", or "cost.NAME VALUE estimated" for one the machine
  * did not measure; "provenance.KEY VALUE" lines and "#" comments are
- * kept or skipped; "bandwidth.N VALUE" lines (N CPUs at once, ascending
- * from 1, VALUE in ns per 4 KiB) give @bw. Return: 0, or -EINVAL with the
+ * kept or skipped; "bandwidth.N VALUE" and "bandwidth.llc.N VALUE" lines
+ * (N CPUs at once, ascending from 1, VALUE in ns per 4 KiB) and
+ * "llc.bytes SIZE" give @bw. Return: 0, or -EINVAL with the
  * line and the reason in @err.
  */
 int fl_costs_parse(const char *text, uint64_t *ps, struct fl_cost_prov *prov,

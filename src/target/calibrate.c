@@ -205,14 +205,14 @@ static double probe_cacheline(void)
 
 /*
  * The clearing bandwidth: @n threads, one on each of CPUs 0..n-1, each
- * clears its own pre-faulted 16 MiB 4 KiB at a time (rep stosb, as
- * clear_page does) for BW_PASSES passes, all starting together.
+ * faults its own @bytes in, then, all starting together, clears it 4 KiB
+ * at a time (rep stosb, as clear_page does) @passes times over.
  */
-#define BW_BYTES (16ul << 20)
-#define BW_PASSES 8
 struct bw_thread {
 	int cpu;
 	char *buf;
+	size_t bytes;
+	int passes;
 	unsigned int *go; /* atomic: threads ready, then released at n + 1 */
 	int n;
 	double ns; /* per 4 KiB */
@@ -225,19 +225,19 @@ static void *bw_main(void *p)
 	int pass;
 
 	pin_to(t->cpu);
-	memset(t->buf, 1, BW_BYTES);
+	memset(t->buf, 1, t->bytes);
 	__atomic_fetch_add(t->go, 1, __ATOMIC_ACQ_REL);
 	while (__atomic_load_n(t->go, __ATOMIC_ACQUIRE) <= (unsigned int)t->n)
 		__builtin_ia32_pause();
 	t0 = now_ns();
-	for (pass = 0; pass < BW_PASSES; pass++)
-		pages_op(t->buf, NULL, BW_BYTES);
-	t->ns = (now_ns() - t0) / (double)(BW_PASSES * (BW_BYTES / 4096));
+	for (pass = 0; pass < t->passes; pass++)
+		pages_op(t->buf, NULL, t->bytes);
+	t->ns = (now_ns() - t0) / (double)((size_t)t->passes * (t->bytes / 4096));
 	return NULL;
 }
 
 /* ns per 4 KiB per thread with @n threads at once (the median of 3), or -1 */
-static double probe_bandwidth_at(int n)
+static double probe_bandwidth_at(int n, size_t bytes, int passes)
 {
 	double r[3];
 	int k;
@@ -252,15 +252,17 @@ static double probe_bandwidth_at(int n)
 		if (!t || !tid)
 			goto fail;
 		for (i = 0; i < n; i++) {
-			t[i] = (struct bw_thread){ .cpu = i, .go = &go, .n = n };
-			t[i].buf = mmap(NULL, BW_BYTES, PROT_READ | PROT_WRITE,
+			t[i] = (struct bw_thread){
+				.cpu = i, .bytes = bytes, .passes = passes, .go = &go, .n = n
+			};
+			t[i].buf = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
 					MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 			if (t[i].buf == MAP_FAILED) {
 				t[i].buf = NULL;
 				break;
 			}
 			if (pthread_create(&tid[i], NULL, bw_main, &t[i])) {
-				munmap(t[i].buf, BW_BYTES);
+				munmap(t[i].buf, bytes);
 				t[i].buf = NULL;
 				break;
 			}
@@ -273,7 +275,7 @@ static double probe_bandwidth_at(int n)
 		for (i = 0; i < started; i++) {
 			pthread_join(tid[i], NULL);
 			sum += t[i].ns;
-			munmap(t[i].buf, BW_BYTES);
+			munmap(t[i].buf, bytes);
 		}
 		free(t);
 		free(tid);
@@ -289,39 +291,107 @@ fail:
 	return fl_median(r, 3);
 }
 
+/* the last-level cache's size in bytes (CPUID through sysconf, else sysfs), 0 if unknown */
+static uint64_t llc_bytes(void)
+{
+	static const int level[] = { _SC_LEVEL3_CACHE_SIZE, _SC_LEVEL2_CACHE_SIZE };
+	unsigned long long kib;
+	char *text;
+	size_t i;
+
+	for (i = 0; i < sizeof(level) / sizeof(level[0]); i++) {
+		long b = sysconf(level[i]);
+
+		if (b > 0)
+			return (uint64_t)b;
+	}
+	text = fl_read_text("/sys/devices/system/cpu/cpu0/cache/index3/size", 64);
+	if (text && sscanf(text, "%lluK", &kib) == 1 && kib) {
+		free(text);
+		return kib << 10;
+	}
+	free(text);
+	return 0;
+}
+
+#define BW_MIN_BYTES (16ul << 20)  /* a thread's least in memory, most in the LLC */
+#define BW_LLC_BYTES (128ul << 20) /* what a thread clears in all, in the LLC */
+
 /*
  * The curve at 1, 2, 4, 8 CPUs, then every 8 (wider on machines past 472
- * CPUs, to fit FL_BW_POINTS) and at all of them, into @bw, logged to
- * @log. On one CPU there is no curve (bandwidth unlimited).
+ * CPUs, to fit FL_BW_POINTS) and at all of them, into @c, logged to @log
+ * as @name: in the LLC (@in_llc: each thread clears its share of half the
+ * LLC, at most 16 MiB, over and over: a virtual machine's CPUID may give
+ * the whole host's LLC, of which its CPUs see a part) or in memory no cache holds (the threads' buffers
+ * together at least four LLCs, cleared once after they were faulted in:
+ * every line was last written four LLCs' worth of writes before).
  */
-static void probe_bandwidth(struct fl_bw_curve *bw, FILE *log)
+static void probe_bw_curve(struct fl_bw_points *c, bool in_llc, uint64_t llc, const char *name,
+			   FILE *log)
 {
 	int cpus = fl__host_nr_cpus(), step = 8, n;
 
-	memset(bw, 0, sizeof(*bw));
-	if (cpus < 2) {
-		fprintf(log, "  bandwidth: one host CPU, no curve\n");
-		return;
-	}
+	memset(c, 0, sizeof(*c));
 	if (cpus / step > FL_BW_POINTS - 5)
 		step = cpus / (FL_BW_POINTS - 5) + 1;
-	for (n = 1; bw->n < FL_BW_POINTS; n = n < 8 ? n * 2 : n + step) {
+	for (n = 1; c->n < FL_BW_POINTS; n = n < 8 ? n * 2 : n + step) {
+		size_t bytes;
+		int passes = 1;
 		double ns;
 
 		if (n > cpus)
 			n = cpus;
-		if (bw->n && n <= bw->cpus[bw->n - 1])
+		if (c->n && n <= c->cpus[c->n - 1])
 			break;
-		ns = probe_bandwidth_at(n);
+		if (in_llc) {
+			bytes = (size_t)(llc / 2 / (uint64_t)n) & ~4095ul;
+			if (bytes > BW_MIN_BYTES)
+				bytes = BW_MIN_BYTES;
+			if (bytes < 64 << 10) {
+				fprintf(log,
+					"  %s: at %d threads a share under 64 KiB; the curve ends "
+					"there\n",
+					name, n);
+				break;
+			}
+			passes = (int)(BW_LLC_BYTES / bytes) + 1;
+		} else {
+			bytes = (size_t)(4 * llc / (uint64_t)n + 4095) & ~4095ul;
+			if (bytes < BW_MIN_BYTES)
+				bytes = BW_MIN_BYTES;
+		}
+		ns = probe_bandwidth_at(n, bytes, passes);
 		if (ns <= 0) {
-			fprintf(log,
-				"  bandwidth: %d threads could not run; the curve ends there\n", n);
+			fprintf(log, "  %s: %d threads could not run; the curve ends there\n", name,
+				n);
 			break;
 		}
-		bw->cpus[bw->n] = n;
-		bw->ps[bw->n++] = (uint64_t)llround(ns * 1000.0);
-		fprintf(log, "  bandwidth.%-4d %8.2f ns per 4 KiB per CPU\n", n, ns);
+		c->cpus[c->n] = n;
+		c->ps[c->n++] = (uint64_t)llround(ns * 1000.0);
+		fprintf(log, "  %s.%-4d %8.2f ns per 4 KiB per CPU (%zu MiB a thread)\n", name, n,
+			ns, bytes >> 20);
 	}
+}
+
+/*
+ * Both curves, the memory's (bandwidth.N) and the LLC's (bandwidth.llc.N),
+ * and the LLC's size, into @bw; without a known LLC size, the memory's
+ * curve alone, 64 MiB a thread.
+ */
+static void probe_bandwidth(struct fl_bw_curve *bw, FILE *log)
+{
+	uint64_t llc = llc_bytes();
+
+	memset(bw, 0, sizeof(*bw));
+	if (llc)
+		fprintf(log, "  llc.bytes %llu (the last-level cache)\n", (unsigned long long)llc);
+	else
+		fprintf(log, "  llc: size unknown: the memory's curve alone\n");
+	probe_bw_curve(&bw->mem, false, llc ? llc : 16ull << 20, "bandwidth", log);
+	if (!llc)
+		return;
+	bw->llc_bytes = llc;
+	probe_bw_curve(&bw->llc, true, llc, "bandwidth.llc", log);
 }
 
 /* Dependent loads through 64-slot nodes (an XArray walk's shape), per node. */
@@ -969,8 +1039,7 @@ static int measured_write(FILE *f, const struct measured *m)
 			fprintf(f, "given.%s %.3f %s\n", fl__cost_info[i].name, m->given_ns[i],
 				m->given_how[i]);
 	fl__costs_write_machine(f, &m->prov);
-	for (i = 0; i < m->bw.n; i++)
-		fprintf(f, "bandwidth.%d %.3f\n", m->bw.cpus[i], (double)m->bw.ps[i] / 1000.0);
+	fl__costs_write_bw(f, &m->bw);
 	for (i = 0; i < NR_FIT_RUNS; i++) {
 		if (!m->run[i].have)
 			continue;
@@ -1338,7 +1407,6 @@ static int measured_from_log(const char *dir, struct measured *m, char *err, siz
 {
 	char path[4200], *text, *line, *save = NULL, sub[300];
 	uint64_t ps[FL_NR_COSTS];
-	FILE *f;
 	int ret;
 
 	snprintf(path, sizeof(path), "%s/calibrate.costs", dir);
@@ -1364,23 +1432,6 @@ static int measured_from_log(const char *dir, struct measured *m, char *err, siz
 		log_check_line(m, line);
 	}
 	free(text);
-	/* "threads N: G GB/s aggregate, NS ns per 4K clear per thread" */
-	snprintf(path, sizeof(path), "%s/clear-bandwidth.txt", dir);
-	f = m->bw.n ? NULL : fopen(path, "r");
-	if (f) {
-		char l[256];
-		double gbs, ns;
-		int n;
-
-		while (fgets(l, sizeof(l), f) && m->bw.n < FL_BW_POINTS)
-			if (sscanf(l, "threads %d: %lf GB/s aggregate, %lf ns", &n, &gbs, &ns) ==
-				    3 &&
-			    n >= 1 && ns > 0 && (m->bw.n ? n > m->bw.cpus[m->bw.n - 1] : n == 1)) {
-				m->bw.cpus[m->bw.n] = n;
-				m->bw.ps[m->bw.n++] = (uint64_t)llround(ns * 1000.0);
-			}
-		fclose(f);
-	}
 	snprintf(path, sizeof(path), "%s/records/lru-4K-1-*.json", dir);
 	ret = records_run(m, RUN_A, path, err, len);
 	if (!ret) {
@@ -1861,6 +1912,21 @@ static int fit_check(struct calib *k, char *comment, size_t csize, int *fails, c
 		cl += (size_t)snprintf(comment + cl, csize - cl, "#   %s: %s%s\n",
 				       fl__cost_info[i].name, k->est[i] ? "estimated: " : "",
 				       k->how[i]);
+	for (i = 0; i < 2 && cl < csize; i++) {
+		const struct fl_bw_points *c = i ? &m->bw.llc : &m->bw.mem;
+
+		if (c->n)
+			cl += (size_t)snprintf(comment + cl, csize - cl,
+					       "#   %s: %s%d point%s, %s\n",
+					       i ? "bandwidth.llc" : "bandwidth",
+					       c->estimated ? "estimated: " : "", c->n,
+					       c->n > 1 ? "s" : "",
+					       c->estimated ? "the measurements' comment says how"
+					       : i ? "calibrate's probe: 16 MiB a thread (at most "
+						     "half the LLC), cleared over and over"
+						   : "calibrate's probe: memory no cache holds, "
+						     "four LLCs in all, each line cleared once");
+	}
 	fprintf(k->log, "  %d of %d within %.0f%%\n", m->nr_checks - *fails, m->nr_checks,
 		100 * CHECK_BOUND);
 	return 0;
@@ -2219,9 +2285,7 @@ FL_API int fl_calibrate_fit(const char *src, FILE *out, const char *out_name, co
 		if (m->given[i])
 			fprintf(log, "  %-12s %9.2f ns  %s\n", fl__cost_info[i].name,
 				m->given_ns[i], m->given_how[i]);
-	for (i = 0; i < m->bw.n; i++)
-		fprintf(log, "  bandwidth.%-4d %8.2f ns per 4 KiB per CPU\n", m->bw.cpus[i],
-			(double)m->bw.ps[i] / 1000.0);
+	fl__costs_write_bw(log, &m->bw);
 	fprintf(log, "2. the host's runs there\n");
 	for (i = 0; i < NR_FIT_RUNS; i++)
 		if (m->run[i].have)

@@ -590,7 +590,7 @@ KA=$T/ka.costs
 		cacheline tlb_flush ipi pte_table vma xa_node xa_node_hot walk_pte walk_pmd; do
 		echo "given.$c $(sed -n "s/^cost\.$c //p" "$KA" | sed 's/ estimated//') from the cost file"
 	done
-	grep '^tlb\.' "$KA"
+	grep '^tlb\.\|^bandwidth\.\|^llc\.' "$KA"
 	echo "run.A lru-microbench - threads=1 loops=20 size=2M"
 	echo "run.B lru-microbench 16kB threads=1 loops=20 size=2M"
 	echo "run.S shmem-split - method=punch file-size=16M rounds=3"

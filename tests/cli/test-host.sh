@@ -658,7 +658,7 @@ else
 		grep -q "^provenance.command foliolab calibrate --out" "$T/c.costs" &&
 		[ "$(grep -c '^cost\.' "$T/c.costs")" -eq "$ncosts" ] &&
 		{ [ "$(getconf _NPROCESSORS_ONLN)" -lt 2 ] ||
-			[ "$(grep -c '^bandwidth\.' "$T/c.costs")" -ge 2 ]; } &&
+			[ "$(grep -c '^bandwidth\.[0-9]' "$T/c.costs")" -ge 2 ]; } &&
 		grep -Eq "^  [0-9] of 8 within 15%|^  8 of 8 within 15%" "$T/out" &&
 		[ "$(grep -Ec '^  (lru-microbench|page-fault1) ' "$T/out")" -eq 8 ] &&
 		"$FL" run lru-microbench --threads 2 --loops 2 --size 1M --costs "$T/c.costs" \
@@ -693,7 +693,7 @@ else
 	[ -n "$why" ] || [ "$(grep -c '^cost\.' "$T/bundle/calibrate.costs")" -eq "$ncosts" ] ||
 		why="not $ncosts costs"
 	[ -n "$why" ] || [ "$ncpu" -lt 2 ] ||
-		[ "$(grep -c '^bandwidth\.' "$T/bundle/calibrate.costs")" -ge 2 ] || why="bandwidth curve"
+		[ "$(grep -c '^bandwidth\.[0-9]' "$T/bundle/calibrate.costs")" -ge 2 ] || why="bandwidth curve"
 	[ -n "$why" ] || grep -q "^cpus online: $ncpu$" "$T/bundle/machine.txt" || why="machine.txt"
 	[ -n "$why" ] ||
 		grep -q "^records/lru-4K-1.json: lru-microbench on the host, 1 thread," "$T/bundle/manifest.txt" &&

@@ -43,14 +43,28 @@ static bool test_parse_full(void)
 	ASSERT_EQ(fl_costs_parse(text, ps, &prov, &bw, err, sizeof(err)), 0);
 	for (i = 0; i < FL_NR_COSTS; i++)
 		ASSERT_EQ(ps[i], (uint64_t)i * 1000 + 250);
-	ASSERT_EQ(bw.n, 0); /* none given: unlimited */
+	ASSERT_EQ(bw.mem.n + bw.llc.n, 0); /* none given: unlimited */
 	ASSERT_TRUE(!strcmp(prov.kernel, "6.18.44"));
 	full_text(text, sizeof(text), -1, "bandwidth.1 34\nbandwidth.2 56.5\nbandwidth.16 466\n");
 	ASSERT_EQ(fl_costs_parse(text, ps, &prov, &bw, err, sizeof(err)), 0);
-	ASSERT_EQ(bw.n, 3);
-	ASSERT_EQ(bw.cpus[0], 1);
-	ASSERT_EQ(bw.cpus[2], 16);
-	ASSERT_EQ(bw.ps[1], 56500ull);
+	ASSERT_EQ(bw.mem.n, 3);
+	ASSERT_EQ(bw.mem.cpus[0], 1);
+	ASSERT_EQ(bw.mem.cpus[2], 16);
+	ASSERT_EQ(bw.mem.ps[1], 56500ull);
+	ASSERT_EQ(bw.llc.n, 0);
+	ASSERT_TRUE(!bw.mem.estimated && !prov.bw_estimated);
+	/* the LLC's curve and size apart; "estimated" on a point marks its curve */
+	full_text(text, sizeof(text), -1,
+		  "bandwidth.1 300 estimated\nbandwidth.llc.1 100\nbandwidth.llc.4 120\n"
+		  "llc.bytes 314572800\n");
+	ASSERT_EQ(fl_costs_parse(text, ps, &prov, &bw, err, sizeof(err)), 0);
+	ASSERT_EQ(bw.mem.n, 1);
+	ASSERT_EQ(bw.mem.ps[0], 300000ull);
+	ASSERT_TRUE(bw.mem.estimated && !bw.llc.estimated && prov.bw_estimated);
+	ASSERT_EQ(bw.llc.n, 2);
+	ASSERT_EQ(bw.llc.cpus[1], 4);
+	ASSERT_EQ(bw.llc.ps[1], 120000ull);
+	ASSERT_EQ(bw.llc_bytes, 314572800ull);
 	ASSERT_TRUE(!strcmp(prov.cpu, "Some CPU 3000")); /* the value runs to the line's end */
 	/* a cost added after the first files may be absent (0); the others may not */
 	for (i = 0; i < FL_NR_COSTS; i++) {
@@ -109,8 +123,8 @@ static bool test_bad_files(void)
 	full_text(text, sizeof(text), -1, "speed 3\n");
 	ASSERT_TRUE(refused(
 		text,
-		"accepted cost.NAME, bandwidth.N, tlb.4k, tlb.2m, clock.mhz, provenance.KEY or # "
-		"comments"));
+		"accepted cost.NAME, bandwidth.N, bandwidth.llc.N, llc.bytes, tlb.4k, tlb.2m, "
+		"clock.mhz, provenance.KEY or # comments"));
 	/* the clock: MHz from 1 to 100000, then estimated where not measured */
 	full_text(text, sizeof(text), -1, "clock.mhz 0\n");
 	ASSERT_TRUE(refused(text, "clock.mhz \"0\": accepted MHZ (1..100000)"));
@@ -123,6 +137,14 @@ static bool test_bad_files(void)
 	ASSERT_TRUE(refused(text, "ascending from 1"));
 	full_text(text, sizeof(text), -1, "bandwidth.1 34\nbandwidth.4 70\nbandwidth.2 50\n");
 	ASSERT_TRUE(refused(text, "bandwidth.2: accepted bandwidth.N with N CPUs ascending"));
+	full_text(text, sizeof(text), -1, "bandwidth.llc.1 34\nbandwidth.llc.1 50\n");
+	ASSERT_TRUE(refused(text, "bandwidth.llc.1: accepted bandwidth.llc.N with N CPUs"));
+	full_text(text, sizeof(text), -1, "bandwidth.1 34 guessed\n");
+	ASSERT_TRUE(refused(text, "accepted a number of ns > 0"));
+	full_text(text, sizeof(text), -1, "llc.bytes 0\n");
+	ASSERT_TRUE(refused(text, "llc.bytes \"0\": accepted the last-level cache's size"));
+	full_text(text, sizeof(text), -1, "llc.bytes 30M\n");
+	ASSERT_TRUE(refused(text, "in bytes, 1 to 2^40"));
 	full_text(text, sizeof(text), -1, "bandwidth.1 34\nbandwidth.x 50\n");
 	ASSERT_TRUE(refused(text, "bandwidth.x"));
 	full_text(text, sizeof(text), -1, "bandwidth.1 0\n");
@@ -142,7 +164,11 @@ static bool test_write_reads_back(void)
 	uint64_t ps[FL_NR_COSTS], back[FL_NR_COSTS];
 	struct fl_cost_prov prov = { .kernel = "k", .cpu = "c", .date = "d", .command = "x y" },
 			    got;
-	struct fl_bw_curve curve = { .n = 2, .cpus = { 1, 7 }, .ps = { 34000, 123456 } };
+	struct fl_bw_curve curve = {
+		.mem = { .n = 2, .cpus = { 1, 7 }, .ps = { 34000, 123456 } },
+		.llc = { .n = 1, .cpus = { 1 }, .ps = { 9000 }, .estimated = true },
+		.llc_bytes = 1 << 20
+	};
 	FILE *f;
 	char text[8192];
 	size_t n;
@@ -173,9 +199,14 @@ static bool test_write_reads_back(void)
 	ASSERT_TRUE(strstr(text, "clock.mhz 2100 estimated\n") != NULL);
 	ASSERT_TRUE(got.clock_mhz == 2100 && got.clock_estimated);
 	ASSERT_TRUE(!strcmp(got.command, "x y"));
-	ASSERT_EQ(bw.n, 2);
-	ASSERT_EQ(bw.cpus[1], 7);
-	ASSERT_EQ(bw.ps[1], 123456ull);
+	ASSERT_EQ(bw.mem.n, 2);
+	ASSERT_EQ(bw.mem.cpus[1], 7);
+	ASSERT_EQ(bw.mem.ps[1], 123456ull);
+	ASSERT_TRUE(!bw.mem.estimated);
+	ASSERT_EQ(bw.llc.n, 1);
+	ASSERT_EQ(bw.llc.ps[0], 9000ull);
+	ASSERT_TRUE(bw.llc.estimated);
+	ASSERT_EQ(bw.llc_bytes, 1ull << 20);
 	/* the public check takes it, and leaves the costs in force alone */
 	memset(fl__cost_ps, 0, sizeof(fl__cost_ps));
 	ASSERT_EQ(fl_costs_check(path, err, sizeof(err)), 0);

@@ -375,7 +375,7 @@ static void clearer(void *arg)
 	fl_sim_charge((uint64_t)(intptr_t)arg * 3000000);
 	for (done = 0; done < BW_PAGES; done += bw_op_pages) {
 		fl__cpu = fl_sim_cpu();
-		fl_cost_mem(FL_COST_CLEAR_PAGE, bw_op_pages);
+		fl_cost_mem(FL_COST_CLEAR_PAGE, 0, bw_op_pages);
 		fl_sim_charge(0);
 	}
 }
@@ -414,7 +414,9 @@ static bool test_bandwidth_known_answer(void)
 
 	fl__cost_ps[FL_COST_CLEAR_PAGE] = CL;
 	fl__sim_active = true;
-	fl__bw_curve = (struct fl_bw_curve){ .n = 3, .cpus = { 1, 4, 16 }, .ps = { 34, 68, 466 } };
+	fl__bw_curve = (struct fl_bw_curve){
+		.mem = { .n = 3, .cpus = { 1, 4, 16 }, .ps = { 34, 68, 466 } }
+	};
 	fl__bw_limited = true;
 	bw_op_pages = 1;
 	ASSERT_TRUE(bw_run(1) == 1.0); /* alone: exactly the cost */
@@ -426,11 +428,79 @@ static bool test_bandwidth_known_answer(void)
 	ASSERT_TRUE(near(bw_run(8), (68.0 + 398.0 * 4 / 12) / 34));
 	ASSERT_TRUE(near(bw_run(32), 466.0 * 2 / 34));
 	bw_op_pages = 1;
-	fl__bw_curve.n = 0;
+	fl__bw_curve.mem.n = 0;
 	fl__bw_limited = false;
 	ASSERT_TRUE(bw_run(8) == 1.0);
 	fl__bw_curve = saved_bw;
-	fl__bw_limited = saved_bw.n >= 2;
+	fl__bw_limited = saved_bw.mem.n + saved_bw.llc.n >= 2;
+	fl__cost_ps[FL_COST_CLEAR_PAGE] = saved;
+	fl__sim_active = saved_active;
+	fl__cpu = -1;
+	return true;
+}
+
+/*
+ * The LLC rule (cost.c): a clear meets the LLC's curve when fewer than
+ * llc.bytes were cleared machine-wide since its page last was, memory's
+ * otherwise. Alone on one CPU, memory's 300 units a page against the
+ * LLC's 100 make a cold clear cost 3 CL, a hot one CL. The LLC holds 64
+ * pages. Frames 0..31 never written: 32 cold; again: 32 hot (31 clears
+ * between); 0..127: 0..31 hot (32 between), 32..127 cold; 0..31 once more:
+ * 127 clears since frame 0 was, so all cold. In all 32 x 3 + 32 + 32 +
+ * 96 x 3 + 32 x 3 = 544 CL. A new simulation starts with nothing in the
+ * LLC: 0..31 again, 96 CL.
+ */
+static const unsigned int llc_passes[][2] = { { 0, 32 }, { 0, 32 }, { 0, 128 }, { 0, 32 } };
+static void llc_clearer(void *arg)
+{
+	size_t p;
+
+	fl__cpu = fl_sim_cpu();
+	for (p = 0; p < (arg ? 1 : sizeof(llc_passes) / sizeof(llc_passes[0])); p++) {
+		unsigned long pfn;
+
+		for (pfn = llc_passes[p][0]; pfn < llc_passes[p][1]; pfn++)
+			fl_cost_mem(FL_COST_CLEAR_PAGE, pfn, 1);
+		fl_sim_charge(0);
+	}
+}
+
+static bool test_bandwidth_llc(void)
+{
+	uint64_t saved = fl__cost_ps[FL_COST_CLEAR_PAGE];
+	struct fl_bw_curve saved_bw = fl__bw_curve;
+	struct fl_page_clears saved_clears = fl__page_cleared;
+	bool saved_active = fl__sim_active;
+	uint32_t at[256] = { 0 };
+
+	fl__cost_ps[FL_COST_CLEAR_PAGE] = CL;
+	fl__sim_active = true;
+	fl__bw_curve = (struct fl_bw_curve){ .mem = { .n = 1, .cpus = { 1 }, .ps = { 300 } },
+					     .llc = { .n = 1, .cpus = { 1 }, .ps = { 100 } },
+					     .llc_bytes = 64 * 4096 };
+	fl__bw_limited = true;
+	fl__page_cleared = (struct fl_page_clears){ .at = at, .nr = 256 };
+	fl_sim_exit();
+	ASSERT_EQ(fl_sim_init(1, 1, H), 0);
+	ASSERT_EQ(fl_sim_spawn(0, llc_clearer, NULL), 0);
+	ASSERT_EQ(fl_sim_run(), 0);
+	ASSERT_EQ(fl_sim_cpu_busy(0), 544 * CL);
+	fl_sim_exit();
+	ASSERT_EQ(fl_sim_init(1, 1, H), 0);
+	ASSERT_EQ(fl_sim_spawn(0, llc_clearer, (void *)1), 0);
+	ASSERT_EQ(fl_sim_run(), 0);
+	ASSERT_EQ(fl_sim_cpu_busy(0), 96 * CL);
+	fl_sim_exit();
+	/* without the LLC's size every clear meets memory's curve */
+	fl__bw_curve.llc_bytes = 0;
+	ASSERT_EQ(fl_sim_init(1, 1, H), 0);
+	ASSERT_EQ(fl_sim_spawn(0, llc_clearer, NULL), 0);
+	ASSERT_EQ(fl_sim_run(), 0);
+	ASSERT_EQ(fl_sim_cpu_busy(0), 224 * 3 * CL);
+	fl_sim_exit();
+	fl__page_cleared = saved_clears;
+	fl__bw_curve = saved_bw;
+	fl__bw_limited = saved_bw.mem.n + saved_bw.llc.n >= 2;
 	fl__cost_ps[FL_COST_CLEAR_PAGE] = saved;
 	fl__sim_active = saved_active;
 	fl__cpu = -1;
@@ -454,7 +524,7 @@ static void worker_then_clear(void *arg)
 		fl_cpu_work(1000000);
 	for (i = 0; i < pages; i++) {
 		fl__cpu = fl_sim_cpu();
-		fl_cost_mem(FL_COST_CLEAR_PAGE, 1);
+		fl_cost_mem(FL_COST_CLEAR_PAGE, 0, 1);
 		fl_sim_charge(0);
 	}
 }
@@ -474,7 +544,9 @@ static bool test_cpu_work(void)
 
 	fl__cost_ps[FL_COST_CLEAR_PAGE] = CL;
 	fl__sim_active = true;
-	fl__bw_curve = (struct fl_bw_curve){ .n = 3, .cpus = { 1, 4, 16 }, .ps = { 34, 68, 466 } };
+	fl__bw_curve = (struct fl_bw_curve){
+		.mem = { .n = 3, .cpus = { 1, 4, 16 }, .ps = { 34, 68, 466 } }
+	};
 	fl__bw_limited = true;
 	fl_sim_exit();
 	ASSERT_EQ(fl_sim_init(1, 1, H), 0);
@@ -490,7 +562,7 @@ static bool test_cpu_work(void)
 	ASSERT_TRUE(fl_sim_cpu_busy(0) >= 1000000000ull + 100 * CL);
 	fl_sim_exit();
 	fl__bw_curve = saved_bw;
-	fl__bw_limited = saved_bw.n >= 2;
+	fl__bw_limited = saved_bw.mem.n + saved_bw.llc.n >= 2;
 	fl__cost_ps[FL_COST_CLEAR_PAGE] = saved;
 	fl__sim_active = false;
 	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &a);
@@ -674,8 +746,8 @@ static bool test_wait_timeout(void)
 }
 
 TEST_MAIN(TEST(test_wait_timeout), TEST(test_cpu_work), TEST(test_tick_preemption),
-	  TEST(test_bandwidth_known_answer), TEST(test_xa_hot_nodes), TEST(test_line_table),
-	  TEST(test_lock_known_answer), TEST(test_seed_decides_only_ties),
+	  TEST(test_bandwidth_known_answer), TEST(test_bandwidth_llc), TEST(test_xa_hot_nodes),
+	  TEST(test_line_table), TEST(test_lock_known_answer), TEST(test_seed_decides_only_ties),
 	  TEST(test_mutex_known_answer), TEST(test_mutex_waiter_gives_the_cpu_away),
 	  TEST(test_rwsem_known_answer), TEST(test_sleep_gives_the_cpu_away),
 	  TEST(test_deadlock_found), TEST(test_a_thousand_cpus))
