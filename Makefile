@@ -84,7 +84,7 @@ $(B)/gen/default_costs.c: $(DEFAULT_COSTS)
 	  sed 's/\\/\\\\/g; s/"/\\"/g; s/^/\t"/; s/$$/\\n"/' $<; echo ';'; } > $@
 
 $(B)/gen/default_costs.o: $(B)/gen/default_costs.c
-	$(CC) $(CFLAGS) -c $< -o $@
+	$(CC) $(CFLAGS) -Wno-overlength-strings -c $< -o $@
 
 $(LIB): $(LIB_OBJS)
 	@mkdir -p $(dir $@)

@@ -546,6 +546,7 @@ static void __collapse_huge_page_copy(struct pgtable *ptet, struct folio *folio,
 		fl_spin_lock_at(&ptet->ptl, &site);
 		for (k = 0; k < nr; k++)
 			ptep_get_and_clear(&ptet->e[i + k]);
+		fl_cost_n(FL_COST_ZAP_PTE, (uint64_t)nr); /* the clear and the rmap, as a zap's */
 		folio_remove_rmap_ptes(src, page, nr, vma);
 		spin_unlock(&ptet->ptl);
 		folio_put_refs(src, nr); /* free_folio_and_swap_cache(): the PTEs' references */
@@ -660,6 +661,12 @@ static int collapse_huge_page(struct mm_struct *mm, unsigned long address, int r
 		goto out_up_write;
 	}
 	anon_vma_unlock_write(vma->anon_vma);
+	/*
+	 * What a collapse costs beyond the parts charged apart (the scan, the
+	 * allocation, the copy, the PTE clears, the flush): calibrate's
+	 * MADV_COLLAPSE run, under mmap_lock for writing as the copy is.
+	 */
+	fl_cost(FL_COST_COLLAPSE);
 	__collapse_huge_page_copy(ptet, folio, vma, &compound);
 	fl_spin_lock_at(&pmdt->ptl, &site_pmd);
 	folio_add_new_anon_rmap(folio, vma, address, RMAP_EXCLUSIVE, true);

@@ -42,6 +42,7 @@ const struct fl_cost_info fl__cost_info[FL_NR_COSTS] = {
 	[FL_COST_XA_NODE_HOT] = { "xa_node_hot", "an XArray node visited again, in cache", true },
 	[FL_COST_WALK_PTE] = { "walk_pte", "a page walk to a 4 KiB translation (dTLB miss)", true },
 	[FL_COST_WALK_PMD] = { "walk_pmd", "a page walk to a 2 MiB translation (dTLB miss)", true },
+	[FL_COST_COLLAPSE] = { "collapse", "a PMD range made one THP, less its parts", true },
 };
 
 struct fl_tlb_geometry fl__tlb_geo;
@@ -287,8 +288,14 @@ void fl__cost_mem(enum fl_cost_id id, unsigned long pfn, uint64_t pages)
 	in_llc = pages_in_llc(pfn, pages);
 	if (in_llc)
 		cost_mem_on(id, hot, (double)hot->ps[0], in_llc);
+	/*
+	 * clear_page is the in-fault clear of a page the LLC holds; copy_page
+	 * a probe's copy through 64 MiB, which is priced as measured and only
+	 * shared out
+	 */
 	if (pages > in_llc)
-		cost_mem_on(id, cold, (double)hot->ps[0], pages - in_llc);
+		cost_mem_on(id, cold, (double)(id == FL_COST_CLEAR_PAGE ? hot : cold)->ps[0],
+			    pages - in_llc);
 }
 
 static void copy_value(char *dst, size_t n, const char *v, size_t vlen)

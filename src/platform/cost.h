@@ -51,6 +51,7 @@ enum fl_cost_id {
 	FL_COST_XA_NODE_HOT, /* an XArray node visited again, still in this CPU's cache */
 	FL_COST_WALK_PTE,    /* a page walk to a 4 KiB translation (a dTLB miss) */
 	FL_COST_WALK_PMD,    /* a page walk to a 2 MiB translation */
+	FL_COST_COLLAPSE,    /* a PMD range made one THP, beyond its parts charged apart */
 	FL_NR_COSTS
 };
 
@@ -178,11 +179,12 @@ static __always_inline void fl_line_table_write(struct fl_line_table *t, unsigne
  * size ("llc.bytes"). A clear meets @llc when fewer than @llc_bytes were
  * cleared or copied machine-wide since its page last was (the page is
  * still in the LLC), @mem otherwise; with one curve, every clear meets
- * it. clear_page and copy_page (the cost of a page the cache holds) are
+ * it. clear_page (the in-fault clear of a page the cache holds) is
  * stretched by curve(N) / llc(1), at least 1, where N is 1 + how many
  * other CPUs are busy with such operations at this virtual moment
- * (cost.c); without an @llc curve, by mem(N) / mem(1). With no points at
- * all, bandwidth is unlimited.
+ * (cost.c); copy_page (a probe's copy through 64 MiB, priced as
+ * measured) by curve(N) / curve(1); without an @llc curve, both by
+ * mem(N) / mem(1). With no points at all, bandwidth is unlimited.
  */
 #define FL_BW_POINTS 64
 struct fl_bw_points {

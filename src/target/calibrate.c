@@ -929,10 +929,10 @@ static double check_time(const struct runspec *rs, const struct fl_result *r)
  * [F] the same on two threads of one process (IPIs); [S] a hole punched
  * through every PMD folio of a tmpfs file (the split).
  */
-enum { RUN_A, RUN_B, RUN_E, RUN_F, RUN_S, RUN_D, RUN_D2, NR_FIT_RUNS };
+enum { RUN_A, RUN_B, RUN_E, RUN_F, RUN_S, RUN_D, RUN_D2, RUN_C, NR_FIT_RUNS };
 static const char *const run_ids[NR_FIT_RUNS] = {
 	[RUN_A] = "A", [RUN_B] = "B", [RUN_E] = "E",   [RUN_F] = "F",
-	[RUN_S] = "S", [RUN_D] = "D", [RUN_D2] = "D2",
+	[RUN_S] = "S", [RUN_D] = "D", [RUN_D2] = "D2", [RUN_C] = "C",
 };
 static const struct runspec fit_runs[NR_FIT_RUNS] = {
 	{ "lru-microbench", "", "threads=1 loops=100 size=8M" },
@@ -942,6 +942,7 @@ static const struct runspec fit_runs[NR_FIT_RUNS] = {
 	{ "shmem-split", "", "method=punch file-size=64M rounds=3" },
 	{ "deferred-split", "2048kB", "threads=1 size=256M shrink=drop-caches" },
 	{ "deferred-split", "2048kB", "threads=1 size=256M shrink=drop-caches advise-pages=511" },
+	{ "lru-microbench", "", "threads=1 loops=1 size=64M vma=private advice=collapse" },
 };
 
 static const struct runspec CHECKS[] = {
@@ -1233,7 +1234,7 @@ static int measured_complete(const struct measured *m, char *err, size_t len)
 	/* the figure each run must have */
 	static const int needs[NR_FIT_RUNS] = {
 		[RUN_A] = HM_ACCESS, [RUN_B] = HM_ACCESS, [RUN_E] = HM_ADVICE,	[RUN_F] = HM_ADVICE,
-		[RUN_S] = HM_SPLIT,  [RUN_D] = HM_SHRINK, [RUN_D2] = HM_SHRINK,
+		[RUN_S] = HM_SPLIT,  [RUN_D] = HM_SHRINK, [RUN_D2] = HM_SHRINK, [RUN_C] = HM_ADVICE,
 	};
 	char why[400];
 	int i, j;
@@ -1561,8 +1562,10 @@ static void set_estimate(struct calib *k, enum fl_cost_id id, double ns, const c
  * costs/pvm-epyc2.measured (our development host, `foliolab calibrate
  * --collect`, 2026-12-05), whose probes measured both XArray costs.
  */
-#define REF_XA_NODE 9.883     /* given.xa_node: dependent loads, 64-slot nodes */
-#define REF_XA_NODE_HOT 5.106 /* given.xa_node_hot: store walks through a small XArray */
+#define REF_XA_NODE 9.883	/* given.xa_node: dependent loads, 64-slot nodes */
+#define REF_XA_NODE_HOT 5.106	/* given.xa_node_hot: store walks through a small XArray */
+#define REF_COPY_PAGE 225.266	/* given.copy_page: rep movsb, 4 KiB */
+#define REF_COLLAPSE 245204.375 /* collapse, fitted from its run C */
 
 /*
  * Costs the measurements leave unknown (an older bundle has no probe for
@@ -1579,6 +1582,8 @@ static void set_estimate(struct calib *k, enum fl_cost_id id, double ns, const c
  *   split_folio x pieces / pages of the punch on sim;
  * - migrate_pte: a PTE to a migration entry is a zap's clear and rmap
  *   (zap_pte), back is a fault's set (set_pte): their mean;
+ * - collapse: this machine's copy_page times the reference's collapse /
+ *   copy_page (a collapse's own work beside its copy, in proportion);
  * - walk_pte: half the host's read-back per page in run A (a sweep larger
  *   than any TLB: each page's load and its walk, which nothing else in
  *   such a bundle separates); walk_pmd: walk_pte (one level fewer, the
@@ -1640,6 +1645,11 @@ static int fit_estimates(struct calib *k, char *err, size_t len)
 			     (k->c[FL_COST_ZAP_PTE] + k->c[FL_COST_SET_PTE]) / 2,
 			     "(zap_pte + set_pte) / 2: a PTE cleared to a migration entry, set "
 			     "back");
+	if (!k->how[FL_COST_COLLAPSE][0] && k->c[FL_COST_COPY_PAGE] > 0)
+		set_estimate(k, FL_COST_COLLAPSE,
+			     k->c[FL_COST_COPY_PAGE] * REF_COLLAPSE / REF_COPY_PAGE,
+			     "copy_page x 1088.5, the reference machine's collapse / copy_page "
+			     "(pvm-epyc2, run C, 2026-12-07: 245204 / 225.3 ns)");
 	for (i = 0; i < FL_NR_COSTS; i++)
 		if (!k->how[i][0])
 			set_estimate(k, (enum fl_cost_id)i, 0, "nothing measured it, no rule: 0");
@@ -1867,6 +1877,36 @@ static int fit_split(struct calib *k, char *err, size_t len)
 	return 0;
 }
 
+/*
+ * Run C, MADV_COLLAPSE over 32 PMD ranges faulted 4 KiB a page: collapse
+ * is what the host's advice time leaves per collapse, once the sim's
+ * parts (the scan, the allocation, the copy, the PTE clears, the flush)
+ * are taken out.
+ */
+static int fit_collapse(struct calib *k, char *err, size_t len)
+{
+	const struct host_run *h = &k->m->run[RUN_C];
+	struct fl_result s;
+	double n;
+	int ret;
+
+	if (!h->have)
+		return 0;
+	ret = sim_run(k, &h->rs, &s, err, len);
+	if (ret)
+		return ret;
+	n = count(&s, FL_COST_COLLAPSE);
+	if (n > 0)
+		set_cost(k, FL_COST_COLLAPSE,
+			 (h->v[HM_ADVICE] - metric(&s, "advice_ns") +
+			  charged(&s, k->c, FL_COST_COLLAPSE)) /
+				 n,
+			 "host MADV_COLLAPSE of PMD ranges faulted 4K (run C), less the known "
+			 "parts: per collapse");
+	fl_result_free(&s);
+	return 0;
+}
+
 /* The check: the sim with the fitted costs against the host's times; the file's comment. */
 static int fit_check(struct calib *k, char *comment, size_t csize, int *fails, char *err,
 		     size_t len)
@@ -2010,6 +2050,8 @@ static int fit(struct calib *k, FILE *out, const char *out_name, const char *fit
 	if (!ret)
 		ret = fit_split(k, err, len);
 	if (!ret)
+		ret = fit_collapse(k, err, len);
+	if (!ret)
 		ret = fit_estimates(k, err, len);
 	if (ret)
 		return ret;
@@ -2109,9 +2151,8 @@ static int measure_host(struct measured *m, const char *tmpdir, FILE *log, char 
 		ret = i == RUN_S ? do_run(&fit_runs[i], false, NULL, &r, err, len)
 				 : host_median_run(&fit_runs[i], &r, err, len);
 		if (ret && i >= RUN_S) {
-			fprintf(log,
-				"  %s: the host's run failed (%s): the split costs without it\n",
-				run_ids[i], err);
+			fprintf(log, "  %s: the host's run failed (%s): the %s costs without it\n",
+				run_ids[i], err, i == RUN_C ? "collapse" : "split");
 			continue;
 		}
 		if (ret)

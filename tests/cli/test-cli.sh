@@ -576,8 +576,8 @@ bad "calibrate --fit twice" "--fit given twice" calibrate --fit a --fit b
 bad "calibrate --measured and --out the same" "name the same file" \
 	calibrate --fit "$T/fit-noa.m" --out "$T/out.json" --measured "$T/out.json"
 # known answer: host times that are the sim's own with cost file C give back
-# C's fitted costs (fault, set_pte, zap_pte, user_access, and the split's
-# split_page, split_folio, migrate_pte), as the fit inverts
+# C's fitted costs (fault, set_pte, zap_pte, user_access, the split's
+# split_page, split_folio, migrate_pte, and run C's collapse), as the fit inverts
 # the sim's arithmetic; twice the same file; measurements written back read
 # the same
 # (this host's costs, every fitted cost > 0, with split_folio and
@@ -617,12 +617,18 @@ for s in A B; do
 		echo "host.$s.$k $(sed -n "s/.*\"$k\": \([0-9.]*\).*/\1/p" "$T/ka-$s.json" | head -1)"
 	done >>"$T/ka.m"
 done
+"$FL" run lru-microbench --costs "$KA" --lru-cache order0 --threads 1 --loops 1 --size 8M \
+	--vma private --advice collapse --json "$T/ka-C.json" >/dev/null 2>&1
+{
+	echo "run.C lru-microbench - threads=1 loops=1 size=8M vma=private advice=collapse"
+	echo "host.C.advice_ns $(sed -n 's/.*"advice_ns": \([0-9.]*\).*/\1/p' "$T/ka-C.json" | head -1)"
+} >>"$T/ka.m"
 "$FL" calibrate --fit "$T/ka.m" --out "$T/ka1.costs" --measured "$T/ka.m2" >"$T/ka.log" 2>&1
 rc1=$?
 "$FL" calibrate --fit "$T/ka.m2" --out "$T/ka2.costs" >/dev/null 2>&1
 rc2=$?
 same=yes
-for c in fault set_pte zap_pte user_access split_page split_folio migrate_pte; do
+for c in fault set_pte zap_pte user_access split_page split_folio migrate_pte collapse; do
 	want=$(sed -n "s/^cost\.$c //p" "$KA")
 	got=$(sed -n "s/^cost\.$c //p" "$T/ka1.costs")
 	[ -n "$want" ] && [ -n "$got" ] || { same="$c: not in both files"; continue; }
@@ -630,7 +636,7 @@ for c in fault set_pte zap_pte user_access split_page split_folio migrate_pte; d
 done
 if [ $rc1 = 0 ] && [ $rc2 = 0 ] && [ "$same" = yes ] &&
 	[ "$(grep -v '^# fitted:' "$T/ka1.costs")" = "$(grep -v '^# fitted:' "$T/ka2.costs")" ]; then
-	ok "calibrate --fit: the sim's own times give back its costs, the split's three too; the same file twice"
+	ok "calibrate --fit: the sim's own times give back its costs, the split's three and the collapse too; the same file twice"
 else
 	nok "calibrate --fit: the sim's own times give back its costs ($rc1 $rc2 $same)"
 	sed 's/^/# /' "$T/ka.log"

@@ -377,7 +377,30 @@ static bool test_platform_mutex_sleeps(void)
 	return lock_in_virtual_time(&test_mutex_class);
 }
 
+/*
+ * A collapse's charges (issue 33's item 2): MADV_COLLAPSE of 4 PMD ranges
+ * faulted 4 KiB a page. Each range is looked at PTE by PTE (512 zap_pte,
+ * the scan's look), copied (512 copy_page), its PTEs cleared with their
+ * rmap (512 zap_pte, as a zap's), and pays one collapse for the rest; the
+ * exit's zap of the 4 THPs one zap_pte each.
+ */
+static bool test_collapse_charges(void)
+{
+	static const char *const p[] = { "threads", "1",       "loops",	 "1",	     "size", "8M",
+					 "vma",	    "private", "advice", "collapse", NULL };
+	struct fl_result r;
+
+	ASSERT_TRUE(run("lru-microbench", p, true, 0, &r));
+	ASSERT_EQ(fl_counters_get(&r.counters, "thp_collapse_alloc"), 4);
+	ASSERT_EQ(fl_counters_get(&r.counters, "fl_cost_collapse"), 4);
+	ASSERT_EQ(fl_counters_get(&r.counters, "fl_cost_copy_page"), 4 * 512);
+	ASSERT_EQ(fl_counters_get(&r.counters, "fl_cost_zap_pte"), 4 * 512 * 2 + 4);
+	fl_result_free(&r);
+	return true;
+}
+
 TEST_MAIN(TEST(test_one_thread_same_as_native), TEST(test_threads_rule_and_seed),
 	  TEST(test_seed_changes_only_contention), TEST(test_every_workload_same_as_native),
 	  TEST(test_tasks_share_a_cpu), TEST(test_platform_mutex_sleeps),
-	  TEST(test_platform_spinlock_in_virtual_time), TEST(test_every_workload_runs))
+	  TEST(test_platform_spinlock_in_virtual_time), TEST(test_every_workload_runs),
+	  TEST(test_collapse_charges))
