@@ -47,6 +47,9 @@ void fl__lruvec_init(struct lruvec *lruvec, struct pglist_data *pgdat)
  * in a row, the stores in parallel. A delete loads the folio's own
  * prev and next pointers, then stores into both neighbours: again two in a
  * row. The LRU sizes (update_lru_size()) depend on neither and overlap.
+ * Each transfer costs lru_line: calibrate's probe of two CPUs taking turns
+ * at one list under a lock, each turn deleting the other's nodes and
+ * adding its own, per node.
  */
 static bool lru_is_head(struct lruvec *lruvec, struct list_head *entry)
 {
@@ -77,7 +80,7 @@ static void lru_lines(struct lruvec *lruvec, struct folio *folio, struct list_he
 		first = self;
 		second = p || n;
 	}
-	fl_cost_transfers((unsigned int)first + (unsigned int)second);
+	fl_cost_n(FL_COST_LRU_LINE, (uint64_t)first + (uint64_t)second);
 }
 
 static __always_inline void lru_lines_add(struct lruvec *lruvec, struct folio *folio,

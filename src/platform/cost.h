@@ -52,6 +52,7 @@ enum fl_cost_id {
 	FL_COST_WALK_PTE,    /* a page walk to a 4 KiB translation (a dTLB miss) */
 	FL_COST_WALK_PMD,    /* a page walk to a 2 MiB translation */
 	FL_COST_COLLAPSE,    /* a PMD range made one THP, beyond its parts charged apart */
+	FL_COST_LRU_LINE,    /* a line an LRU list operation fetches from another CPU */
 	FL_NR_COSTS
 };
 

@@ -204,6 +204,119 @@ static double probe_cacheline(void)
 }
 
 /*
+ * A line an LRU list operation fetches from another CPU inside a batched
+ * section (lru_line): CPUs 0 and 1 take turns at one doubly linked list
+ * under a lock, as two CPUs' folio_batch_move_lru() and
+ * __page_cache_release() do at one lruvec: each turn deletes the nodes the
+ * other just added (each node a line of its own, as a struct page, last
+ * written by the other CPU) and adds as many of its own. A turn of K
+ * nodes against a turn of 1: what each node more costs, whose one line
+ * (the node's, then the next one's as a neighbour) comes from the other
+ * CPU; the hand-off and the list head's line are in both and cancel.
+ */
+#define LIST_NODES 32
+struct list_node {
+	struct list_node *next, *prev;
+} __attribute__((aligned(64)));
+
+struct list_probe {
+	unsigned int lock __attribute__((aligned(64)));
+	unsigned int turn __attribute__((aligned(64))); /* atomic: whose turn, 0 or 1 */
+	struct list_node head;
+	struct list_node node[2][LIST_NODES];
+	int k;
+	long turns;
+};
+
+static void list_turn(struct list_probe *lp, int me)
+{
+	int i;
+
+	while (__atomic_exchange_n(&lp->lock, 1, __ATOMIC_ACQUIRE))
+		__builtin_ia32_pause();
+	for (i = 0; i < lp->k && lp->head.next != &lp->head; i++) {
+		struct list_node *n = lp->head.next;
+
+		n->next->prev = &lp->head;
+		lp->head.next = n->next;
+		n->next = n->prev = NULL;
+	}
+	for (i = 0; i < lp->k; i++) {
+		struct list_node *n = &lp->node[me][i];
+
+		n->next = lp->head.next;
+		n->prev = &lp->head;
+		lp->head.next->prev = n;
+		lp->head.next = n;
+	}
+	__atomic_store_n(&lp->lock, 0, __ATOMIC_RELEASE);
+}
+
+static void list_turns(struct list_probe *lp, int me)
+{
+	long i;
+
+	for (i = 0; i < lp->turns; i++) {
+		while (__atomic_load_n(&lp->turn, __ATOMIC_ACQUIRE) != (unsigned int)me)
+			__builtin_ia32_pause();
+		list_turn(lp, me);
+		__atomic_store_n(&lp->turn, (unsigned int)!me, __ATOMIC_RELEASE);
+	}
+}
+
+static void *list_main(void *p)
+{
+	pin_to(1);
+	list_turns(p, 1);
+	return NULL;
+}
+
+/* ns per turn of @k nodes each way, the median of ROUNDS, or -1 */
+static double list_probe_at(int k)
+{
+	double r[ROUNDS];
+	int j;
+
+	for (j = 0; j < ROUNDS; j++) {
+		struct list_probe *lp = aligned_alloc(64, sizeof(*lp));
+		pthread_t tid;
+		double t0;
+
+		if (!lp)
+			return -1;
+		memset(lp, 0, sizeof(*lp));
+		lp->head.next = lp->head.prev = &lp->head;
+		lp->k = k;
+		lp->turns = 20000;
+		pin_to(0);
+		if (pthread_create(&tid, NULL, list_main, lp)) {
+			free(lp);
+			return -1;
+		}
+		t0 = now_ns();
+		list_turns(lp, 0);
+		pthread_join(tid, NULL);
+		r[j] = (now_ns() - t0) / (2.0 * (double)lp->turns);
+		free(lp);
+	}
+	return fl_median(r, ROUNDS);
+}
+
+/* lru_line: a node more a turn, 31 against 1; -1 with one CPU */
+static double probe_lru_line(void)
+{
+	double one, many;
+
+	if (fl__host_nr_cpus() < 2)
+		return -1;
+	one = list_probe_at(1);
+	many = list_probe_at(LIST_NODES - 1);
+	if (one < 0 || many < 0)
+		return -1;
+	return (many - one) / (LIST_NODES - 2);
+}
+
+/*
  * The clearing bandwidth: @n threads, one on each of CPUs 0..n-1, each
  * faults its own @bytes in, then, all starting together, clears it 4 KiB
  * at a time (rep stosb, as clear_page does) @passes times over.
@@ -1582,6 +1695,7 @@ static void set_estimate(struct calib *k, enum fl_cost_id id, double ns, const c
  *   split_folio x pieces / pages of the punch on sim;
  * - migrate_pte: a PTE to a migration entry is a zap's clear and rmap
  *   (zap_pte), back is a fault's set (set_pte): their mean;
+ * - lru_line: cacheline (the ping-pong of one line between two CPUs);
  * - collapse: this machine's copy_page times the reference's collapse /
  *   copy_page (a collapse's own work beside its copy, in proportion);
  * - walk_pte: half the host's read-back per page in run A (a sweep larger
@@ -1604,6 +1718,9 @@ static void fit_estimates_early(struct calib *k)
 			     "half the host's read-back per page in run A: a sweep that misses "
 			     "the TLB on every page costs the load and its walk, which nothing "
 			     "measured here separates");
+	if (!k->how[FL_COST_LRU_LINE][0] && k->c[FL_COST_CACHELINE] > 0)
+		set_estimate(k, FL_COST_LRU_LINE, k->c[FL_COST_CACHELINE],
+			     "cacheline: a line between two CPUs, the probe this machine has");
 	if (!k->how[FL_COST_WALK_PMD][0] && k->c[FL_COST_WALK_PTE] > 0)
 		set_estimate(k, FL_COST_WALK_PMD, k->c[FL_COST_WALK_PTE],
 			     "walk_pte: one level fewer, the same one dependent load of the last "
@@ -2243,6 +2360,12 @@ FL_API int fl_calibrate(FILE *out, const char *out_name, const char *command, FI
 			  log);
 	else
 		fprintf(log, "  cacheline: one host CPU, not measured: 0\n");
+	cache = probe_lru_line();
+	if (cache >= 0)
+		given_set(m, FL_COST_LRU_LINE, cache,
+			  "probe: two CPUs taking turns at one list, each deleting the other's "
+			  "nodes, per node",
+			  log);
 	given_set(m, FL_COST_XA_NODE_HOT, probe_xa_node_hot(),
 		  "probe: store walks through a small XArray, per node", log);
 	given_set(m, FL_COST_XA_NODE, probe_xa_node(), "probe: dependent loads, 64-slot nodes",
