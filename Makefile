@@ -4,6 +4,7 @@
 #   make SAN=address,undefined ASan+UBSan (FL_DEBUG=3)        build/asan
 #   make SAN=thread            TSan (FL_DEBUG=2)              build/tsan
 #   make WERROR=1              warnings are errors (CI)
+#   make check T=test-cost     one test (a C test or a tests/cli script)
 # Targets: all (default), run, check, check-stress, conformance, bench, format, format-check,
 # clean
 
@@ -48,7 +49,7 @@ LDLIBS := -lm
 
 LIB_SRCS := $(wildcard src/platform/*.c src/lib/*.c src/mm/*.c src/target/*.c src/workloads/*.c)
 CLI_SRCS := $(wildcard src/cli/*.c)
-TEST_SRCS := $(wildcard tests/unit/*.c tests/whitebox/*.c tests/stress/*.c)
+TEST_SRCS := $(wildcard tests/unit/*.c tests/stress/*.c)
 BENCH_SRCS := $(wildcard bench/*.c)
 
 # the default cost file, compiled in as a string: the 16-CPU machine with
@@ -63,6 +64,16 @@ TESTS := $(TEST_SRCS:tests/%.c=$(B)/tests/%)
 STRESS_TESTS := $(filter $(B)/tests/stress/%,$(TESTS)) $(B)/tests/unit/test-atomic
 BENCHES := $(BENCH_SRCS:bench/%.c=$(B)/bench/%)
 SCRIPT_TESTS := $(wildcard tests/cli/*.sh)
+# make check T=NAME (or check-unit, check-stress): the one test NAME, a C
+# test (test-cost) or a script (test-cli), in the variant's build
+ifneq ($(T),)
+  TESTS := $(filter %/$(T),$(TESTS))
+  STRESS_TESTS := $(filter %/$(T),$(STRESS_TESTS))
+  SCRIPT_TESTS := $(filter %/$(T).sh,$(SCRIPT_TESTS))
+  ifeq ($(TESTS)$(SCRIPT_TESTS),)
+    $(error T=$(T): no test of that name; accepted a file of tests/unit, tests/stress or tests/cli without its suffix, e.g. T=test-cost)
+  endif
+endif
 
 .PHONY: all run check check-unit check-stress conformance bench costs format format-check clean FORCE
 all: $(PROG) foliolab

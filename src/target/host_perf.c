@@ -197,8 +197,8 @@ static void log_tail(const char *path, char *buf, size_t len)
 		return;
 	while (fgets(line, sizeof(line), f)) {
 		line[strcspn(line, "\n")] = '\0';
-		if (line[0])
-			snprintf(buf, len, "%s", line);
+		if (line[0]) /* a long line is cut to @len: it is a one-line reason */
+			snprintf(buf, len, "%.*s", (int)(len - 1), line);
 	}
 	fclose(f);
 }

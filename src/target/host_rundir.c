@@ -269,8 +269,11 @@ static int undo_one(const struct undo *u)
 	case HOST_UNDO_SUBTREE: {
 		/* the controller this run enabled in a cgroup.subtree_control */
 		char off[64] = "-";
+		size_t i;
 
-		strncat(off, u->old, sizeof(off) - 2);
+		for (i = 0; u->old[i] && i < sizeof(off) - 2; i++) /* a controller's name */
+			off[i + 1] = u->old[i];
+		off[i + 1] = '\0';
 		return fl__host_write_file(u->path, off);
 	}
 	}

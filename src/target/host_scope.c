@@ -466,7 +466,8 @@ static int memcg_v1_place(char *parent, size_t plen, char *origin, size_t olen)
 {
 	if (!fl__host_is_mount(MEMCG_V1, "cgroup") || memcg_v1_self(parent, plen))
 		return -ENOENT;
-	snprintf(origin, olen, "%s/cgroup.procs", parent);
+	if (snprintf(origin, olen, "%s/cgroup.procs", parent) >= (int)olen)
+		return -ENOENT; /* a path too long to move back into */
 	return 0;
 }
 
