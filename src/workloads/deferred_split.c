@@ -333,7 +333,6 @@ static int ds_run(struct fl_wl_ctx *ctx, const void *params)
 {
 	const struct ds_params *p = params;
 	struct ds_shared *sh = ctx->target->ops->shared_alloc(ctx->target, sizeof(*sh));
-	struct fl_proc *proc;
 	int ret;
 
 	if (!sh)
@@ -341,12 +340,8 @@ static int ds_run(struct fl_wl_ctx *ctx, const void *params)
 	sh->p = p;
 	sh->ctx = ctx;
 	ctx->progress_total = 4;
-	ret = ctx->target->ops->proc_create(ctx->target, &proc);
-	if (ret)
-		return ret;
-	ret = fl_run_threads(proc, (int)p->threads, ds_thread, sh);
+	ret = fl__run_procs(ctx, (int)p->threads, 1, ds_thread, sh);
 	ret = ret ? ret : sh->error;
-	ctx->target->ops->proc_exit(proc);
 	ctx->tags_checked = sh->tags.checked;
 	ctx->tags_wrong = sh->tags.wrong;
 	snprintf(ctx->res->note, sizeof(ctx->res->note), "%s", sh->note);

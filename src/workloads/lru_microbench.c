@@ -21,7 +21,9 @@
  * instead of DONTNEED, which keep the pages mapped, so only the first loop
  * faults; --advice collapse MADV_COLLAPSEs them into PMD THPs (every whole
  * 2 MiB range of the mapping, the first loop; later ones find them
- * PMD-mapped).
+ * PMD-mapped); --advice none advises nothing, so the threads write the
+ * same pages over and over (in a memcg smaller than their mappings, a
+ * press: reclaim against pages in use).
  *
  * Tags: loop l of thread t stores ((t + 1) << 52 | l << 26) + page index,
  * so a page holding another page's, loop's or thread's data is caught by
@@ -50,7 +52,7 @@ struct mb_params {
 	uint64_t size;
 	bool private_vmas; /* --vma private */
 	bool read;	   /* --access read */
-	int advice;	   /* FL_MADV_* of --advice */
+	int advice;	   /* FL_MADV_* of --advice, -1 for none */
 };
 
 struct mb_shared {
@@ -91,7 +93,8 @@ static const struct fl_workload_param_info mb_param_info[] = {
 	  "around each: a VMA per thread)" },
 	{ "access", "write", "write (store a tag per page) or read (load: the zero page)" },
 	{ "advice", "dontneed",
-	  "dontneed, free, cold or collapse (MADV_COLLAPSE): the madvise after each pass" },
+	  "dontneed, free, cold, collapse (MADV_COLLAPSE) or none: the madvise after each "
+	  "pass" },
 	{ NULL, NULL, NULL },
 };
 
@@ -100,9 +103,11 @@ static int mb_parse(const struct fl_config *cfg, void *params, char *err, size_t
 	const struct fl_workload_info *wi = &fl__wl_lru_microbench.info;
 	static const char *const vmas[] = { "shared", "private", NULL };
 	static const char *const accesses[] = { "write", "read", NULL };
-	static const char *const advices[] = { "dontneed", "free", "cold", "collapse", NULL };
+	static const char *const advices[] = {
+		"dontneed", "free", "cold", "collapse", "none", NULL
+	};
 	static const int advice_of[] = { FL_MADV_DONTNEED, FL_MADV_FREE, FL_MADV_COLD,
-					 FL_MADV_COLLAPSE };
+					 FL_MADV_COLLAPSE, -1 };
 	struct mb_params *p = params;
 	int ret, vma = 0, access = 0, advice = 0;
 
@@ -166,7 +171,7 @@ static void mb_thread(struct fl_thread *th, void *arg)
 				ret = fl__check_tags(th, addr, p->size, tag, 1, &sh->tags);
 			t2 = fl_clock_ns();
 		}
-		if (!ret)
+		if (!ret && p->advice >= 0)
 			ret = fl_madvise(th, addr, p->size, p->advice);
 		t3 = fl_clock_ns();
 		phase[0] += t1 - t0;
@@ -195,7 +200,6 @@ static int mb_run(struct fl_wl_ctx *ctx, const void *params)
 {
 	const struct mb_params *p = params;
 	struct mb_shared *sh = ctx->target->ops->shared_alloc(ctx->target, sizeof(*sh));
-	struct fl_proc *proc;
 	int ret;
 
 	if (!sh)
@@ -205,11 +209,7 @@ static int mb_run(struct fl_wl_ctx *ctx, const void *params)
 	sh->first_start = sh->first_end = UINT64_MAX;
 
 	ctx->progress_total = (uint64_t)p->threads * (uint64_t)p->loops;
-	ret = ctx->target->ops->proc_create(ctx->target, &proc);
-	if (ret)
-		return ret;
-	ret = fl_run_threads(proc, (int)p->threads, mb_thread, sh);
-	ctx->target->ops->proc_exit(proc);
+	ret = fl__run_procs(ctx, (int)p->threads, 1, mb_thread, sh);
 	if (!ret)
 		ret = sh->error;
 	ctx->tags_checked = sh->tags.checked;

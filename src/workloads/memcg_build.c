@@ -231,7 +231,7 @@ static int mb_run(struct fl_wl_ctx *ctx, const void *params)
 {
 	const struct mb_params *p = params;
 	struct fl_proc *procs[1024];
-	int i, n = (int)p->threads, nprocs = 0, ret = 0;
+	int n = (int)p->threads, ret;
 	struct mb_shared *sh = ctx->target->ops->shared_alloc(ctx->target, sizeof(*sh));
 	double elapsed;
 	uint64_t t0;
@@ -240,12 +240,9 @@ static int mb_run(struct fl_wl_ctx *ctx, const void *params)
 		return -ENOMEM;
 	sh->p = p;
 	sh->ctx = ctx;
-	for (i = 0; i < n; i++) {
-		ret = ctx->target->ops->proc_create(ctx->target, &procs[i]);
-		if (ret)
-			goto out;
-		nprocs++;
-	}
+	ret = fl__procs_create(ctx, procs, n, n);
+	if (ret)
+		return ret;
 	ctx->progress_total = (uint64_t)n * (uint64_t)p->jobs;
 	t0 = fl_clock_ns();
 	ret = ctx->target->ops->run_tasks(ctx->target, procs, n, mb_thread, sh);
@@ -259,10 +256,7 @@ static int mb_run(struct fl_wl_ctx *ctx, const void *params)
 	fl__add_metric(ctx->res, "job_size", "bytes", (double)p->job_size);
 	fl__add_metric(ctx->res, "jobs_per_sec", "jobs/s",
 		       elapsed > 0 ? (double)sh->jobs / elapsed : 0);
-out:
-	for (i = 0; i < nprocs; i++)
-		ctx->target->ops->proc_exit(procs[i]);
-	return ret;
+	return fl__procs_exit(ctx, procs, n, ret);
 }
 
 const struct fl_workload fl__wl_memcg_build = {

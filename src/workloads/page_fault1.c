@@ -133,7 +133,7 @@ static int pf1_run(struct fl_wl_ctx *ctx, const void *params)
 {
 	const struct pf1_params *p = params;
 	struct fl_proc *procs[1024];
-	int i, n = (int)p->threads, nprocs = p->processes ? n : 1, ret = 0;
+	int n = (int)p->threads, nprocs = p->processes ? n : 1, ret;
 	/* the counters are shared by the tasks, which may be processes */
 	struct pf1_shared *shp = ctx->target->ops->shared_alloc(ctx->target, sizeof(*shp));
 	double elapsed;
@@ -144,15 +144,9 @@ static int pf1_run(struct fl_wl_ctx *ctx, const void *params)
 	shp->p = p;
 	shp->ctx = ctx;
 
-	for (i = 0; i < nprocs; i++) {
-		ret = ctx->target->ops->proc_create(ctx->target, &procs[i]);
-		if (ret) {
-			nprocs = i;
-			goto out;
-		}
-	}
-	for (i = nprocs; i < n; i++)
-		procs[i] = procs[0];
+	ret = fl__procs_create(ctx, procs, n, nprocs);
+	if (ret)
+		return ret;
 	ctx->progress_total = p->iterations ? (uint64_t)n * (uint64_t)p->iterations : 0;
 	t0 = fl_clock_ns();
 	shp->deadline_ns = t0 + (uint64_t)(p->seconds * 1e9);
@@ -166,10 +160,7 @@ static int pf1_run(struct fl_wl_ctx *ctx, const void *params)
 	fl__add_metric(ctx->res, "cycles", "", (double)shp->cycles);
 	fl__add_metric(ctx->res, "pages_per_sec", "pages/s",
 		       elapsed > 0 ? (double)shp->pages / elapsed : 0);
-out:
-	for (i = 0; i < nprocs; i++)
-		ctx->target->ops->proc_exit(procs[i]);
-	return ret;
+	return fl__procs_exit(ctx, procs, nprocs, ret);
 }
 
 const struct fl_workload fl__wl_page_fault1 = {

@@ -505,18 +505,62 @@ static void rounds_task(struct fl_thread *th, void *p)
 	}
 }
 
+int fl__procs_create(struct fl_wl_ctx *ctx, struct fl_proc **procs, int tasks, int nprocs)
+{
+	int i, ret;
+
+	for (i = 0; i < nprocs; i++) {
+		ret = ctx->target->ops->proc_create(ctx->target, &procs[i]);
+		if (ret) {
+			fl__procs_exit(ctx, procs, i, 0);
+			return ret;
+		}
+	}
+	for (; i < tasks; i++)
+		procs[i] = procs[0];
+	return 0;
+}
+
+int fl__procs_exit(struct fl_wl_ctx *ctx, struct fl_proc **procs, int nprocs, int ret)
+{
+	int i, ret2;
+
+	for (i = 0; i < nprocs; i++) {
+		ret2 = ctx->target->ops->proc_exit(procs[i]);
+		if (!ret)
+			ret = ret2;
+	}
+	return ret;
+}
+
+int fl__run_procs(struct fl_wl_ctx *ctx, int tasks, int nprocs,
+		  void (*fn)(struct fl_thread *th, void *arg), void *arg)
+{
+	struct fl_proc **procs;
+	int ret;
+
+	if (tasks < 1 || nprocs < 1 || nprocs > tasks)
+		return -EINVAL;
+	procs = fl_calloc((size_t)tasks, sizeof(*procs));
+	if (!procs)
+		return -ENOMEM;
+	ret = fl__procs_create(ctx, procs, tasks, nprocs);
+	if (!ret)
+		ret = fl__procs_exit(ctx, procs, nprocs,
+				     ctx->target->ops->run_tasks(ctx->target, procs, tasks, fn,
+								 arg));
+	fl_free(procs);
+	return ret;
+}
+
 int fl__run_rounds(struct fl_wl_ctx *ctx, long rounds,
 		   int (*round_fn)(struct fl_thread *th, long round, void *arg), void *arg)
 {
 	struct rounds_run rr = { ctx, rounds, round_fn, arg, 0 };
-	struct fl_proc *proc;
-	int ret = ctx->target->ops->proc_create(ctx->target, &proc);
+	int ret;
 
-	if (ret)
-		return ret;
 	ctx->progress_total = (uint64_t)rounds;
-	ret = fl_run_threads(proc, 1, rounds_task, &rr);
-	ctx->target->ops->proc_exit(proc);
+	ret = fl__run_procs(ctx, 1, 1, rounds_task, &rr);
 	return ret ? ret : rr.error;
 }
 

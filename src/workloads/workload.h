@@ -88,6 +88,23 @@ void fl__add_metric(struct fl_result *res, const char *name, const char *unit, d
 int fl__window_begin(struct fl_wl_ctx *ctx);
 int fl__window_end(struct fl_wl_ctx *ctx, const char *name);
 /*
+ * fl__run_procs() - @tasks tasks of @fn(arg) in @nprocs fresh processes
+ * (1 .. @tasks): task i runs in process i while i < @nprocs, in the first
+ * one after (threads beside it); every process exits at the end.
+ * Return: 0 or the first error of making, running or exiting them.
+ */
+int fl__run_procs(struct fl_wl_ctx *ctx, int tasks, int nprocs,
+		  void (*fn)(struct fl_thread *th, void *arg), void *arg);
+/*
+ * fl__procs_create() and fl__procs_exit() - fl__run_procs()'s two ends, for
+ * a workload that times what lies between: @procs (@tasks long) made as
+ * fl__run_procs() makes them (none left on an error); then each of the
+ * @nprocs exited. fl__procs_exit() returns @ret, or if that is 0 the first
+ * exit's error.
+ */
+int fl__procs_create(struct fl_wl_ctx *ctx, struct fl_proc **procs, int tasks, int nprocs);
+int fl__procs_exit(struct fl_wl_ctx *ctx, struct fl_proc **procs, int nprocs, int ret);
+/*
  * fl__run_rounds() - @rounds calls of @round_fn in the workload's one task
  * (a thread of a fresh process, on CPU 0), stopping at the first error,
  * one progress unit a round. Return: 0 or the first error.
