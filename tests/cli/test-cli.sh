@@ -1064,11 +1064,24 @@ print(int(r[0]["knobs"]["foliolab/khugepaged_progress"] == "ptes"),
 		nok "lru-microbench --advice collapse (exit $rc): $got, wanted 4 4 0 0"
 		sed 's/^/# /' "$T/stderr"
 	fi
+	# --advice none: the first pass faults each of the 256 pages, the next
+	# two write them mapped; each pass reads every tag back (3 x 256)
+	"$FL" run lru-microbench --threads 1 --loops 3 --size 1M --advice none \
+		--json "$T/ln.json" >"$T/stdout" 2>"$T/stderr"
+	rc=$?
+	got="$(jcount "$T/ln.json" pgfault) $(jcount "$T/ln.json" fl_tag_checked) $(jcount "$T/ln.json" fl_tag_mismatch)"
+	if [ $rc -eq 0 ] && [ "$got" = "256 768 0" ]; then
+		ok "lru-microbench --advice none: one pass of faults, three of tags"
+	else
+		nok "lru-microbench --advice none (exit $rc): $got, wanted 256 768 0"
+		sed 's/^/# /' "$T/stderr"
+	fi
 else
 	skip "khugepaged-lazyfree counts" "python3 is not installed"
 	skip "khugepaged-lazyfree's access figures" "python3 is not installed"
 	skip "khugepaged-lazyfree collapse,skip" "python3 is not installed"
 	skip "lru-microbench --advice collapse counts" "python3 is not installed"
+	skip "lru-microbench --advice none counts" "python3 is not installed"
 fi
 # Memory pressure: 32 MiB written on a 16 MiB machine with swap reclaims
 # (kswapd on its own CPU and the faulting tasks themselves) and every tag
