@@ -19,6 +19,7 @@
 #include "target/host.h"
 #include "lib/util.h"
 #include "platform/platform.h"
+#include "workloads/workload.h"
 
 #define MAP_LEN (4ull << 20)
 #define BLOCK (2ull << 20)
@@ -374,6 +375,96 @@ static bool test_read_text(void)
 	return true;
 }
 
+/*
+ * fl__run_procs() against a stand-in target: it makes the processes asked
+ * (task i in process i while i < nprocs, in the first after), runs the
+ * tasks once, exits every process it made, and returns the first error:
+ * a creation's (after exiting those made), the run's, else an exit's.
+ */
+static struct fake {
+	struct fl_proc procs[4];
+	int made, exited, fail_create_at, run_err, exit_err, runs, distinct;
+} fk;
+
+static int fake_create(struct fl_target *t, struct fl_proc **out)
+{
+	if (fk.made == fk.fail_create_at)
+		return -EAGAIN;
+	fk.procs[fk.made].target = t;
+	*out = &fk.procs[fk.made++];
+	return 0;
+}
+
+static int fake_exit(struct fl_proc *p)
+{
+	(void)p;
+	fk.exited++;
+	return fk.exit_err;
+}
+
+static int fake_run(struct fl_target *t, struct fl_proc **procs, int n,
+		    void (*fn)(struct fl_thread *th, void *arg), void *arg)
+{
+	int i, j;
+
+	(void)t, (void)fn, (void)arg;
+	fk.runs++;
+	fk.distinct = 0;
+	for (i = 0; i < n; i++) {
+		for (j = 0; j < i && procs[j] != procs[i]; j++)
+			;
+		fk.distinct += j == i;
+		if (procs[i] !=
+		    &fk.procs[i < fk.made ? i : 0]) /* task i in process i, or the first */
+			return -EFAULT;
+	}
+	return fk.run_err;
+}
+
+static void no_task(struct fl_thread *th, void *arg)
+{
+	(void)th, (void)arg;
+}
+
+static int fake_procs(int tasks, int nprocs, int fail_at, int run_err, int exit_err)
+{
+	static const struct fl_target_ops ops = { .proc_create = fake_create,
+						  .proc_exit = fake_exit,
+						  .run_tasks = fake_run };
+	struct fl_target t = { .ops = &ops };
+	struct fl_wl_ctx ctx = { .target = &t };
+
+	memset(&fk, 0, sizeof(fk));
+	fk.fail_create_at = fail_at;
+	fk.run_err = run_err;
+	fk.exit_err = exit_err;
+	return fl__run_procs(&ctx, tasks, nprocs, no_task, NULL);
+}
+
+static bool test_run_procs(void)
+{
+	/* 4 tasks in 3 processes: the 4th in the first; all made, run, exited */
+	ASSERT_EQ(fake_procs(4, 3, -1, 0, 0), 0);
+	ASSERT_TRUE(fk.made == 3 && fk.runs == 1 && fk.distinct == 3 && fk.exited == 3);
+	/* threads of one process */
+	ASSERT_EQ(fake_procs(4, 1, -1, 0, 0), 0);
+	ASSERT_TRUE(fk.made == 1 && fk.distinct == 1 && fk.exited == 1);
+	/* the second creation fails: the first exits, nothing runs */
+	ASSERT_EQ(fake_procs(4, 3, 1, 0, 0), -EAGAIN);
+	ASSERT_TRUE(fk.made == 1 && fk.runs == 0 && fk.exited == 1);
+	/* the run's error before an exit's; an exit's alone is returned */
+	ASSERT_EQ(fake_procs(2, 2, -1, -EIO, -EBUSY), -EIO);
+	ASSERT_EQ(fk.exited, 2);
+	ASSERT_EQ(fake_procs(2, 2, -1, 0, -EBUSY), -EBUSY);
+	ASSERT_EQ(fk.exited, 2);
+	/* more processes than tasks, or none: refused */
+	ASSERT_EQ(fake_procs(1, 2, -1, 0, 0), -EINVAL);
+	ASSERT_EQ(fake_procs(1, 0, -1, 0, 0), -EINVAL);
+	ASSERT_EQ(fk.made, 0);
+	return true;
+}
+
 TEST_MAIN(TEST(test_model_target), TEST(test_host_target), TEST(test_host_cpuinfo),
 	  TEST(test_cpu_ticks), TEST(test_run_ticks), TEST(test_mmap_apart),
-	  TEST(test_proc_stat_cpu_ticks), TEST(test_scan_symbols), TEST(test_read_text))
+	  TEST(test_proc_stat_cpu_ticks), TEST(test_scan_symbols), TEST(test_read_text),
+	  TEST(test_run_procs))
