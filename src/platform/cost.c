@@ -64,6 +64,7 @@ struct fl_bw_curve fl__bw_curve;
 struct fl_page_clears fl__page_cleared;
 uint64_t fl__cost_count[FL_NR_COSTS];
 uint64_t fl__cost_time[FL_NR_COSTS];
+uint64_t fl__line_waits, fl__line_wait_time;
 struct fl_cost_prov fl__cost_prov;
 
 /* build/.../gen/default_costs.c: the Makefile's DEFAULT_COSTS as a string */
@@ -86,16 +87,37 @@ bool fl__cacheline_claim(struct fl_cacheline *cl)
 	if (cl->gen != fl__sim_gen) {
 		cl->gen = fl__sim_gen;
 		cl->cpu = 0;
+		cl->busy_until = 0;
 	}
 	was = cl->cpu;
 	cl->cpu = me;
 	return was && was != me;
 }
 
+/*
+ * A write to @cl: from another CPU than its last writer's, one transfer,
+ * which starts once the line's last transfer has ended (the writer's
+ * store waits in the meantime: busy, its time apart, fl_time_line_wait). So N CPUs writing one line with no lock around
+ * it get at most one write a transfer time between them, as on the
+ * hardware, however their tasks interleave. The order of two writes is
+ * the order the simulator runs them in, which is their virtual-time
+ * order to within a task's run between scheduling points.
+ */
 void fl__cacheline_take(struct fl_cacheline *cl)
 {
-	if (fl__cacheline_claim(cl))
-		charge_transfer();
+	uint64_t now, start, xfer = fl__cost_ps[FL_COST_CACHELINE];
+
+	if (!fl__cacheline_claim(cl))
+		return;
+	now = fl__sim_time();
+	start = cl->busy_until > now ? cl->busy_until : now;
+	cl->busy_until = start + xfer;
+	if (start > now) {
+		fl__sim_debt += start - now;
+		fl__line_waits++;
+		fl__line_wait_time += start - now;
+	}
+	charge_transfer();
 }
 
 /*

@@ -71,6 +71,8 @@ extern uint64_t fl__cost_ps[FL_NR_COSTS];
 extern uint64_t fl__cost_count[FL_NR_COSTS];
 /* sim: the virtual time each has taken, in ps, stretches included (fl_time_NAME, in ns) */
 extern uint64_t fl__cost_time[FL_NR_COSTS];
+/* sim: writes that waited for a line still in transfer to another CPU, and the ps they waited */
+extern uint64_t fl__line_waits, fl__line_wait_time;
 
 /* sim.c: what the running task has been charged since its last scheduling point */
 extern bool fl__sim_active;
@@ -95,11 +97,15 @@ static __always_inline void fl_cost(enum fl_cost_id id)
 /*
  * A cache line that moves between CPUs (a lock word, a list head, a
  * shared counter): its last writer's CPU, so that a write by another CPU
- * is charged one transfer, as the coherence protocol charges it.
+ * is charged one transfer, as the coherence protocol charges it, and the
+ * virtual time its last transfer ends: a line is in one CPU's cache at a
+ * time, so writes from other CPUs queue for it, one transfer each, with
+ * no scheduling point (fl__cacheline_take()).
  */
 struct fl_cacheline {
-	int cpu;	  /* its last writer + 1; 0: nobody yet */
-	unsigned int gen; /* the simulation that wrote it (fl__sim_gen): older is nobody */
+	int cpu;	     /* its last writer + 1; 0: nobody yet */
+	unsigned int gen;    /* the simulation that wrote it (fl__sim_gen): older is nobody */
+	uint64_t busy_until; /* ps: its last transfer ends */
 };
 
 /* platform.h: this thread's CPU (a simulated task's while it runs), -1 if none */

@@ -222,6 +222,12 @@ static int model_counters(struct fl_target *t, struct fl_counters *out)
 		if (!ret)
 			ret = fl_counters_set(out, name, (int64_t)(fl__cost_time[i] / 1000));
 	}
+	/* sim: line writes that queued behind another CPU's transfer, and their wait (ns) */
+	if (!ret && mt->cfg.sim)
+		ret = fl_counters_set(out, "fl_line_waits", (int64_t)fl__line_waits);
+	if (!ret && mt->cfg.sim)
+		ret = fl_counters_set(out, "fl_time_line_wait",
+				      (int64_t)(fl__line_wait_time / 1000));
 	return ret;
 }
 
@@ -283,6 +289,7 @@ static int model_begin(struct fl_target *t, char *err, size_t len)
 	mt->sim_preemptions0 = fl_sim_preemptions();
 	/* from 0, so that the counters' ns (the ps / 1000 of their deltas) are the same each run */
 	memset(fl__cost_time, 0, sizeof(fl__cost_time));
+	fl__line_wait_time = 0;
 	return 0;
 }
 

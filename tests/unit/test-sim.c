@@ -650,6 +650,78 @@ static bool test_line_table(void)
 }
 
 /*
+ * A line written by many CPUs with no lock around it (cost.c,
+ * fl__cacheline_take()): each write from another CPU than the line's last
+ * writer is one transfer of X, and transfers of one line do not overlap,
+ * however the tasks interleave. Known answer: four CPUs each write it once
+ * at time 0: the first finds nobody's line (free), the second pays X, the
+ * third waits for the second's transfer and pays X (2X), the fourth 3X;
+ * the run ends at 3X, the waits 0 + X + 2X. The bound: eight CPUs writing
+ * it 200 times each, a charge of X / 10 apart, make at least one transfer
+ * per X of virtual time, never more: end >= transfers x X; and the line
+ * is the only thing they wait for, so end <= transfers x X + 200 x X / 10.
+ */
+#define LINE_X 100000ull /* ps */
+static struct fl_cacheline hot_line;
+static int hot_writes;
+static uint64_t hot_end[8];
+static void hot_writer(void *arg)
+{
+	int i;
+
+	fl__cpu = fl_sim_cpu();
+	for (i = 0; i < hot_writes; i++) {
+		fl__cacheline_take(&hot_line);
+		fl_sim_charge(hot_writes > 1 ? LINE_X / 10 : 0);
+		fl__cpu = fl_sim_cpu();
+	}
+	hot_end[(intptr_t)arg] = fl_sim_now();
+}
+
+static bool run_hot_writers(int n, int writes)
+{
+	int i;
+
+	fl_sim_exit();
+	ASSERT_EQ(fl_sim_init(n, 3, H), 0);
+	memset(&hot_line, 0, sizeof(hot_line));
+	hot_writes = writes;
+	for (i = 0; i < n; i++)
+		ASSERT_EQ(fl_sim_spawn(i, hot_writer, (void *)(intptr_t)i), 0);
+	ASSERT_EQ(fl_sim_run(), 0);
+	return true;
+}
+
+static bool test_line_queues(void)
+{
+	bool saved_active = fl__sim_active;
+	uint64_t saved_x = fl__cost_ps[FL_COST_CACHELINE], c0, w0, wt0, transfers;
+
+	fl__sim_active = true;
+	fl__cost_ps[FL_COST_CACHELINE] = LINE_X;
+	c0 = fl__cost_count[FL_COST_CACHELINE];
+	w0 = fl__line_waits;
+	wt0 = fl__line_wait_time;
+	ASSERT_TRUE(run_hot_writers(4, 1));
+	ASSERT_EQ(fl_sim_end_time(), 3 * LINE_X);
+	ASSERT_EQ(fl__cost_count[FL_COST_CACHELINE] - c0, 3u);
+	ASSERT_EQ(fl__line_waits - w0, 2u);
+	ASSERT_EQ(fl__line_wait_time - wt0, 3 * LINE_X);
+	fl_sim_exit();
+	c0 = fl__cost_count[FL_COST_CACHELINE];
+	ASSERT_TRUE(run_hot_writers(8, 200));
+	transfers = fl__cost_count[FL_COST_CACHELINE] - c0;
+	ASSERT_TRUE(transfers > 8 * 200 / 2); /* they do take turns */
+	ASSERT_TRUE(fl_sim_end_time() >= transfers * LINE_X);
+	ASSERT_TRUE(fl_sim_end_time() <= transfers * LINE_X + 200 * LINE_X / 10);
+	fl_sim_exit();
+	fl__cost_ps[FL_COST_CACHELINE] = saved_x;
+	fl__sim_active = saved_active;
+	fl__cpu = -1;
+	return true;
+}
+
+/*
  * XArray nodes in a CPU's cache (cost.c, fl_cost_xa_node()): a node among
  * the last FL_XA_HOT_NODES this CPU visited costs xa_node_hot, another
  * xa_node and takes the oldest one's place; each CPU has its own.
@@ -747,7 +819,8 @@ static bool test_wait_timeout(void)
 
 TEST_MAIN(TEST(test_wait_timeout), TEST(test_cpu_work), TEST(test_tick_preemption),
 	  TEST(test_bandwidth_known_answer), TEST(test_bandwidth_llc), TEST(test_xa_hot_nodes),
-	  TEST(test_line_table), TEST(test_lock_known_answer), TEST(test_seed_decides_only_ties),
-	  TEST(test_mutex_known_answer), TEST(test_mutex_waiter_gives_the_cpu_away),
-	  TEST(test_rwsem_known_answer), TEST(test_sleep_gives_the_cpu_away),
-	  TEST(test_deadlock_found), TEST(test_a_thousand_cpus))
+	  TEST(test_line_table), TEST(test_line_queues), TEST(test_lock_known_answer),
+	  TEST(test_seed_decides_only_ties), TEST(test_mutex_known_answer),
+	  TEST(test_mutex_waiter_gives_the_cpu_away), TEST(test_rwsem_known_answer),
+	  TEST(test_sleep_gives_the_cpu_away), TEST(test_deadlock_found),
+	  TEST(test_a_thousand_cpus))
