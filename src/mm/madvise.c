@@ -380,6 +380,24 @@ static int madvise_collapse_range(struct mm_struct *mm, unsigned long start, uns
 	return ret ? ret : unmapped;
 }
 
+/*
+ * DONTNEED, FREE, COLD or PAGEOUT of [@s, @e), all in @vma.
+ * Context: @vma read-locked (its own lock, or mmap_lock). Return: 0 or
+ * -EINVAL (a locked VMA; lazy-free of a file's pages).
+ */
+static int madvise_vma_part(struct mmu_gather *tlb, struct vm_area_struct *vma, unsigned long s,
+			    unsigned long e, int behavior, struct zap_details *details)
+{
+	/* lazy-free is for anonymous memory only (madvise_free_single_vma()) */
+	if ((vma->vm_flags & VM_LOCKED) || (behavior == MADV_FREE && !vma_is_anonymous(vma)))
+		return -EINVAL;
+	if (behavior == MADV_DONTNEED)
+		unmap_page_range(tlb, vma, s, e, details);
+	else
+		madvise_lru_range(tlb, vma, s, e, behavior);
+	return 0;
+}
+
 /**
  * do_madvise() - apply @behavior to [@start, @start + @len).
  * Return: 0, -EINVAL (misaligned start, unknown advice, locked VMA),
@@ -389,6 +407,7 @@ int do_madvise(struct mm_struct *mm, unsigned long start, size_t len, int behavi
 {
 	struct mmu_gather tlb;
 	struct zap_details details = { .reclaim_pt = true, .even_cows = true };
+	struct vm_area_struct *vma;
 	unsigned long end, covered = 0;
 	int i, ret = 0;
 
@@ -418,29 +437,40 @@ int do_madvise(struct mm_struct *mm, unsigned long start, size_t len, int behavi
 	}
 	if (end == start)
 		return 0;
-	down_read(&mm->mmap_lock);
 	if (behavior != MADV_DONTNEED)
 		lru_add_drain();
+	/*
+	 * 6.18's get_lock_mode(): DONTNEED and FREE run under the per-VMA
+	 * lock when the range lies in one VMA (try_vma_read_lock()), else,
+	 * as COLD and PAGEOUT always, under mmap_lock for reading.
+	 */
+	vma = NULL;
+	if (behavior == MADV_DONTNEED || behavior == MADV_FREE)
+		vma = lock_vma_under_rcu(mm, start);
+	if (vma && end > vma_end(vma)) {
+		vma_end_read(vma);
+		vma = NULL;
+	}
+	if (vma) {
+		tlb_gather_mmu(&tlb, mm, false);
+		ret = madvise_vma_part(&tlb, vma, start, end, behavior, &details);
+		tlb_finish_mmu(&tlb);
+		vma_end_read(vma);
+		return ret;
+	}
+	down_read(&mm->mmap_lock);
 	tlb_gather_mmu(&tlb, mm, false);
-	for (i = 0; i < mm->nr_vmas; i++) {
-		struct vm_area_struct *vma = mm->vmas[i];
+	for (i = 0; i < mm->nr_vmas && !ret; i++) {
 		unsigned long s, e;
 
+		vma = mm->vmas[i];
 		if (vma->vm_end <= start || vma->vm_start >= end)
 			continue;
 		s = vma->vm_start > start ? vma->vm_start : start;
 		e = vma->vm_end < end ? vma->vm_end : end;
-		/* lazy-free is for anonymous memory only (madvise_free_single_vma()) */
-		if ((vma->vm_flags & VM_LOCKED) ||
-		    (behavior == MADV_FREE && !vma_is_anonymous(vma))) {
-			ret = -EINVAL;
-			break;
-		}
-		if (behavior == MADV_DONTNEED)
-			unmap_page_range(&tlb, vma, s, e, &details);
-		else
-			madvise_lru_range(&tlb, vma, s, e, behavior);
-		covered += e - s;
+		ret = madvise_vma_part(&tlb, vma, s, e, behavior, &details);
+		if (!ret)
+			covered += e - s;
 	}
 	tlb_finish_mmu(&tlb);
 	up_read(&mm->mmap_lock);

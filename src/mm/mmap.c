@@ -175,6 +175,11 @@ static struct vm_area_struct *vma_alloc(struct mm_struct *mm)
  * Context: the VMA is detached and write-locked; it stays write-locked.
  * Its reverse-map links are gone (unlink_anon_vmas(), unlink_file_vma()).
  */
+/*
+ * Context: mmap_lock for writing, or for reading after do_munmap()'s
+ * downgrade: then no other task frees or allocates a VMA of @mm, as both
+ * need the write lock first, which waits for this reader.
+ */
 static void vma_free(struct mm_struct *mm, struct vm_area_struct *vma)
 {
 	VM_BUG_ON(!list_empty(&vma->anon_vma_chain) || !list_empty(&vma->shared));
@@ -513,6 +518,7 @@ static int __do_mmap(struct mm_struct *mm, struct file *file, unsigned long len,
 	if (IS_ALIGNED(len, PMD_SIZE) && (!file || IS_ALIGNED(pgoff, HPAGE_PMD_NR)))
 		align = PMD_SIZE;
 	down_write(&mm->mmap_lock);
+	fl_cost(FL_COST_VMA); /* sim: mmap_region()'s work, under the lock as in 6.18 */
 	if (mm->nr_vmas >= MAX_MAP_COUNT)
 		goto out;
 	start = get_unmapped_area(mm, len, align);
@@ -662,7 +668,12 @@ static void unmap_region(struct mm_struct *mm, struct vm_area_struct **v, int n,
 }
 
 /**
- * do_munmap() - unmap [@start, @start + @len).
+ * do_munmap() - unmap [@start, @start + @len), as munmap(2) does in 6.18
+ * (__vm_munmap() with unlock, mm/vma.c vms_complete_munmap_vmas()): the
+ * VMAs are split and detached under mmap_lock for writing, which is then
+ * downgraded to reading for the zap, the page tables' freeing and the
+ * VMAs' own, so faults (their per-VMA lock, or mmap_lock for reading)
+ * go on meanwhile while a new mapping waits.
  * Return: 0, -EINVAL for a misaligned or empty range, -ENOMEM when a VMA
  * could not be split.
  */
@@ -679,6 +690,7 @@ int do_munmap(struct mm_struct *mm, unsigned long start, unsigned long len)
 	if (end > TASK_SIZE || end < start)
 		return -EINVAL;
 	down_write(&mm->mmap_lock);
+	fl_cost(FL_COST_VMA); /* sim: the lookup, split and detach, under the lock as in 6.18 */
 	first = vma_search(mm->vmas, mm->nr_vmas, start);
 	if (first < mm->nr_vmas && mm->vmas[first]->vm_start < start) {
 		ret = fl__split_vma(mm, mm->vmas[first], start);
@@ -713,11 +725,20 @@ int do_munmap(struct mm_struct *mm, unsigned long start, unsigned long len)
 	for (i = 0; i < n; i++)
 		vma_array_remove(mm, v[i]);
 	mm_vmas_end_change(mm);
+	/*
+	 * Detached: no lookup finds them, and the range's tables are theirs
+	 * alone (floor and ceiling), so the rest needs mmap_lock only for
+	 * reading: no new VMA can take the range till then.
+	 */
+	downgrade_write(&mm->mmap_lock);
 	unmap_region(mm, v, n, v[0]->vm_start, v[n - 1]->vm_end, floor, ceiling, false);
 	for (i = 0; i < n; i++)
 		vma_free(mm, v[i]);
 	if (v != stack)
 		fl_free(v);
+	up_read(&mm->mmap_lock);
+	flush_delayed_fput();
+	return 0;
 out:
 	up_write(&mm->mmap_lock);
 	flush_delayed_fput();

@@ -53,6 +53,7 @@ enum fl_cost_id {
 	FL_COST_WALK_PMD,    /* a page walk to a 2 MiB translation */
 	FL_COST_COLLAPSE,    /* a PMD range made one THP, beyond its parts charged apart */
 	FL_COST_LRU_LINE,    /* a line an LRU list operation fetches from another CPU */
+	FL_COST_WAKEUP,	     /* a sleeping lock's waiter woken: from the wake-up to running */
 	FL_NR_COSTS
 };
 

@@ -421,9 +421,9 @@ void fl_rwsem_destroy(struct fl_rwsem *sem)
  * the release hands over. On the host thread (no task runs meanwhile) the
  * state just changes. Return: whether the wait was contended.
  */
-static bool sim_rwsem_acquire(struct fl_rwsem *sem, bool write)
+static int sim_rwsem_acquire(struct fl_rwsem *sem, bool write)
 {
-	uint64_t before = sem->sim.st.contended;
+	int how;
 
 	if (!fl_sim_in_task()) {
 		VM_BUG_ON(sem->sim.writer || (write && sem->sim.readers));
@@ -431,15 +431,12 @@ static bool sim_rwsem_acquire(struct fl_rwsem *sem, bool write)
 			sem->sim.writer = (struct fl_sim_task *)sem; /* held, by no task */
 		else
 			sem->sim.readers++;
-		return false;
+		return 0;
 	}
 	fl_sim_charge(0);
-	if (write)
-		fl_sim_down_write(&sem->sim);
-	else
-		fl_sim_down_read(&sem->sim);
+	how = write ? fl_sim_down_write(&sem->sim) : fl_sim_down_read(&sem->sim);
 	sim_lock_cost(sem->cls, &sem->line);
-	return sem->sim.st.contended != before;
+	return how;
 }
 
 static void sim_rwsem_release(struct fl_rwsem *sem, bool write)
@@ -465,9 +462,17 @@ static void rwsem_lock(struct fl_rwsem *sem, struct fl_lock_site *s, bool write)
 
 	fl__witness_acquire(sem->cls, sem);
 	if (fl__sim_active) {
+		struct fl_lock_stat *st = fl__site_stat(s, sem->cls);
+		int how;
+
 		t0 = fl_clock_ns();
-		if (sim_rwsem_acquire(sem, write))
+		how = sim_rwsem_acquire(sem, write);
+		if (how & FL_SIM_LOCK_WAITED)
 			fl__lock_contended(s, sem->cls, fl_clock_ns() - t0);
+		if (how & FL_SIM_LOCK_STOLE)
+			fl_this_cpu_add_u64(&st->stolen, 1);
+		if (how & FL_SIM_LOCK_HANDOFF)
+			fl_this_cpu_add_u64(&st->handoffs, 1);
 		fl__lock_acquired(s, sem->cls);
 		if (fl_sim_in_task())
 			sim_hold_begin(sem, s, sem->cls);
@@ -500,10 +505,8 @@ bool fl_down_read_trylock_at(struct fl_rwsem *sem, struct fl_lock_site *s)
 	if (fl__sim_active) {
 		if (fl_sim_in_task())
 			fl_sim_charge(0);
-		if (sem->sim.writer || sem->sim.q.head)
+		if (!fl_sim_down_read_trylock(&sem->sim))
 			return false;
-		sem->sim.readers++;
-		sem->sim.st.acquired++;
 		if (fl_sim_in_task()) {
 			sim_lock_cost(sem->cls, &sem->line);
 			sim_hold_begin(sem, s, sem->cls);
@@ -523,6 +526,20 @@ void fl_up_read(struct fl_rwsem *sem)
 		sim_rwsem_release(sem, false);
 	else
 		pthread_rwlock_unlock(&sem->rw);
+}
+
+void fl_downgrade_write_at(struct fl_rwsem *sem, struct fl_lock_site *s)
+{
+	if (fl__sim_active && fl_sim_in_task()) {
+		fl_sim_charge(0); /* the write hold ends at this CPU's time */
+		sim_hold_end(sem);
+		fl_sim_downgrade_write(&sem->sim);
+		sim_hold_begin(sem, s, sem->cls);
+	} else if (fl__sim_active) {
+		sem->sim.writer = NULL;
+		sem->sim.readers = 1;
+	}
+	fl__lock_acquired(s, sem->cls);
 }
 
 void fl_up_write(struct fl_rwsem *sem)
@@ -574,6 +591,8 @@ int fl__lock_stats_read(struct fl_lock_row *rows)
 			r.st.contended += __atomic_load_n(&st->contended, __ATOMIC_RELAXED);
 			r.st.wait_total_ns += __atomic_load_n(&st->wait_total_ns, __ATOMIC_RELAXED);
 			r.st.hold_total_ps += __atomic_load_n(&st->hold_total_ps, __ATOMIC_RELAXED);
+			r.st.stolen += __atomic_load_n(&st->stolen, __ATOMIC_RELAXED);
+			r.st.handoffs += __atomic_load_n(&st->handoffs, __ATOMIC_RELAXED);
 			if (mx > r.st.wait_max_ns)
 				r.st.wait_max_ns = mx;
 			if (mn && (!r.st.wait_min_ns || mn < r.st.wait_min_ns))

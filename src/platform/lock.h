@@ -69,6 +69,8 @@ struct fl_lock_stat {
 	uint64_t wait_max_ns;
 	uint64_t wait_min_ns;
 	uint64_t hold_total_ps; /* sim: virtual time held (picoseconds) */
+	uint64_t stolen;	/* sim, rwsem: taken free while others waited */
+	uint64_t handoffs;	/* sim, rwsem: given to the waiter that asked for it */
 };
 
 struct fl_spinlock {
@@ -282,6 +284,19 @@ bool fl_down_read_trylock_at(struct fl_rwsem *sem, struct fl_lock_site *s);
 	})
 #define up_read(sem) fl_up_read(sem)
 #define up_write(sem) fl_up_write(sem)
+/*
+ * downgrade_write() - the writer becomes a reader, atomically: the read
+ * hold counts as an acquisition at the calling function's read site. On
+ * sim the queued readers join it (6.18's rwsem_downgrade_wake()); a
+ * pthread rwlock cannot downgrade, so natively the write hold goes on to
+ * the up_read() (readers wait it out).
+ */
+void fl_downgrade_write_at(struct fl_rwsem *sem, struct fl_lock_site *s);
+#define downgrade_write(sem)                                                                       \
+	do {                                                                                       \
+		FL_LOCK_SITE_READ(fl_site_);                                                       \
+		fl_downgrade_write_at((sem), &fl_site_);                                           \
+	} while (0)
 
 /* Reading the table: one row per (class, site) with any acquisition. */
 struct fl_lock_row {

@@ -47,6 +47,9 @@ struct fl_sim_task {
 	struct fl_sim_task *next;    /* run queue, sleep list or lock queue */
 	struct fl_sim_task *wq_next; /* a wait queue's timed sleepers */
 	bool woken;		     /* fl_sim_wait_timeout(): a waker took it off */
+	bool granted;		     /* an rwsem reader: the waker gave it the lock */
+	struct fl_sim_task *rw_next; /* an rwsem's queue: a woken writer stays in it */
+	uint64_t timeout;	     /* an rwsem waiter: when it may ask for a hand-off */
 	void *asan_fake;
 	unsigned char tls[FL_SIM_TLS_SIZE] __attribute__((aligned(16))); /* its per-thread state */
 };
@@ -73,6 +76,7 @@ static struct {
 	struct sim_cpu *cpus;
 	uint64_t rng;
 	uint64_t handoff;
+	uint64_t wakeup; /* a sleeping lock's waiter: from its wake-up to running */
 	void *sched_sp;
 	void *sched_asan_fake;
 	const void *sched_stack_bottom;
@@ -161,8 +165,14 @@ int fl_sim_init(int nr_cpus, uint64_t seed, uint64_t handoff_ns)
 		S.cpus[i].heap_idx = -1;
 	S.rng = seed;
 	S.handoff = handoff_ns;
+	S.wakeup = handoff_ns;
 	fl__sim_gen++;
 	return 0;
+}
+
+void fl_sim_set_wakeup(uint64_t t)
+{
+	S.wakeup = t;
 }
 
 /* the platform's spinlocks: queues of spinners by lock address (below) */
@@ -747,61 +757,203 @@ void fl_sim_mutex_unlock(struct fl_sim_mutex *m)
 	sched_point();
 }
 
-void fl_sim_down_read(struct fl_sim_rwsem *r)
+/*
+ * The rwsem as 6.18's kernel/locking/rwsem.c has it, less the optimistic
+ * spinning (a waiter sleeps at once). A waiter stays in the queue until it
+ * has the lock. A release that leaves the lock free wakes the first
+ * waiter: a writer is only woken, and takes the lock when it runs (one
+ * wake-up later) if it is still free; meanwhile any task may take the
+ * free lock first (a steal). Readers at a release are granted the lock by
+ * the waker, every reader in the queue, writers passed over, at most
+ * RWSEM_MAX_READERS_WAKEUP. A writer first in line that finds the lock
+ * taken after waiting RWSEM_WAIT_TIMEOUT sets the hand-off: nobody steals
+ * then, and the next release gives the lock to that writer directly (it
+ * spins on the owner in 6.18: one hand-off of the line later).
+ */
+#define RWSEM_WAIT_TIMEOUT_PS 4000000000ull /* DIV_ROUND_UP(HZ, 250) jiffies: 4 ms */
+#define RWSEM_MAX_READERS_WAKEUP 256
+
+/* rwsem queues link by rw_next: a woken writer is on its CPU's run queue too */
+static bool rwsem_dequeue(struct fl_sim_waitq *q, struct fl_sim_task *t)
 {
-	settle();
-	r->st.acquired++;
-	/* no reader passes a waiting writer */
-	if (!r->writer && !r->q.head) {
-		r->readers++;
-		return;
-	}
-	r->st.contended++;
-	block_on(&r->q, true);
-	count_wait(&r->st);
+	struct fl_sim_task **pp, *prev = NULL;
+
+	for (pp = &q->head; *pp && *pp != t; pp = &(*pp)->rw_next)
+		prev = *pp;
+	if (!*pp)
+		return false;
+	*pp = t->rw_next;
+	if (q->tail == t)
+		q->tail = prev;
+	t->rw_next = NULL;
+	return true;
 }
 
-void fl_sim_down_write(struct fl_sim_rwsem *r)
+/* Sleep, staying in whatever queue the task is in, until a waker makes it runnable. */
+static void sleep_queued(void)
 {
-	settle();
-	r->st.acquired++;
-	if (!r->writer && !r->readers) {
-		r->writer = S.current;
-		return;
-	}
-	r->st.contended++;
-	block_on(&r->q, false);
-	count_wait(&r->st);
+	struct fl_sim_task *t = S.current;
+
+	t->state = T_BLOCKED;
+	S.cpus[t->cpu].curr = NULL;
+	switch_to_scheduler(t);
 }
 
-/* The semaphore is free: the first writer in line, or the readers at the head of the line. */
-static void rwsem_grant(struct fl_sim_rwsem *r)
+/* Join @r's queue now. */
+static void rwsem_enqueue(struct fl_sim_rwsem *r, bool reader)
 {
-	uint64_t at = fl_sim_now() + S.handoff;
+	struct fl_sim_task *t = S.current;
 
-	if (r->q.head && !r->q.head->reader) {
-		r->writer = waitq_pop(&r->q);
-		wake_task(r->writer, at);
+	t->reader = reader;
+	t->granted = false;
+	t->arrival = S.cpus[t->cpu].now;
+	t->timeout = t->arrival + RWSEM_WAIT_TIMEOUT_PS;
+	t->rw_next = NULL;
+	if (r->q.tail)
+		r->q.tail->rw_next = t;
+	else
+		r->q.head = t;
+	r->q.tail = t;
+}
+
+/* Grant the lock to every reader in the queue (rwsem_mark_wake()'s reader phase). */
+static void rwsem_grant_readers(struct fl_sim_rwsem *r, uint64_t at)
+{
+	struct fl_sim_task *t = r->q.head, *next;
+	int n = 0;
+
+	for (; t && n < RWSEM_MAX_READERS_WAKEUP; t = next) {
+		next = t->rw_next;
+		if (!t->reader)
+			continue;
+		rwsem_dequeue(&r->q, t);
+		r->readers++;
+		t->granted = true;
+		wake_task(t, at);
+		n++;
+	}
+}
+
+/* The lock is free: wake the first waiter (rwsem_wake()). */
+static void rwsem_wake(struct fl_sim_rwsem *r)
+{
+	struct fl_sim_task *w = r->q.head;
+	uint64_t now = fl_sim_now();
+
+	if (!w)
+		return;
+	if (w->reader) {
+		r->handoff = false;
+		rwsem_grant_readers(r, now + S.wakeup);
 		return;
 	}
-	while (r->q.head && r->q.head->reader) {
+	if (r->handoff) { /* the writer that asked for it takes the lock as it frees */
+		rwsem_dequeue(&r->q, w);
+		r->writer = w;
+		r->handoff = false;
+		r->st.handoffs++;
+		wake_task(w, now + S.handoff);
+		return;
+	}
+	if (w->state == T_BLOCKED) /* not already woken by an earlier release */
+		wake_task(w, now + S.wakeup);
+}
+
+int fl_sim_down_read(struct fl_sim_rwsem *r)
+{
+	struct fl_sim_task *me = S.current;
+
+	settle();
+	r->st.acquired++;
+	/*
+	 * The fast path needs no writer, no waiter and no hand-off; with
+	 * waiters, a reader steals a lock nobody holds (and grants the queued
+	 * readers theirs), but queues behind readers that hold it.
+	 */
+	if (!r->writer && !r->handoff && (!r->q.head || !r->readers)) {
 		r->readers++;
-		wake_task(waitq_pop(&r->q), at);
+		if (!r->q.head)
+			return 0;
+		r->st.stolen++;
+		if (r->q.head->reader)
+			rwsem_grant_readers(r, fl_sim_now() + S.wakeup);
+		return FL_SIM_LOCK_STOLE;
+	}
+	r->st.contended++;
+	rwsem_enqueue(r, true);
+	do
+		sleep_queued();
+	while (!me->granted);
+	count_wait(&r->st);
+	return FL_SIM_LOCK_WAITED;
+}
+
+int fl_sim_down_write(struct fl_sim_rwsem *r)
+{
+	struct fl_sim_task *me = S.current;
+
+	settle();
+	r->st.acquired++;
+	if (!r->writer && !r->readers && !r->handoff) {
+		r->writer = me;
+		if (!r->q.head)
+			return 0;
+		r->st.stolen++;
+		return FL_SIM_LOCK_STOLE;
+	}
+	r->st.contended++;
+	rwsem_enqueue(r, false);
+	for (;;) {
+		sleep_queued();
+		if (r->writer == me) { /* handed over (rwsem_wake()) */
+			count_wait(&r->st);
+			return FL_SIM_LOCK_WAITED | FL_SIM_LOCK_HANDOFF;
+		}
+		/* woken: try (rwsem_try_write_lock()) */
+		if (!r->writer && !r->readers && !r->handoff) {
+			rwsem_dequeue(&r->q, me);
+			r->writer = me;
+			count_wait(&r->st);
+			return FL_SIM_LOCK_WAITED;
+		}
+		/* taken meanwhile: the first in line asks for it once it has waited long */
+		if (r->q.head == me && fl_sim_now() >= me->timeout)
+			r->handoff = true;
 	}
 }
 
 void fl_sim_up_read(struct fl_sim_rwsem *r)
 {
 	if (!--r->readers)
-		rwsem_grant(r);
+		rwsem_wake(r);
 	sched_point();
 }
 
 void fl_sim_up_write(struct fl_sim_rwsem *r)
 {
 	r->writer = NULL;
-	rwsem_grant(r);
+	rwsem_wake(r);
 	sched_point();
+}
+
+/* A writer becomes a reader; the queued readers join it unless a writer is first (6.18). */
+void fl_sim_downgrade_write(struct fl_sim_rwsem *r)
+{
+	r->writer = NULL;
+	r->readers = 1;
+	if (r->q.head && r->q.head->reader)
+		rwsem_grant_readers(r, fl_sim_now() + S.wakeup);
+	sched_point();
+}
+
+bool fl_sim_down_read_trylock(struct fl_sim_rwsem *r)
+{
+	/* down_read_trylock() fails with a writer, a waiter or a hand-off pending */
+	if (r->writer || r->q.head || r->handoff)
+		return false;
+	r->readers++;
+	r->st.acquired++;
+	return true;
 }
 
 /* ---- the platform's spinlocks: queues of spinners by lock address ---- */

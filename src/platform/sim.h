@@ -55,6 +55,8 @@ struct fl_sim_lockstat {
 	uint64_t contended; /* found held (or, for a reader, a writer waiting) */
 	uint64_t wait_total;
 	uint64_t wait_max;
+	uint64_t stolen;   /* rwsem: taken free while others waited */
+	uint64_t handoffs; /* rwsem: given to a waiter that asked for it */
 };
 
 /*
@@ -69,17 +71,25 @@ struct fl_sim_mutex {
 };
 
 /*
- * An rwsem in virtual time: readers share it, a writer has it alone;
- * waiters sleep in arrival order, and a reader does not pass a waiting
- * writer. A release hands it to the first writer in line, or to every
- * reader at the head of the line.
+ * An rwsem in virtual time, by 6.18's rules (sim.c, above
+ * fl_sim_down_read()): readers share it, a writer has it alone; waiters
+ * sleep in arrival order; a release wakes the first writer in line, which
+ * takes the lock when it runs if nobody took it first, or grants every
+ * queued reader theirs; a writer that waited 4 ms first in line asks for
+ * a hand-off, after which nobody steals.
  */
 struct fl_sim_rwsem {
 	int readers;
 	struct fl_sim_task *writer;
+	bool handoff; /* RWSEM_FLAG_HANDOFF */
 	struct fl_sim_waitq q;
 	struct fl_sim_lockstat st;
 };
+
+/* what fl_sim_down_read() and fl_sim_down_write() did */
+#define FL_SIM_LOCK_WAITED 1  /* found it taken and slept */
+#define FL_SIM_LOCK_STOLE 2   /* took it free while others waited */
+#define FL_SIM_LOCK_HANDOFF 4 /* given it by the release, having asked */
 
 /**
  * fl_sim_init() - @nr_cpus virtual CPUs (1..1024) at time 0, the tie-break
@@ -142,10 +152,19 @@ bool fl_sim_wait_timeout(struct fl_sim_waitq *q, uint64_t t);
 void fl_sim_wake_all(struct fl_sim_waitq *q);
 void fl_sim_mutex_lock(struct fl_sim_mutex *m);
 void fl_sim_mutex_unlock(struct fl_sim_mutex *m);
-void fl_sim_down_read(struct fl_sim_rwsem *r);
-void fl_sim_down_write(struct fl_sim_rwsem *r);
+/*
+ * A sleeping lock's waiter runs @t (ps) after its wake-up (the waker's
+ * time); fl_sim_init() sets it to the hand-off time.
+ */
+void fl_sim_set_wakeup(uint64_t t);
+/* Return: FL_SIM_LOCK_* bits */
+int fl_sim_down_read(struct fl_sim_rwsem *r);
+int fl_sim_down_write(struct fl_sim_rwsem *r);
 void fl_sim_up_read(struct fl_sim_rwsem *r);
 void fl_sim_up_write(struct fl_sim_rwsem *r);
+void fl_sim_downgrade_write(struct fl_sim_rwsem *r);
+/* also from the host thread (no task runs): no waiting, no scheduling point */
+bool fl_sim_down_read_trylock(struct fl_sim_rwsem *r);
 
 /* After fl_sim_run(): */
 uint64_t fl_sim_end_time(void);	   /* the largest CPU clock */

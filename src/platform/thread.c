@@ -35,6 +35,9 @@ int fl__sim_platform_start(uint64_t seed)
 	/* a queued spinlock's hand-off moves its line (and the waiter's node) */
 	int ret = fl_sim_init(fl__nr_cpu_ids, seed, fl__cost_ps[FL_COST_CACHELINE]);
 
+	/* a sleeping lock's waiter runs a wake-up after its waker's release (0: not known) */
+	if (!ret && fl__cost_ps[FL_COST_WAKEUP])
+		fl_sim_set_wakeup(fl__cost_ps[FL_COST_WAKEUP]);
 	if (!ret)
 		fl__sim_active = true;
 	return ret;

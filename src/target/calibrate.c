@@ -46,6 +46,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <linux/futex.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -199,6 +200,63 @@ static double probe_cacheline(void)
 		}
 		pthread_join(tid, NULL);
 		r[k] = (now_ns() - t0) / (2.0 * (double)pp.turns);
+	}
+	return fl_median(r, ROUNDS);
+}
+
+/*
+ * A sleeping waiter's wake-up (wakeup): threads on CPUs 0 and 1 take
+ * turns, each waking the other with FUTEX_WAKE and then sleeping in
+ * FUTEX_WAIT until woken back, so each CPU idles while the other runs, as
+ * a lock waiter's does: half a round trip is one wake-up, the futex calls
+ * with it (try_to_wake_up(), the IPI to an idle CPU and its return from
+ * idle: microseconds in a guest). -1 with one CPU.
+ */
+struct futex_pp {
+	unsigned int word; /* atomic: even, CPU 0's turn; odd, CPU 1's */
+	long turns;
+};
+
+static void futex_turns(struct futex_pp *fp, unsigned int me)
+{
+	long i;
+
+	for (i = 0; i < fp->turns; i++) {
+		unsigned int w;
+
+		while (((w = __atomic_load_n(&fp->word, __ATOMIC_ACQUIRE)) & 1) != me)
+			syscall(SYS_futex, &fp->word, FUTEX_WAIT_PRIVATE, w, NULL, NULL, 0);
+		__atomic_fetch_add(&fp->word, 1, __ATOMIC_RELEASE);
+		syscall(SYS_futex, &fp->word, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+	}
+}
+
+static void *futex_main(void *p)
+{
+	pin_to(1);
+	futex_turns(p, 1);
+	return NULL;
+}
+
+static double probe_wakeup(void)
+{
+	double r[ROUNDS];
+	int k;
+
+	if (fl__host_nr_cpus() < 2)
+		return -1;
+	for (k = 0; k < ROUNDS; k++) {
+		struct futex_pp fp = { .word = 0, .turns = 5000 };
+		pthread_t tid;
+		double t0;
+
+		pin_to(0);
+		if (pthread_create(&tid, NULL, futex_main, &fp))
+			return -1;
+		t0 = now_ns();
+		futex_turns(&fp, 0);
+		pthread_join(tid, NULL);
+		r[k] = (now_ns() - t0) / (2.0 * (double)fp.turns);
 	}
 	return fl_median(r, ROUNDS);
 }
@@ -1678,6 +1736,7 @@ static void set_estimate(struct calib *k, enum fl_cost_id id, double ns, const c
 #define REF_XA_NODE 9.883	/* given.xa_node: dependent loads, 64-slot nodes */
 #define REF_XA_NODE_HOT 5.106	/* given.xa_node_hot: store walks through a small XArray */
 #define REF_COPY_PAGE 225.266	/* given.copy_page: rep movsb, 4 KiB */
+#define REF_WAKEUP 10333.55	/* given.wakeup: futex ping-pong, half a round trip */
 #define REF_COLLAPSE 245204.375 /* collapse, fitted from its run C */
 
 /*
@@ -1696,6 +1755,9 @@ static void set_estimate(struct calib *k, enum fl_cost_id id, double ns, const c
  * - migrate_pte: a PTE to a migration entry is a zap's clear and rmap
  *   (zap_pte), back is a fault's set (set_pte): their mean;
  * - lru_line: cacheline (the ping-pong of one line between two CPUs);
+ * - wakeup: the reference machine's (a guest too: a wake-up is an IPI to
+ *   an idle virtual CPU and its return from halt, the hypervisor's work
+ *   more than the CPU's);
  * - collapse: this machine's copy_page times the reference's collapse /
  *   copy_page (a collapse's own work beside its copy, in proportion);
  * - walk_pte: half the host's read-back per page in run A (a sweep larger
@@ -1721,6 +1783,10 @@ static void fit_estimates_early(struct calib *k)
 	if (!k->how[FL_COST_LRU_LINE][0] && k->c[FL_COST_CACHELINE] > 0)
 		set_estimate(k, FL_COST_LRU_LINE, k->c[FL_COST_CACHELINE],
 			     "cacheline: a line between two CPUs, the probe this machine has");
+	if (!k->how[FL_COST_WAKEUP][0])
+		set_estimate(k, FL_COST_WAKEUP, REF_WAKEUP,
+			     "the reference machine's (pvm-epyc2, 2026-12-07: 10333.55 ns), a guest "
+			     "too: the IPI to an idle CPU and its return from halt");
 	if (!k->how[FL_COST_WALK_PMD][0] && k->c[FL_COST_WALK_PTE] > 0)
 		set_estimate(k, FL_COST_WALK_PMD, k->c[FL_COST_WALK_PTE],
 			     "walk_pte: one level fewer, the same one dependent load of the last "
@@ -2365,6 +2431,11 @@ FL_API int fl_calibrate(FILE *out, const char *out_name, const char *command, FI
 		given_set(m, FL_COST_LRU_LINE, cache,
 			  "probe: two CPUs taking turns at one list, each deleting the other's "
 			  "nodes, per node",
+			  log);
+	cache = probe_wakeup();
+	if (cache >= 0)
+		given_set(m, FL_COST_WAKEUP, cache,
+			  "probe: two CPUs waking each other in turn with futexes, half a round trip",
 			  log);
 	given_set(m, FL_COST_XA_NODE_HOT, probe_xa_node_hot(),
 		  "probe: store walks through a small XArray, per node", log);

@@ -224,7 +224,7 @@ static int model_counters(struct fl_target *t, struct fl_counters *out)
 	}
 	/* sim: line writes that queued behind another CPU's transfer, and their wait (ns) */
 	if (!ret && mt->cfg.sim)
-		ret = fl_counters_set(out, "fl_line_waits", (int64_t)fl__line_waits);
+		ret = fl_counters_set(out, "fl_cost_line_wait", (int64_t)fl__line_waits);
 	if (!ret && mt->cfg.sim)
 		ret = fl_counters_set(out, "fl_time_line_wait",
 				      (int64_t)(fl__line_wait_time / 1000));
@@ -514,7 +514,6 @@ static int model_mmap(struct fl_thread *th, uint64_t len, int prot, int flags, u
 	if (flags & FL_MAP_DROPPABLE) /* mm/mmap.c do_mmap(): MAP_DROPPABLE wipes on fork */
 		vm_flags |= VM_DROPPABLE | VM_WIPEONFORK;
 	fl_cost(FL_COST_SYSCALL);
-	fl_cost(FL_COST_VMA);
 	ret = do_mmap(thread_mm(th), (unsigned long)len, vm_flags, &a);
 	if (!ret)
 		*addr = a;
@@ -524,7 +523,6 @@ static int model_mmap(struct fl_thread *th, uint64_t len, int prot, int flags, u
 static int model_munmap(struct fl_thread *th, uint64_t addr, uint64_t len)
 {
 	fl_cost(FL_COST_SYSCALL);
-	fl_cost(FL_COST_VMA);
 	return do_munmap(thread_mm(th), (unsigned long)addr, (unsigned long)len);
 }
 
