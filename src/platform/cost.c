@@ -44,7 +44,8 @@ const struct fl_cost_info fl__cost_info[FL_NR_COSTS] = {
 	[FL_COST_WALK_PMD] = { "walk_pmd", "a page walk to a 2 MiB translation (dTLB miss)", true },
 	[FL_COST_COLLAPSE] = { "collapse", "a PMD range made one THP, less its parts", true },
 	[FL_COST_LRU_LINE] = { "lru_line", "a line an LRU list op fetches from another CPU", true },
-	[FL_COST_WAKEUP] = { "wakeup", "a sleeping waiter woken: from the wake-up to running", true },
+	[FL_COST_WAKEUP] = { "wakeup", "a sleeping waiter woken: from the wake-up to running",
+			     true },
 };
 
 struct fl_tlb_geometry fl__tlb_geo;

@@ -1784,9 +1784,10 @@ static void fit_estimates_early(struct calib *k)
 		set_estimate(k, FL_COST_LRU_LINE, k->c[FL_COST_CACHELINE],
 			     "cacheline: a line between two CPUs, the probe this machine has");
 	if (!k->how[FL_COST_WAKEUP][0])
-		set_estimate(k, FL_COST_WAKEUP, REF_WAKEUP,
-			     "the reference machine's (pvm-epyc2, 2026-12-07: 10333.55 ns), a guest "
-			     "too: the IPI to an idle CPU and its return from halt");
+		set_estimate(
+			k, FL_COST_WAKEUP, REF_WAKEUP,
+			"the reference machine's (pvm-epyc2, 2026-12-07: 10333.55 ns), a guest "
+			"too: the IPI to an idle CPU and its return from halt");
 	if (!k->how[FL_COST_WALK_PMD][0] && k->c[FL_COST_WALK_PTE] > 0)
 		set_estimate(k, FL_COST_WALK_PMD, k->c[FL_COST_WALK_PTE],
 			     "walk_pte: one level fewer, the same one dependent load of the last "
@@ -2434,9 +2435,10 @@ FL_API int fl_calibrate(FILE *out, const char *out_name, const char *command, FI
 			  log);
 	cache = probe_wakeup();
 	if (cache >= 0)
-		given_set(m, FL_COST_WAKEUP, cache,
-			  "probe: two CPUs waking each other in turn with futexes, half a round trip",
-			  log);
+		given_set(
+			m, FL_COST_WAKEUP, cache,
+			"probe: two CPUs waking each other in turn with futexes, half a round trip",
+			log);
 	given_set(m, FL_COST_XA_NODE_HOT, probe_xa_node_hot(),
 		  "probe: store walks through a small XArray, per node", log);
 	given_set(m, FL_COST_XA_NODE, probe_xa_node(), "probe: dependent loads, 64-slot nodes",

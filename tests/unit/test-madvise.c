@@ -11,6 +11,8 @@
  * before the advice so the feeders' PG_lru precondition holds.
  */
 #include "mm_harness.h"
+#include "../src/platform/sim.h"
+#include "../src/platform/cost.h"
 
 #define SZ_2M (2ul << 20)
 
@@ -119,5 +121,108 @@ static bool test_hugepage_splits_vmas_and_errors(void)
 	return mm_down_with_mm();
 }
 
+/*
+ * 6.18's lock choices on virtual CPUs (issue 38): munmap downgrades
+ * mmap_lock to reading before its zap, and MADV_DONTNEED runs under the
+ * per-VMA lock. Every cost 0 but zap_pte (1 us a page) and the wake-up
+ * (fl_sim_init()'s hand-off, 0 here). Task A, on CPU 0, unmaps 512
+ * faulted pages at 0: its zap runs 0..512 us. Task B, on CPU 1, at 10 us:
+ * a fault in another VMA (per-VMA lock) and MADV_COLD of it (mmap_lock for
+ * reading, which the zap's read hold shares) finish at 10 us; then an
+ * mmap (mmap_lock for writing) waits for A's release, at 512 us. Task C,
+ * on CPU 2, at 20 us: MADV_DONTNEED of one faulted page of a third VMA,
+ * under that VMA's lock, done at 21 us while mmap_lock's writer waits (a
+ * reader of mmap_lock would queue behind it).
+ */
+#define US 1000000ull /* ps */
+static unsigned long lk_a, lk_b, lk_c;
+static uint64_t lk_a_end, lk_b_fault, lk_b_cold, lk_b_mmap, lk_c_dontneed;
+static int lk_err;
+
+static void lk_task_a(void *arg)
+{
+	(void)arg;
+	fl__mm_cpu_enter(mm);
+	lk_err |= do_munmap(mm, lk_a, SZ_2M);
+	lk_a_end = fl_sim_now();
+	fl__mm_cpu_leave(mm);
+}
+
+static void lk_task_b(void *arg)
+{
+	unsigned long x = 0;
+
+	(void)arg;
+	fl__mm_cpu_enter(mm);
+	fl_sim_charge(10 * US);
+	lk_err |= touch(mm, lk_b, 3);
+	lk_b_fault = fl_sim_now();
+	lk_err |= do_madvise(mm, lk_b, PAGE_SIZE, MADV_COLD);
+	lk_b_cold = fl_sim_now();
+	lk_err |= do_mmap(mm, PAGE_SIZE, VM_READ | VM_WRITE, &x);
+	lk_b_mmap = fl_sim_now();
+	fl__mm_cpu_leave(mm);
+}
+
+static void lk_task_c(void *arg)
+{
+	(void)arg;
+	fl__mm_cpu_enter(mm);
+	fl_sim_charge(20 * US);
+	lk_err |= do_madvise(mm, lk_c, PAGE_SIZE, MADV_DONTNEED);
+	lk_c_dontneed = fl_sim_now();
+	fl__mm_cpu_leave(mm);
+}
+
+static bool test_munmap_downgrades_and_dontneed_uses_the_vma_lock(void)
+{
+	void (*fn[3])(void *) = { lk_task_a, lk_task_b, lk_task_c };
+	struct fl_thread_handle *h[3];
+	uint64_t saved[FL_NR_COSTS];
+	int i, err = 0;
+
+	ASSERT_TRUE(mm_up(256, 1, 3));
+	mm = mm_alloc(1);
+	ASSERT_TRUE(mm != NULL);
+	/* read-only guards between them: a VMA merges only with its own flags */
+	lk_a = map(SZ_2M);
+	ASSERT_EQ(do_mmap(mm, PAGE_SIZE, VM_READ, &lk_b), 0);
+	lk_b = map(SZ_2M);
+	ASSERT_EQ(do_mmap(mm, PAGE_SIZE, VM_READ, &lk_c), 0);
+	lk_c = map(3 * PAGE_SIZE);
+	ASSERT_TRUE(lk_a && lk_b && lk_c);
+	ASSERT_TRUE(find_vma(mm, lk_b) != find_vma(mm, lk_a));
+	ASSERT_TRUE(find_vma(mm, lk_c) != find_vma(mm, lk_b));
+	ASSERT_TRUE(fill(lk_a, SZ_2M));
+	ASSERT_TRUE(fill(lk_c, PAGE_SIZE));
+	lru_add_drain();
+	memcpy(saved, fl__cost_ps, sizeof(saved));
+	memset(fl__cost_ps, 0, sizeof(fl__cost_ps));
+	fl__cost_ps[FL_COST_ZAP_PTE] = US;
+	ASSERT_EQ(fl__sim_platform_start(5), 0);
+	lk_err = 0;
+	fl_cpu_unbind(); /* the tasks are the CPUs now, as in a model target's run */
+	for (i = 0; i < 3; i++) {
+		h[i] = fl__thread_start(fn[i], NULL, i, -1, &err);
+		ASSERT_TRUE(h[i] != NULL);
+	}
+	for (i = 0; i < 3; i++)
+		fl__thread_join(h[i]);
+	fl_cpu_bind(0);
+	memcpy(fl__cost_ps, saved, sizeof(saved));
+	ASSERT_EQ(lk_err, 0);
+	ASSERT_EQ(lk_a_end, 512 * US);
+	ASSERT_EQ(lk_b_fault, 10 * US);
+	ASSERT_EQ(lk_b_cold, 10 * US);
+	ASSERT_EQ(lk_b_mmap, 512 * US);
+	ASSERT_EQ(lk_c_dontneed, 21 * US); /* its one page's zap */
+	ASSERT_TRUE(mapped_folio(mm, lk_c) == NULL);
+	mmput(mm); /* on sim still, as a model target ends */
+	fl__sim_platform_stop();
+	ASSERT_TRUE(mm_down());
+	return true;
+}
+
 TEST_MAIN(TEST(test_free_makes_lazyfree), TEST(test_cold_deactivates),
-	  TEST(test_hugepage_splits_vmas_and_errors))
+	  TEST(test_hugepage_splits_vmas_and_errors),
+	  TEST(test_munmap_downgrades_and_dontneed_uses_the_vma_lock))

@@ -351,6 +351,105 @@ static bool test_rwsem_known_answer(void)
 }
 
 /*
+ * Stealing and the hand-off (6.18's rwsem). The wake-up takes WK, a
+ * hand-off H. A holds the lock from 0 for 1 ms at a time, 5 apart, ten
+ * times. B asks at 10 and sleeps. Each release of A's wakes B, who runs
+ * WK later; but A, running on, took the free lock back 5 after its
+ * release (a steal), so B finds it held and sleeps again: at 1 ms + 5,
+ * 2 ms + 10, 3 ms + 15 and 4 ms + 20. Woken at 4 ms + 15 + WK, B has
+ * waited past RWSEM_WAIT_TIMEOUT (4 ms from 10): it asks for the lock,
+ * A's next release (5 ms + 20) gives it to B, one hand-off later, and A's
+ * next down_write (5 ms + 25) waits for B's release (10 later), running WK
+ * after it. A ends its last 4 holds after that, uncontended.
+ */
+#define MS 1000000000ull /* ps */
+#define WK 50
+static uint64_t rw_b_got, rw_a_end;
+static int rw_b_how;
+static void rw_hog(void *arg)
+{
+	int i;
+
+	(void)arg;
+	for (i = 0; i < 10; i++) {
+		fl_sim_down_write(&rwsem);
+		fl_sim_charge(MS);
+		fl_sim_up_write(&rwsem);
+		fl_sim_charge(5);
+	}
+	rw_a_end = fl_sim_now();
+}
+
+static void rw_waiter(void *arg)
+{
+	(void)arg;
+	fl_sim_charge(10);
+	rw_b_how = fl_sim_down_write(&rwsem);
+	rw_b_got = fl_sim_now();
+	fl_sim_charge(10);
+	fl_sim_up_write(&rwsem);
+}
+
+static bool test_rwsem_steal_and_handoff(void)
+{
+	uint64_t b_got = 5 * MS + 20 + H, a_back = b_got + 10 + WK;
+
+	memset(&rwsem, 0, sizeof(rwsem));
+	fl_sim_exit();
+	ASSERT_EQ(fl_sim_init(2, 4, H), 0);
+	fl_sim_set_wakeup(WK);
+	ASSERT_EQ(fl_sim_spawn(0, rw_hog, NULL), 0);
+	ASSERT_EQ(fl_sim_spawn(1, rw_waiter, NULL), 0);
+	ASSERT_EQ(fl_sim_run(), 0);
+	ASSERT_EQ(rw_b_got, b_got);
+	ASSERT_EQ(rw_b_how, FL_SIM_LOCK_WAITED | FL_SIM_LOCK_HANDOFF);
+	/* A's sixth hold starts at a_back; four more after it, each 1 ms + 5 */
+	ASSERT_EQ(rw_a_end, a_back + 5 * (MS + 5));
+	ASSERT_EQ(rwsem.st.acquired, 11u);
+	ASSERT_EQ(rwsem.st.stolen, 4u);
+	ASSERT_EQ(rwsem.st.handoffs, 1u);
+	ASSERT_EQ(rwsem.st.contended, 2u); /* B once, A once (behind B) */
+	fl_sim_exit();
+	return true;
+}
+
+/*
+ * Readers by 6.18's rules: two readers hold it; a writer W waits; a third
+ * reader R queues behind the holders (no reader passes once others wait
+ * and readers hold it). The last holder's release at 100 wakes W (only a
+ * writer at the head), who takes the lock at 100 + WK; its release at
+ * 100 + WK + 50 grants R the lock (readers are granted by the waker), who
+ * runs WK later. Nobody stole.
+ */
+static uint64_t r3w_at;
+static void r_late(void *arg)
+{
+	(void)arg;
+	fl_sim_charge(20);
+	fl_sim_down_read(&rwsem);
+	r3w_at = fl_sim_now();
+	fl_sim_up_read(&rwsem);
+}
+
+static bool test_rwsem_readers_queue_and_are_granted(void)
+{
+	memset(&rwsem, 0, sizeof(rwsem));
+	fl_sim_exit();
+	ASSERT_EQ(fl_sim_init(4, 2, H), 0);
+	fl_sim_set_wakeup(WK);
+	ASSERT_EQ(fl_sim_spawn(0, reader, NULL), 0);
+	ASSERT_EQ(fl_sim_spawn(1, reader, NULL), 0);
+	ASSERT_EQ(fl_sim_spawn(2, writer, NULL), 0);
+	ASSERT_EQ(fl_sim_spawn(3, r_late, NULL), 0);
+	ASSERT_EQ(fl_sim_run(), 0);
+	ASSERT_EQ(w_got, 100ull + WK);
+	ASSERT_EQ(r3w_at, 100ull + WK + 50 + WK);
+	ASSERT_EQ(rwsem.st.stolen, 0u);
+	fl_sim_exit();
+	return true;
+}
+
+/*
  * Memory bandwidth (cost.c, fl_cost_mem()). CL is clear_page's cost; the
  * curve says one CPU clears 4 KiB in 34 units, 4 at once take 68 each and
  * 16 at once 466 each. N tasks on N CPUs that do nothing but clear see the
@@ -822,5 +921,6 @@ TEST_MAIN(TEST(test_wait_timeout), TEST(test_cpu_work), TEST(test_tick_preemptio
 	  TEST(test_line_table), TEST(test_line_queues), TEST(test_lock_known_answer),
 	  TEST(test_seed_decides_only_ties), TEST(test_mutex_known_answer),
 	  TEST(test_mutex_waiter_gives_the_cpu_away), TEST(test_rwsem_known_answer),
+	  TEST(test_rwsem_steal_and_handoff), TEST(test_rwsem_readers_queue_and_are_granted),
 	  TEST(test_sleep_gives_the_cpu_away), TEST(test_deadlock_found),
 	  TEST(test_a_thousand_cpus))
