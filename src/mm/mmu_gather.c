@@ -219,6 +219,25 @@ void flush_pmd_tlb_range(struct mm_struct *mm, unsigned long haddr)
 	flush_tlb_mm(mm);
 }
 
+/*
+ * sim: the shootdown as x86 sends it (arch/x86/mm/tlb.c
+ * native_flush_tlb_multi(), smp_call_function_many_cond() with wait): an
+ * IPI to every other CPU running a task of @mm, each of which takes the
+ * interrupt and flushes (ipi_recv, on its CPU), while the sender flushes
+ * its own TLB (tlb_flush) and then waits once for them all (ipi).
+ */
+static void flush_tlb_others(struct mm_struct *mm)
+{
+	int cpu, self = smp_processor_id();
+
+	if (!mm_cpumask_others(mm))
+		return;
+	for (cpu = 0; cpu < fl__nr_cpu_ids; cpu++)
+		if (cpu != self && fl_atomic_load(&mm->cpu_tasks[cpu], __ATOMIC_RELAXED))
+			(void)fl_cost_on_cpu(cpu, FL_COST_IPI_RECV);
+	fl_cost(FL_COST_IPI);
+}
+
 /* Flush the TLB if any entry was cleared since the last flush. */
 static void tlb_flush_mmu_tlbonly(struct mmu_gather *tlb)
 {
@@ -227,7 +246,7 @@ static void tlb_flush_mmu_tlbonly(struct mmu_gather *tlb)
 	count_fl_stat(FL_TLB_FLUSH, 1);
 	fl_cost(FL_COST_TLB_FLUSH);
 	if (unlikely(fl__sim_active))
-		fl_cost_n(FL_COST_IPI, mm_cpumask_others(tlb->mm));
+		flush_tlb_others(tlb->mm);
 	if (tlb->fullmm)
 		fl__dtlb_flush_mm(tlb->mm);
 	else

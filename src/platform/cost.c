@@ -46,6 +46,8 @@ const struct fl_cost_info fl__cost_info[FL_NR_COSTS] = {
 	[FL_COST_LRU_LINE] = { "lru_line", "a line an LRU list op fetches from another CPU", true },
 	[FL_COST_WAKEUP] = { "wakeup", "a sleeping waiter woken: from the wake-up to running",
 			     true },
+	[FL_COST_IPI_RECV] = { "ipi_recv", "a shootdown IPI's receiver: interrupt and flush",
+			       true },
 };
 
 struct fl_tlb_geometry fl__tlb_geo;
@@ -120,6 +122,15 @@ void fl__cacheline_take(struct fl_cacheline *cl)
 		fl__line_wait_time += start - now;
 	}
 	charge_transfer();
+}
+
+bool fl_cost_on_cpu(int cpu, enum fl_cost_id id)
+{
+	if (!fl_sim_interrupt(cpu, fl__cost_ps[id]))
+		return false;
+	fl__cost_time[id] += fl__cost_ps[id];
+	fl__cost_count[id]++;
+	return true;
 }
 
 /*

@@ -54,6 +54,7 @@ enum fl_cost_id {
 	FL_COST_COLLAPSE,    /* a PMD range made one THP, beyond its parts charged apart */
 	FL_COST_LRU_LINE,    /* a line an LRU list operation fetches from another CPU */
 	FL_COST_WAKEUP,	     /* a sleeping lock's waiter woken: from the wake-up to running */
+	FL_COST_IPI_RECV,    /* a shootdown IPI taken by its receiver: interrupt and flush */
 	FL_NR_COSTS
 };
 
@@ -94,6 +95,13 @@ static __always_inline void fl_cost(enum fl_cost_id id)
 {
 	fl_cost_n(id, 1);
 }
+
+/*
+ * fl_cost_on_cpu() - sim: charge @id to @cpu (not the running task's: an
+ * interrupt it takes), at its next scheduling point; nothing if no task
+ * of it is on that CPU (an idle CPU absorbs it). Return: whether charged.
+ */
+bool fl_cost_on_cpu(int cpu, enum fl_cost_id id);
 
 /*
  * A cache line that moves between CPUs (a lock word, a list head, a

@@ -61,6 +61,7 @@ struct heap_ent {
 
 struct sim_cpu {
 	uint64_t now;
+	uint64_t irq; /* interrupts taken, charged at its task's next scheduling point */
 	uint64_t busy;
 	uint64_t idle;
 	struct fl_sim_task *curr;	       /* running or spinning */
@@ -108,6 +109,24 @@ static void settle(void)
 	c->now += fl__sim_debt;
 	c->busy += fl__sim_debt;
 	fl__sim_debt = 0;
+	if (unlikely(c->irq)) {
+		c->now += c->irq;
+		c->busy += c->irq;
+		c->irq = 0;
+	}
+}
+
+bool fl_sim_interrupt(int cpu, uint64_t t)
+{
+	struct sim_cpu *c;
+
+	if (cpu < 0 || cpu >= S.nr_cpus || (S.current && S.current->cpu == cpu))
+		return false;
+	c = &S.cpus[cpu];
+	if (!c->curr)
+		return false;
+	c->irq += t;
+	return true;
 }
 
 static size_t last_memory; /* fl_sim_memory(): the last run's, kept past fl_sim_exit() */

@@ -116,6 +116,12 @@ void fl_sim_charge(uint64_t t);
 /* fl__sim_debt (cost.h) is charged too at every entry from a task. */
 void fl_sim_sleep(uint64_t t);
 /*
+ * An interrupt of @t (ps) on @cpu, another CPU than the running task's:
+ * if a task is on it (running or spinning), its CPU's time grows by @t at
+ * its next scheduling point (busy). Return: whether it was taken.
+ */
+bool fl_sim_interrupt(int cpu, uint64_t t);
+/*
  * The scheduler tick: a task that has had its CPU for FL_SIM_TICK_PS
  * (one jiffy at HZ 250, the hosts' CONFIG_HZ; 6.18's EEVDF slice of at
  * most 3 ms ends at the first tick after it) gives it, at its next point

@@ -47,6 +47,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <linux/futex.h>
+#include <linux/membarrier.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -257,6 +258,78 @@ static double probe_wakeup(void)
 		futex_turns(&fp, 0);
 		pthread_join(tid, NULL);
 		r[k] = (now_ns() - t0) / (2.0 * (double)fp.turns);
+	}
+	return fl_median(r, ROUNDS);
+}
+
+/*
+ * What a shootdown's receiver loses (ipi_recv): a thread on CPU 1 counts
+ * in a loop while the one on CPU 0 first waits (quiet), then calls
+ * membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED) over and over, each an IPI
+ * to CPU 1 that runs a handler and returns, as flush_tlb_func() is sent
+ * (smp_call_function_many_cond()): the counting lost per IPI, in time, is
+ * the interrupt's cost to its receiver, less the flush itself (tlb_flush,
+ * which the model charges beside it). -1 with one CPU or no membarrier.
+ */
+#define IPI_PHASE_NS 40000000.0
+struct ipi_probe {
+	unsigned long count; /* atomic: the counter's progress */
+	unsigned int stop;   /* atomic */
+};
+
+static void *ipi_counter(void *p)
+{
+	struct ipi_probe *ip = p;
+	unsigned long n = 0;
+
+	pin_to(1);
+	while (!__atomic_load_n(&ip->stop, __ATOMIC_RELAXED))
+		__atomic_store_n(&ip->count, ++n, __ATOMIC_RELAXED);
+	return NULL;
+}
+
+/* counts a ns on CPU 1 over a phase, with (@storm) or without IPIs to it; *@ipis sent */
+static double ipi_phase(struct ipi_probe *ip, bool storm, double *ipis)
+{
+	unsigned long c0 = __atomic_load_n(&ip->count, __ATOMIC_RELAXED), c1;
+	double t0 = now_ns(), t;
+	long n = 0;
+
+	do {
+		if (storm && !syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0))
+			n++;
+		t = now_ns();
+	} while (t - t0 < IPI_PHASE_NS);
+	c1 = __atomic_load_n(&ip->count, __ATOMIC_RELAXED);
+	*ipis = (double)n;
+	return (double)(c1 - c0) / (t - t0);
+}
+
+static double probe_ipi_recv(void)
+{
+	double r[ROUNDS];
+	int k;
+
+	if (fl__host_nr_cpus() < 2 ||
+	    syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0))
+		return -1;
+	for (k = 0; k < ROUNDS; k++) {
+		struct ipi_probe ip = { 0, 0 };
+		double quiet, storm, quiet2, ipis, none;
+		pthread_t tid;
+
+		pin_to(0);
+		if (pthread_create(&tid, NULL, ipi_counter, &ip))
+			return -1;
+		ipi_phase(&ip, false, &none); /* the counter settles on its CPU */
+		quiet = ipi_phase(&ip, false, &none);
+		storm = ipi_phase(&ip, true, &ipis);
+		quiet2 = ipi_phase(&ip, false, &none);
+		__atomic_store_n(&ip.stop, 1, __ATOMIC_RELAXED);
+		pthread_join(tid, NULL);
+		quiet = (quiet + quiet2) / 2;
+		/* the share of the phase the counter lost, per IPI */
+		r[k] = ipis > 0 ? fmax(quiet - storm, 0) / quiet * IPI_PHASE_NS / ipis : -1;
 	}
 	return fl_median(r, ROUNDS);
 }
@@ -1736,7 +1809,9 @@ static void set_estimate(struct calib *k, enum fl_cost_id id, double ns, const c
 #define REF_XA_NODE 9.883	/* given.xa_node: dependent loads, 64-slot nodes */
 #define REF_XA_NODE_HOT 5.106	/* given.xa_node_hot: store walks through a small XArray */
 #define REF_COPY_PAGE 225.266	/* given.copy_page: rep movsb, 4 KiB */
-#define REF_WAKEUP 10333.55	/* given.wakeup: futex ping-pong, half a round trip */
+#define REF_WAKEUP 7701.325	/* given.wakeup: futex ping-pong, half a round trip */
+#define REF_IPI_RECV 11316.77	/* given.ipi_recv: a counter slowed by membarrier IPIs */
+#define REF_IPI 31073.175	/* ipi, fitted from its run F with that ipi_recv */
 #define REF_COLLAPSE 245204.375 /* collapse, fitted from its run C */
 
 /*
@@ -1758,6 +1833,9 @@ static void set_estimate(struct calib *k, enum fl_cost_id id, double ns, const c
  * - wakeup: the reference machine's (a guest too: a wake-up is an IPI to
  *   an idle virtual CPU and its return from halt, the hypervisor's work
  *   more than the CPU's);
+ * - ipi_recv: this machine's ipi times the reference's ipi_recv / ipi (a
+ *   receiver's interrupt in proportion to the sender's round trip; fitted
+ *   after ipi, once the runs are);
  * - collapse: this machine's copy_page times the reference's collapse /
  *   copy_page (a collapse's own work beside its copy, in proportion);
  * - walk_pte: half the host's read-back per page in run A (a sweep larger
@@ -1784,10 +1862,9 @@ static void fit_estimates_early(struct calib *k)
 		set_estimate(k, FL_COST_LRU_LINE, k->c[FL_COST_CACHELINE],
 			     "cacheline: a line between two CPUs, the probe this machine has");
 	if (!k->how[FL_COST_WAKEUP][0])
-		set_estimate(
-			k, FL_COST_WAKEUP, REF_WAKEUP,
-			"the reference machine's (pvm-epyc2, 2026-12-07: 10333.55 ns), a guest "
-			"too: the IPI to an idle CPU and its return from halt");
+		set_estimate(k, FL_COST_WAKEUP, REF_WAKEUP,
+			     "the reference machine's (pvm-epyc2, 2026-12-07: 7701.33 ns), a guest "
+			     "too: the IPI to an idle CPU and its return from halt");
 	if (!k->how[FL_COST_WALK_PMD][0] && k->c[FL_COST_WALK_PTE] > 0)
 		set_estimate(k, FL_COST_WALK_PMD, k->c[FL_COST_WALK_PTE],
 			     "walk_pte: one level fewer, the same one dependent load of the last "
@@ -1943,6 +2020,13 @@ static int fit_residuals(struct calib *k, char *err, size_t len)
 				  charged(&s[RUN_F], k->c, FL_COST_IPI)) /
 					 count(&s[RUN_F], FL_COST_IPI),
 				 "host 1-page loop on 2 threads, less the 1-thread sim's parts");
+		/* the receiver's share in proportion: the second pass refits ipi without it */
+		if (!k->m->given[FL_COST_IPI_RECV] && REF_IPI > 0 && k->c[FL_COST_IPI] > 0)
+			set_estimate(k, FL_COST_IPI_RECV,
+				     k->c[FL_COST_IPI] * REF_IPI_RECV / REF_IPI,
+				     "ipi x the reference machine's ipi_recv / ipi (pvm-epyc2, "
+				     "2026-12-07), a receiver's interrupt in proportion to the "
+				     "sender's round trip");
 		for (i = 0; i < 4; i++)
 			if (h[i].have)
 				fl_result_free(&s[i]);
@@ -2432,6 +2516,12 @@ FL_API int fl_calibrate(FILE *out, const char *out_name, const char *command, FI
 		given_set(m, FL_COST_LRU_LINE, cache,
 			  "probe: two CPUs taking turns at one list, each deleting the other's "
 			  "nodes, per node",
+			  log);
+	cache = probe_ipi_recv();
+	if (cache >= 0)
+		given_set(m, FL_COST_IPI_RECV, cache,
+			  "probe: a counting loop on CPU 1 slowed by membarrier IPIs from CPU 0, "
+			  "per IPI",
 			  log);
 	cache = probe_wakeup();
 	if (cache >= 0)

@@ -821,6 +821,60 @@ static bool test_line_queues(void)
 }
 
 /*
+ * An interrupt on another CPU (fl_sim_interrupt(), a shootdown's
+ * receiver): CPU 0's task sends one of 40 to CPU 1 at 10 and to CPU 2 at
+ * 10; CPU 1's task, charging 100 at a time, takes it at its next
+ * scheduling point: its three charges end at 340, not 300. CPU 2's task
+ * sleeps 0..1000: the CPU was idle (nothing on it), so nothing is taken
+ * and it ends at 1000; nor does a CPU take its own.
+ */
+static bool irq_taken[3];
+static uint64_t irq_end[3];
+static void irq_sender(void *arg)
+{
+	(void)arg;
+	fl_sim_charge(10);
+	irq_taken[1] = fl_sim_interrupt(1, 40);
+	irq_taken[2] = fl_sim_interrupt(2, 40);
+	irq_taken[0] = fl_sim_interrupt(0, 40);
+	irq_end[0] = fl_sim_now();
+}
+
+static void irq_worker(void *arg)
+{
+	int i;
+
+	(void)arg;
+	for (i = 0; i < 3; i++)
+		fl_sim_charge(100);
+	irq_end[1] = fl_sim_now();
+}
+
+static void irq_sleeper(void *arg)
+{
+	(void)arg;
+	fl_sim_sleep(1000);
+	irq_end[2] = fl_sim_now();
+}
+
+static bool test_interrupt_on_another_cpu(void)
+{
+	fl_sim_exit();
+	ASSERT_EQ(fl_sim_init(3, 1, H), 0);
+	ASSERT_EQ(fl_sim_spawn(0, irq_sender, NULL), 0);
+	ASSERT_EQ(fl_sim_spawn(1, irq_worker, NULL), 0);
+	ASSERT_EQ(fl_sim_spawn(2, irq_sleeper, NULL), 0);
+	ASSERT_EQ(fl_sim_run(), 0);
+	ASSERT_TRUE(irq_taken[1] && !irq_taken[2] && !irq_taken[0]);
+	ASSERT_EQ(irq_end[0], 10u);
+	ASSERT_EQ(irq_end[1], 340u);
+	ASSERT_EQ(fl_sim_cpu_busy(1), 340u);
+	ASSERT_EQ(irq_end[2], 1000u);
+	fl_sim_exit();
+	return true;
+}
+
+/*
  * XArray nodes in a CPU's cache (cost.c, fl_cost_xa_node()): a node among
  * the last FL_XA_HOT_NODES this CPU visited costs xa_node_hot, another
  * xa_node and takes the oldest one's place; each CPU has its own.
@@ -918,9 +972,9 @@ static bool test_wait_timeout(void)
 
 TEST_MAIN(TEST(test_wait_timeout), TEST(test_cpu_work), TEST(test_tick_preemption),
 	  TEST(test_bandwidth_known_answer), TEST(test_bandwidth_llc), TEST(test_xa_hot_nodes),
-	  TEST(test_line_table), TEST(test_line_queues), TEST(test_lock_known_answer),
-	  TEST(test_seed_decides_only_ties), TEST(test_mutex_known_answer),
-	  TEST(test_mutex_waiter_gives_the_cpu_away), TEST(test_rwsem_known_answer),
-	  TEST(test_rwsem_steal_and_handoff), TEST(test_rwsem_readers_queue_and_are_granted),
-	  TEST(test_sleep_gives_the_cpu_away), TEST(test_deadlock_found),
-	  TEST(test_a_thousand_cpus))
+	  TEST(test_line_table), TEST(test_line_queues), TEST(test_interrupt_on_another_cpu),
+	  TEST(test_lock_known_answer), TEST(test_seed_decides_only_ties),
+	  TEST(test_mutex_known_answer), TEST(test_mutex_waiter_gives_the_cpu_away),
+	  TEST(test_rwsem_known_answer), TEST(test_rwsem_steal_and_handoff),
+	  TEST(test_rwsem_readers_queue_and_are_granted), TEST(test_sleep_gives_the_cpu_away),
+	  TEST(test_deadlock_found), TEST(test_a_thousand_cpus))
