@@ -99,12 +99,56 @@ static long futex(unsigned int *uaddr, int op, unsigned int val, const struct ti
 	return syscall(SYS_futex, uaddr, op, val, timeout, NULL, 0);
 }
 
+/*
+ * sim: a mutex by 6.18's kernel/locking/mutex.c (less the optimistic
+ * spinning): the waiter sleeps in line; a release with no hand-off asked
+ * frees the lock and wakes the first waiter, who tries for it when it runs
+ * (a wake-up later) and may find a newcomer took it meanwhile (a steal:
+ * __mutex_trylock() takes a free lock whatever waits); then, first in
+ * line, it asks for a hand-off (__mutex_trylock_or_handoff()) and sleeps
+ * again at the head, and the next release gives it the lock
+ * (__mutex_handoff()), one hand-off later.
+ */
+static void sim_mutex_wait(struct fl_spinlock *l, struct fl_lock_site *s)
+{
+	bool first = false;
+	unsigned int expected;
+
+	__atomic_fetch_add(&l->waiters, 1, __ATOMIC_RELAXED);
+	for (;;) {
+		if (fl__sim_spin_wait(l, true, first)) {
+			do { /* no memory for the queue: poll in virtual time */
+				fl__sim_spin_quantum();
+				expected = 0;
+			} while (!__atomic_compare_exchange_n(&l->val, &expected, 1, false,
+							      __ATOMIC_ACQUIRE, __ATOMIC_RELAXED));
+			break;
+		}
+		if (l->handoff == 2) { /* handed over: the lock is taken for us */
+			l->handoff = 0;
+			fl_this_cpu_add_u64(&fl__site_stat(s, l->cls)->handoffs, 1);
+			break;
+		}
+		expected = 0;
+		if (__atomic_compare_exchange_n(&l->val, &expected, 1, false, __ATOMIC_ACQUIRE,
+						__ATOMIC_RELAXED))
+			break;
+		l->handoff = 1;
+		first = true;
+	}
+	__atomic_fetch_sub(&l->waiters, 1, __ATOMIC_RELAXED);
+}
+
 void fl__spin_lock_slow(struct fl_spinlock *l, struct fl_lock_site *s)
 {
 	uint64_t t0 = fl_clock_ns();
 	unsigned int expected;
 	int i;
 
+	if (fl__sim_active && fl_sim_in_task() && l->cls && l->cls->kind == FL_LOCK_MUTEX) {
+		sim_mutex_wait(l, s);
+		goto acquired;
+	}
 	if (fl__sim_active && fl_sim_in_task()) {
 		/*
 		 * The holder is another simulated task: spin, queued in order,
@@ -252,11 +296,15 @@ bool fl__sim_spin_lock(struct fl_spinlock *l, struct fl_lock_site *s)
 		return false;
 	if (sim_lock_syncs(l))
 		fl_sim_charge(0); /* everything before the lock happens first */
-	if (!__atomic_compare_exchange_n(&l->val, &expected, 1, false, __ATOMIC_ACQUIRE,
-					 __ATOMIC_RELAXED))
+	if (l->handoff == 1 || !__atomic_compare_exchange_n(&l->val, &expected, 1, false,
+							    __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
 		fl__spin_lock_slow(l, s); /* queued: handed over by the unlock */
-	else
+	else {
+		/* a mutex taken free while its woken waiter has not run yet */
+		if (l->cls && l->cls->kind == FL_LOCK_MUTEX && l->waiters)
+			fl_this_cpu_add_u64(&fl__site_stat(s, l->cls)->stolen, 1);
 		sim_wait_free_at(l, s);
+	}
 	sim_lock_cost(l->cls, &l->line);
 	sim_hold_begin(l, s, l->cls);
 	return true;
@@ -301,10 +349,19 @@ bool fl__sim_spin_unlock(struct fl_spinlock *l)
 
 void fl__spin_wake(struct fl_spinlock *l)
 {
-	/* on virtual CPUs: hand the lock straight to the first spinner */
+	if (fl__sim_active && fl_sim_in_task() && l->cls && l->cls->kind == FL_LOCK_MUTEX &&
+	    l->handoff != 1) {
+		/* a mutex's release: the first waiter woken, the lock free for anyone */
+		(void)fl_sim_spin_wake_first(l);
+		return;
+	}
+	/* on virtual CPUs: hand the lock straight to the first spinner (or asking waiter) */
 	if (fl__sim_active && fl_sim_in_task()) {
-		if (fl_sim_spin_handoff(l))
+		if (fl_sim_spin_handoff(l)) {
 			__atomic_store_n(&l->val, 1, __ATOMIC_RELAXED);
+			if (l->handoff == 1)
+				l->handoff = 2;
+		}
 		return;
 	}
 	futex(&l->val, FUTEX_WAKE_PRIVATE, 1, NULL);

@@ -80,6 +80,7 @@ struct fl_spinlock {
 	struct fl_cacheline line; /* sim: the lock word's last CPU */
 	uint64_t free_at;	  /* sim: when its last holder released it (ps) */
 	unsigned int free_gen;	  /* sim: the simulation free_at belongs to */
+	unsigned char handoff;	  /* sim, a mutex: MUTEX_FLAG_HANDOFF (1 asked, 2 handed over) */
 };
 
 struct fl_mutex {

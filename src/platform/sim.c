@@ -1002,6 +1002,11 @@ static void grant_spinner(struct fl_sim_task *w)
 
 int fl_sim_spin_wait(const void *key, bool sleep)
 {
+	return fl__sim_spin_wait(key, sleep, false);
+}
+
+int fl__sim_spin_wait(const void *key, bool sleep, bool first)
+{
 	struct spinq **pp = spinq_slot(key), *sq;
 
 	settle();
@@ -1016,8 +1021,37 @@ int fl_sim_spin_wait(const void *key, bool sleep)
 		*pp = sq;
 	}
 	/* a mutex's waiter sleeps: its CPU may run another task, or idles */
+	if (first && sq->q.head) { /* back at the head of the line: wait_in() appends */
+		struct fl_sim_task *t = S.current;
+
+		t->state = T_BLOCKED;
+		t->reader = false;
+		t->next = sq->q.head;
+		sq->q.head = t;
+		S.cpus[t->cpu].curr = NULL;
+		switch_to_scheduler(t);
+		return 0;
+	}
 	wait_in(&sq->q, sleep ? T_BLOCKED : T_SPINNING, false);
 	return 0;
+}
+
+bool fl_sim_spin_wake_first(const void *key)
+{
+	struct spinq **pp = spinq_slot(key), *sq;
+	struct fl_sim_task *w;
+
+	for (; (sq = *pp) && sq->key != key; pp = &sq->next)
+		;
+	if (!sq)
+		return false;
+	w = waitq_pop(&sq->q);
+	if (!sq->q.head) {
+		*pp = sq->next;
+		free(sq);
+	}
+	wake_task(w, fl_sim_now() + S.wakeup);
+	return true;
 }
 
 bool fl_sim_spin_handoff(const void *key)

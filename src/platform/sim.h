@@ -147,6 +147,14 @@ void fl_sim_spin_unlock(struct fl_sim_spinlock *l);
  */
 int fl_sim_spin_wait(const void *key, bool sleep);
 bool fl_sim_spin_handoff(const void *key);
+/* ... with @first: a mutex's woken waiter that lost the lock sleeps again, first in line */
+int fl__sim_spin_wait(const void *key, bool sleep, bool first);
+/*
+ * A mutex's release: wake the first sleeper at @key, who runs a wake-up
+ * later and tries for the lock (it is not handed over). Return: whether
+ * anyone was waiting.
+ */
+bool fl_sim_spin_wake_first(const void *key);
 /* Sleep in @q (the CPU idles or runs another task) until fl_sim_wake_all(@q). */
 void fl_sim_wait(struct fl_sim_waitq *q);
 /*
