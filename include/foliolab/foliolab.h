@@ -61,6 +61,8 @@ struct fl_lock_stat_row {
 	uint64_t wait_max_ns;
 	uint64_t wait_min_ns;
 	uint64_t hold_total_ns; /* platform sim: virtual time held; 0 where not measured */
+	uint64_t stolen;	/* platform sim, mutex and rwsem: taken free while others waited */
+	uint64_t handoffs;	/* platform sim, mutex and rwsem: given to a waiter that asked */
 	bool no_acquired;	/* acquisitions not measured (perf lock counts contention only) */
 };
 

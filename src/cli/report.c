@@ -219,6 +219,17 @@ static void report_locks(FILE *f, const struct fl_result *r)
 		}
 		fputc('\n', f);
 	}
+	for (i = 0; i < r->locks.nr; i++) {
+		const struct fl_lock_stat_row *l = &r->locks.v[i];
+
+		if (l->stolen || l->handoffs)
+			fprintf(f,
+				"  %s @ %s: %llu taken free while others slept (stolen), %llu "
+				"handed "
+				"to a waiter that asked\n",
+				l->name, l->site, (unsigned long long)l->stolen,
+				(unsigned long long)l->handoffs);
+	}
 	if (r->locks_note[0])
 		fprintf(f, "  (%s)\n", r->locks_note);
 	else if (r->locks.nr && r->locks.v[0].no_acquired)

@@ -178,11 +178,16 @@ static void put_result(FILE *f, const struct fl_result *r)
 		fprintf(f,
 			"\"contended\": %llu, \"avg_wait_ns\": %llu, "
 			"\"total_wait_ns\": %llu, \"max_wait_ns\": %llu, \"min_wait_ns\": %llu, "
-			"\"total_hold_ns\": %llu}",
+			"\"total_hold_ns\": %llu",
 			(unsigned long long)l->contended,
 			(unsigned long long)(l->contended ? l->wait_total_ns / l->contended : 0),
 			(unsigned long long)l->wait_total_ns, (unsigned long long)l->wait_max_ns,
 			(unsigned long long)l->wait_min_ns, (unsigned long long)l->hold_total_ns);
+		/* sim's sleeping locks: steals and hand-offs (6.18's rwsem and mutex rules) */
+		if (l->stolen || l->handoffs)
+			fprintf(f, ", \"stolen\": %llu, \"handoffs\": %llu",
+				(unsigned long long)l->stolen, (unsigned long long)l->handoffs);
+		fputc('}', f);
 	}
 	fprintf(f, "\n      ],\n      \"status\": %d, ", r->status);
 	put_kv_str(f, "error", r->error, false);

@@ -357,6 +357,8 @@ static int model_locks(struct fl_target *t, struct fl_locks *out)
 		r.wait_max_ns = rows[i].st.wait_max_ns;
 		r.wait_min_ns = rows[i].st.wait_min_ns;
 		r.hold_total_ns = rows[i].st.hold_total_ps / 1000;
+		r.stolen = rows[i].st.stolen;
+		r.handoffs = rows[i].st.handoffs;
 		if (fl_locks_add(out, &r))
 			return -ENOMEM;
 	}
