@@ -667,6 +667,25 @@ static void unmap_region(struct mm_struct *mm, struct vm_area_struct **v, int n,
 	tlb_finish_mmu(&tlb);
 }
 
+/*
+ * The detached VMAs @v[0..n) of a munmap: no lookup finds them, and the
+ * range's tables are theirs alone (@floor and @ceiling), so the zap, the
+ * tables' freeing and the VMAs' own need mmap_lock only for reading: no
+ * new VMA can take the range till its release (mm/vma.c).
+ * Context: mmap_lock held for writing; released on return.
+ */
+static void vms_complete_munmap_vmas(struct mm_struct *mm, struct vm_area_struct **v, int n,
+				     unsigned long floor, unsigned long ceiling)
+{
+	int i;
+
+	downgrade_write(&mm->mmap_lock);
+	unmap_region(mm, v, n, v[0]->vm_start, v[n - 1]->vm_end, floor, ceiling, false);
+	for (i = 0; i < n; i++)
+		vma_free(mm, v[i]);
+	up_read(&mm->mmap_lock);
+}
+
 /**
  * do_munmap() - unmap [@start, @start + @len), as munmap(2) does in 6.18
  * (__vm_munmap() with unlock, mm/vma.c vms_complete_munmap_vmas()): the
@@ -725,18 +744,9 @@ int do_munmap(struct mm_struct *mm, unsigned long start, unsigned long len)
 	for (i = 0; i < n; i++)
 		vma_array_remove(mm, v[i]);
 	mm_vmas_end_change(mm);
-	/*
-	 * Detached: no lookup finds them, and the range's tables are theirs
-	 * alone (floor and ceiling), so the rest needs mmap_lock only for
-	 * reading: no new VMA can take the range till then.
-	 */
-	downgrade_write(&mm->mmap_lock);
-	unmap_region(mm, v, n, v[0]->vm_start, v[n - 1]->vm_end, floor, ceiling, false);
-	for (i = 0; i < n; i++)
-		vma_free(mm, v[i]);
+	vms_complete_munmap_vmas(mm, v, n, floor, ceiling);
 	if (v != stack)
 		fl_free(v);
-	up_read(&mm->mmap_lock);
 	flush_delayed_fput();
 	return 0;
 out:
