@@ -107,13 +107,10 @@ bool fl__cacheline_claim(struct fl_cacheline *cl)
  * the order the simulator runs them in, which is their virtual-time
  * order to within a task's run between scheduling points.
  */
-void fl__cacheline_take(struct fl_cacheline *cl)
+static noinline void cacheline_transfer(struct fl_cacheline *cl)
 {
-	uint64_t now, start, xfer = fl__cost_ps[FL_COST_CACHELINE];
+	uint64_t now = fl__sim_time(), start, xfer = fl__cost_ps[FL_COST_CACHELINE];
 
-	if (!fl__cacheline_claim(cl))
-		return;
-	now = fl__sim_time();
 	start = cl->busy_until > now ? cl->busy_until : now;
 	cl->busy_until = start + xfer;
 	if (start > now) {
@@ -122,6 +119,12 @@ void fl__cacheline_take(struct fl_cacheline *cl)
 		fl__line_wait_time += start - now;
 	}
 	charge_transfer();
+}
+
+void fl__cacheline_take(struct fl_cacheline *cl)
+{
+	if (fl__cacheline_claim(cl))
+		cacheline_transfer(cl);
 }
 
 bool fl_cost_on_cpu(int cpu, enum fl_cost_id id)

@@ -61,7 +61,6 @@ struct heap_ent {
 
 struct sim_cpu {
 	uint64_t now;
-	uint64_t irq; /* interrupts taken, charged at its task's next scheduling point */
 	uint64_t busy;
 	uint64_t idle;
 	struct fl_sim_task *curr;	       /* running or spinning */
@@ -109,13 +108,16 @@ static void settle(void)
 	c->now += fl__sim_debt;
 	c->busy += fl__sim_debt;
 	fl__sim_debt = 0;
-	if (unlikely(c->irq)) {
-		c->now += c->irq;
-		c->busy += c->irq;
-		c->irq = 0;
-	}
 }
 
+static void heap_remove(int cpu);
+static void cpu_enqueue(int cpu);
+
+/*
+ * Only the current task runs, so another CPU is at a scheduling point of
+ * its task (or spins): its clock moves on by @t at once (busy), and it
+ * takes its new place in the heap, as a wake-up's CPU does.
+ */
 bool fl_sim_interrupt(int cpu, uint64_t t)
 {
 	struct sim_cpu *c;
@@ -125,7 +127,12 @@ bool fl_sim_interrupt(int cpu, uint64_t t)
 	c = &S.cpus[cpu];
 	if (!c->curr)
 		return false;
-	c->irq += t;
+	c->now += t;
+	c->busy += t;
+	if (c->heap_idx >= 0) {
+		heap_remove(cpu);
+		cpu_enqueue(cpu);
+	}
 	return true;
 }
 

@@ -117,8 +117,8 @@ void fl_sim_charge(uint64_t t);
 void fl_sim_sleep(uint64_t t);
 /*
  * An interrupt of @t (ps) on @cpu, another CPU than the running task's:
- * if a task is on it (running or spinning), its CPU's time grows by @t at
- * its next scheduling point (busy). Return: whether it was taken.
+ * if a task is on it (at a scheduling point, or spinning), its CPU's time
+ * grows by @t (busy). Return: whether it was taken.
  */
 bool fl_sim_interrupt(int cpu, uint64_t t);
 /*
