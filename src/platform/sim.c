@@ -1043,7 +1043,8 @@ int fl__sim_spin_wait(const void *key, bool sleep, bool first)
 	return 0;
 }
 
-bool fl_sim_spin_wake_first(const void *key)
+/* The first waiter at @key, off its queue (freed once empty), or NULL. */
+static struct fl_sim_task *spinq_pop(const void *key)
 {
 	struct spinq **pp = spinq_slot(key), *sq;
 	struct fl_sim_task *w;
@@ -1051,30 +1052,31 @@ bool fl_sim_spin_wake_first(const void *key)
 	for (; (sq = *pp) && sq->key != key; pp = &sq->next)
 		;
 	if (!sq)
-		return false;
+		return NULL;
 	w = waitq_pop(&sq->q);
 	if (!sq->q.head) {
 		*pp = sq->next;
 		free(sq);
 	}
+	return w;
+}
+
+bool fl_sim_spin_wake_first(const void *key)
+{
+	struct fl_sim_task *w = spinq_pop(key);
+
+	if (!w)
+		return false;
 	wake_task(w, fl_sim_now() + S.wakeup);
 	return true;
 }
 
 bool fl_sim_spin_handoff(const void *key)
 {
-	struct spinq **pp = spinq_slot(key), *sq;
-	struct fl_sim_task *w;
+	struct fl_sim_task *w = spinq_pop(key);
 
-	for (; (sq = *pp) && sq->key != key; pp = &sq->next)
-		;
-	if (!sq)
+	if (!w)
 		return false;
-	w = waitq_pop(&sq->q);
-	if (!sq->q.head) {
-		*pp = sq->next;
-		free(sq);
-	}
 	if (w->state == T_BLOCKED)
 		wake_task(w, fl_sim_now() + S.handoff); /* it wakes one hand-off later */
 	else

@@ -157,89 +157,49 @@ static void pin_to(int cpu)
 	sched_setaffinity(0, sizeof(set), &set);
 }
 
-struct pingpong {
-	unsigned long word; /* atomic: even, the first thread's turn; odd, the second's */
-	long turns;
-};
-
-static void *pong_main(void *p)
-{
-	struct pingpong *pp = p;
-	long i;
-
-	pin_to(1);
-	for (i = 0; i < pp->turns; i++) {
-		while ((__atomic_load_n(&pp->word, __ATOMIC_ACQUIRE) & 1) == 0)
-			__builtin_ia32_pause();
-		__atomic_fetch_add(&pp->word, 1, __ATOMIC_RELEASE);
-	}
-	return NULL;
-}
-
-/* One cache line's move between CPU 0 and CPU 1: half a round trip. -1 with one CPU. */
-static double probe_cacheline(void)
-{
-	double r[ROUNDS];
-	int k;
-
-	if (fl__host_nr_cpus() < 2)
-		return -1;
-	for (k = 0; k < ROUNDS; k++) {
-		struct pingpong pp __attribute__((aligned(64))) = { .word = 0, .turns = 100000 };
-		pthread_t tid;
-		double t0;
-		long i;
-
-		pin_to(0);
-		if (pthread_create(&tid, NULL, pong_main, &pp))
-			return -1;
-		t0 = now_ns();
-		for (i = 0; i < pp.turns; i++) {
-			while (__atomic_load_n(&pp.word, __ATOMIC_ACQUIRE) & 1)
-				__builtin_ia32_pause();
-			__atomic_fetch_add(&pp.word, 1, __ATOMIC_RELEASE);
-		}
-		pthread_join(tid, NULL);
-		r[k] = (now_ns() - t0) / (2.0 * (double)pp.turns);
-	}
-	return fl_median(r, ROUNDS);
-}
-
 /*
- * A sleeping waiter's wake-up (wakeup): threads on CPUs 0 and 1 take
- * turns, each waking the other with FUTEX_WAKE and then sleeping in
- * FUTEX_WAIT until woken back, so each CPU idles while the other runs, as
- * a lock waiter's does: half a round trip is one wake-up, the futex calls
- * with it (try_to_wake_up(), the IPI to an idle CPU and its return from
- * idle: microseconds in a guest). -1 with one CPU.
+ * Threads on CPUs 0 and 1 taking turns at one word (even: CPU 0's turn,
+ * odd: CPU 1's), @n turns each: spinning on it, a turn is one cache
+ * line's move (cacheline); sleeping on it in FUTEX_WAIT and waking the
+ * other with FUTEX_WAKE (@futex), each CPU idles while the other runs, as
+ * a sleeping lock's waiter does, and a turn is one wake-up (wakeup:
+ * try_to_wake_up(), the IPI to an idle CPU and its return from idle,
+ * microseconds in a guest).
  */
-struct futex_pp {
-	unsigned int word; /* atomic: even, CPU 0's turn; odd, CPU 1's */
-	long turns;
-};
+struct turns {
+	unsigned int word; /* atomic */
+	bool futex;
+	long n;
+} __attribute__((aligned(64)));
 
-static void futex_turns(struct futex_pp *fp, unsigned int me)
+static void take_turns(struct turns *t, unsigned int me)
 {
 	long i;
 
-	for (i = 0; i < fp->turns; i++) {
+	for (i = 0; i < t->n; i++) {
 		unsigned int w;
 
-		while (((w = __atomic_load_n(&fp->word, __ATOMIC_ACQUIRE)) & 1) != me)
-			syscall(SYS_futex, &fp->word, FUTEX_WAIT_PRIVATE, w, NULL, NULL, 0);
-		__atomic_fetch_add(&fp->word, 1, __ATOMIC_RELEASE);
-		syscall(SYS_futex, &fp->word, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+		while (((w = __atomic_load_n(&t->word, __ATOMIC_ACQUIRE)) & 1) != me) {
+			if (t->futex)
+				syscall(SYS_futex, &t->word, FUTEX_WAIT_PRIVATE, w, NULL, NULL, 0);
+			else
+				__builtin_ia32_pause();
+		}
+		__atomic_fetch_add(&t->word, 1, __ATOMIC_RELEASE);
+		if (t->futex)
+			syscall(SYS_futex, &t->word, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
 	}
 }
 
-static void *futex_main(void *p)
+static void *turns_main(void *p)
 {
 	pin_to(1);
-	futex_turns(p, 1);
+	take_turns(p, 1);
 	return NULL;
 }
 
-static double probe_wakeup(void)
+/* ns a turn (half a round trip), the median of ROUNDS; -1 with one CPU */
+static double probe_turns(bool futex, long n)
 {
 	double r[ROUNDS];
 	int k;
@@ -247,17 +207,17 @@ static double probe_wakeup(void)
 	if (fl__host_nr_cpus() < 2)
 		return -1;
 	for (k = 0; k < ROUNDS; k++) {
-		struct futex_pp fp = { .word = 0, .turns = 5000 };
+		struct turns t = { .word = 0, .futex = futex, .n = n };
 		pthread_t tid;
 		double t0;
 
 		pin_to(0);
-		if (pthread_create(&tid, NULL, futex_main, &fp))
+		if (pthread_create(&tid, NULL, turns_main, &t))
 			return -1;
 		t0 = now_ns();
-		futex_turns(&fp, 0);
+		take_turns(&t, 0);
 		pthread_join(tid, NULL);
-		r[k] = (now_ns() - t0) / (2.0 * (double)fp.turns);
+		r[k] = (now_ns() - t0) / (2.0 * (double)n);
 	}
 	return fl_median(r, ROUNDS);
 }
@@ -2505,7 +2465,7 @@ FL_API int fl_calibrate(FILE *out, const char *out_name, const char *command, FI
 		  log);
 	munmap(buf, 2 * big);
 	given_set(m, FL_COST_LOCK, probe_lock(), "probe: lock cmpxchg + release store", log);
-	cache = probe_cacheline();
+	cache = probe_turns(false, 100000);
 	if (cache >= 0)
 		given_set(m, FL_COST_CACHELINE, cache, "probe: a line between CPU 0 and CPU 1",
 			  log);
@@ -2523,7 +2483,7 @@ FL_API int fl_calibrate(FILE *out, const char *out_name, const char *command, FI
 			  "probe: a counting loop on CPU 1 slowed by membarrier IPIs from CPU 0, "
 			  "per IPI",
 			  log);
-	cache = probe_wakeup();
+	cache = probe_turns(true, 5000);
 	if (cache >= 0)
 		given_set(
 			m, FL_COST_WAKEUP, cache,
