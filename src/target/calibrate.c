@@ -407,6 +407,31 @@ static double probe_lru_line(void)
 	return (many - one) / (LIST_NODES - 2);
 }
 
+static double probe_cacheline(void)
+{
+	return probe_turns(false, 100000);
+}
+
+static double probe_wakeup(void)
+{
+	return probe_turns(true, 5000);
+}
+
+/* the probes that need two host CPUs, each giving one cost */
+static const struct {
+	enum fl_cost_id id;
+	double (*probe)(void);
+	const char *how;
+} two_cpu_probes[] = {
+	{ FL_COST_CACHELINE, probe_cacheline, "probe: a line between CPU 0 and CPU 1" },
+	{ FL_COST_LRU_LINE, probe_lru_line,
+	  "probe: two CPUs taking turns at one list, each deleting the other's nodes, per node" },
+	{ FL_COST_IPI_RECV, probe_ipi_recv,
+	  "probe: a counting loop on CPU 1 slowed by membarrier IPIs from CPU 0, per IPI" },
+	{ FL_COST_WAKEUP, probe_wakeup,
+	  "probe: two CPUs waking each other in turn with futexes, half a round trip" },
+};
+
 /*
  * The clearing bandwidth: @n threads, one on each of CPUs 0..n-1, each
  * faults its own @bytes in, then, all starting together, clears it 4 KiB
@@ -2422,8 +2447,7 @@ FL_API int fl_calibrate(FILE *out, const char *out_name, const char *command, FI
 	cpu_set_t saved;
 	char *buf;
 	size_t big = 64ull << 20;
-	double cache;
-	int ret;
+	int i, ret;
 
 	if (!m) {
 		snprintf(err, len, "out of memory");
@@ -2465,30 +2489,15 @@ FL_API int fl_calibrate(FILE *out, const char *out_name, const char *command, FI
 		  log);
 	munmap(buf, 2 * big);
 	given_set(m, FL_COST_LOCK, probe_lock(), "probe: lock cmpxchg + release store", log);
-	cache = probe_turns(false, 100000);
-	if (cache >= 0)
-		given_set(m, FL_COST_CACHELINE, cache, "probe: a line between CPU 0 and CPU 1",
-			  log);
-	else
-		fprintf(log, "  cacheline: one host CPU, not measured: 0\n");
-	cache = probe_lru_line();
-	if (cache >= 0)
-		given_set(m, FL_COST_LRU_LINE, cache,
-			  "probe: two CPUs taking turns at one list, each deleting the other's "
-			  "nodes, per node",
-			  log);
-	cache = probe_ipi_recv();
-	if (cache >= 0)
-		given_set(m, FL_COST_IPI_RECV, cache,
-			  "probe: a counting loop on CPU 1 slowed by membarrier IPIs from CPU 0, "
-			  "per IPI",
-			  log);
-	cache = probe_turns(true, 5000);
-	if (cache >= 0)
-		given_set(
-			m, FL_COST_WAKEUP, cache,
-			"probe: two CPUs waking each other in turn with futexes, half a round trip",
-			log);
+	for (i = 0; i < (int)ARRAY_SIZE(two_cpu_probes); i++) {
+		double v = two_cpu_probes[i].probe();
+
+		if (v >= 0)
+			given_set(m, two_cpu_probes[i].id, v, two_cpu_probes[i].how, log);
+		else
+			fprintf(log, "  %s: one host CPU, not measured: 0\n",
+				fl__cost_info[two_cpu_probes[i].id].name);
+	}
 	given_set(m, FL_COST_XA_NODE_HOT, probe_xa_node_hot(),
 		  "probe: store walks through a small XArray, per node", log);
 	given_set(m, FL_COST_XA_NODE, probe_xa_node(), "probe: dependent loads, 64-slot nodes",
