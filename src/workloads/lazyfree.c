@@ -84,11 +84,8 @@ static uint64_t lf_mem_needed(const void *params)
 }
 
 struct lf_task {
-	struct fl_wl_ctx *ctx;
+	struct fl_timed_rounds tr; /* ns[0]: free, ns[1]: press */
 	const struct lf_params *p;
-	struct fl_tag_tally tags;
-	uint64_t *free_ns,
-		*press_ns; /* [rounds]: sized to the run, so the host's process stays small */
 };
 
 /* Bracket one step of the last round in a counting window called @name. */
@@ -97,7 +94,7 @@ static int lf_step(struct lf_task *t, bool last, const char *name, uint64_t *ns,
 		   struct fl_thread *th, uint64_t addr, uint64_t tag)
 {
 	uint64_t t0;
-	int ret = last ? fl__window_begin(t->ctx) : 0;
+	int ret = last ? fl__window_begin(t->tr.ctx) : 0;
 
 	if (ret)
 		return ret;
@@ -107,9 +104,9 @@ static int lf_step(struct lf_task *t, bool last, const char *name, uint64_t *ns,
 		*ns = fl_clock_ns() - t0;
 	if (last) {
 		if (ret)
-			fl__window_discard(t->ctx);
+			fl__window_discard(t->tr.ctx);
 		else
-			ret = fl__window_end(t->ctx, name);
+			ret = fl__window_end(t->tr.ctx, name);
 	}
 	return ret;
 }
@@ -130,7 +127,7 @@ static int step_press(struct fl_thread *th, struct lf_task *t, uint64_t addr, ui
 		return fl_madvise(th, addr, t->p->size, FL_MADV_PAGEOUT);
 	ret = fl_memcg_reclaim(th, t->p->size, err, sizeof(err));
 	if (ret)
-		snprintf(t->ctx->why, sizeof(t->ctx->why), "%s", err);
+		snprintf(t->tr.ctx->why, sizeof(t->tr.ctx->why), "%s", err);
 	return ret;
 }
 
@@ -138,10 +135,10 @@ static int step_press(struct fl_thread *th, struct lf_task *t, uint64_t addr, ui
 static int step_read(struct fl_thread *th, struct lf_task *t, uint64_t addr, uint64_t tag)
 {
 	uint64_t dirty = t->p->size / 4096 * (uint64_t)t->p->redirty / 100 * 4096;
-	int ret = dirty ? fl__check_tags(th, addr, dirty, tag, 1, &t->tags) : 0;
+	int ret = dirty ? fl__check_tags(th, addr, dirty, tag, 1, &t->tr.tags) : 0;
 
 	if (!ret && dirty < t->p->size)
-		ret = fl__check_tags(th, addr + dirty, t->p->size - dirty, 0, 0, &t->tags);
+		ret = fl__check_tags(th, addr + dirty, t->p->size - dirty, 0, 0, &t->tr.tags);
 	return ret;
 }
 
@@ -159,11 +156,11 @@ static int lf_round(struct fl_thread *th, long round, void *arg)
 		return ret;
 	ret = fl_write(th, addr, p->size, 4096, tag, 1);
 	if (!ret)
-		ret = lf_step(t, last, "free", &t->free_ns[round], step_free, th, addr, 0);
+		ret = lf_step(t, last, "free", &t->tr.ns[0][round], step_free, th, addr, 0);
 	if (!ret && dirty)
 		ret = fl_write(th, addr, dirty, 4096, tag2, 1);
 	if (!ret)
-		ret = lf_step(t, last, "press", &t->press_ns[round], step_press, th, addr, 0);
+		ret = lf_step(t, last, "press", &t->tr.ns[1][round], step_press, th, addr, 0);
 	if (!ret)
 		ret = lf_step(t, last, "read", NULL, step_read, th, addr, tag2);
 	ret2 = fl_munmap(th, addr, p->size);
@@ -172,34 +169,11 @@ static int lf_round(struct fl_thread *th, long round, void *arg)
 
 static int lf_run(struct fl_wl_ctx *ctx, const void *params)
 {
+	static const char *const names[2] = { "free_us", "press_us" };
 	const struct lf_params *p = params;
-	struct lf_task *t = calloc(1, sizeof(*t));
-	int ret;
+	struct lf_task t = { .p = p };
 
-	if (!t)
-		return -ENOMEM;
-	t->free_ns = calloc((size_t)p->rounds, sizeof(uint64_t));
-	t->press_ns = calloc((size_t)p->rounds, sizeof(uint64_t));
-	if (!t->free_ns || !t->press_ns) {
-		free(t->free_ns);
-		free(t->press_ns);
-		free(t);
-		return -ENOMEM;
-	}
-	t->ctx = ctx;
-	t->p = p;
-	ret = fl__run_rounds(ctx, p->rounds, lf_round, t);
-	ctx->tags_checked = t->tags.checked;
-	ctx->tags_wrong = t->tags.wrong;
-	if (!ret) {
-		fl__add_us_metrics(ctx->res, "free_us", t->free_ns, p->rounds, true);
-		fl__add_us_metrics(ctx->res, "press_us", t->press_ns, p->rounds, true);
-		fl__add_metric(ctx->res, "pages", "", (double)(p->size / 4096));
-	}
-	free(t->free_ns);
-	free(t->press_ns);
-	free(t);
-	return ret;
+	return fl__run_timed_rounds(ctx, p->rounds, &t.tr, names, p->size / 4096, lf_round, &t);
 }
 
 const struct fl_workload fl__wl_lazyfree = {

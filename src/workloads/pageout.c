@@ -64,18 +64,15 @@ static uint64_t po_mem_needed(const void *params)
 }
 
 struct po_task {
-	struct fl_wl_ctx *ctx;
+	struct fl_timed_rounds tr; /* ns[0]: pageout, ns[1]: swap-in */
 	const struct po_params *p;
-	struct fl_tag_tally tags;
-	uint64_t *out_ns,
-		*in_ns; /* [rounds]: sized to the run, so the host's process stays small */
 };
 
 static int po_round(struct fl_thread *th, long round, void *arg)
 {
 	struct po_task *t = arg;
 	const struct po_params *p = t->p;
-	struct fl_wl_ctx *ctx = t->ctx;
+	struct fl_wl_ctx *ctx = t->tr.ctx;
 	bool last = round == p->rounds - 1;
 	uint64_t tag = (uint64_t)(round + 1) << 40, addr, t0;
 	int ret, ret2;
@@ -90,7 +87,7 @@ static int po_round(struct fl_thread *th, long round, void *arg)
 		goto unmap;
 	t0 = fl_clock_ns();
 	ret = fl_madvise(th, addr, p->size, FL_MADV_PAGEOUT);
-	t->out_ns[round] = fl_clock_ns() - t0;
+	t->tr.ns[0][round] = fl_clock_ns() - t0;
 	if (ret) {
 		if (last)
 			fl__window_discard(ctx);
@@ -103,8 +100,8 @@ static int po_round(struct fl_thread *th, long round, void *arg)
 	if (ret)
 		goto unmap;
 	t0 = fl_clock_ns();
-	ret = fl__check_tags(th, addr, p->size, tag, 1, &t->tags);
-	t->in_ns[round] = fl_clock_ns() - t0;
+	ret = fl__check_tags(th, addr, p->size, tag, 1, &t->tr.tags);
+	t->tr.ns[1][round] = fl_clock_ns() - t0;
 	if (last) {
 		if (ret)
 			fl__window_discard(ctx);
@@ -118,34 +115,11 @@ unmap:
 
 static int po_run(struct fl_wl_ctx *ctx, const void *params)
 {
+	static const char *const names[2] = { "pageout_us", "swapin_us" };
 	const struct po_params *p = params;
-	struct po_task *t = calloc(1, sizeof(*t));
-	int ret;
+	struct po_task t = { .p = p };
 
-	if (!t)
-		return -ENOMEM;
-	t->out_ns = calloc((size_t)p->rounds, sizeof(uint64_t));
-	t->in_ns = calloc((size_t)p->rounds, sizeof(uint64_t));
-	if (!t->out_ns || !t->in_ns) {
-		free(t->out_ns);
-		free(t->in_ns);
-		free(t);
-		return -ENOMEM;
-	}
-	t->ctx = ctx;
-	t->p = p;
-	ret = fl__run_rounds(ctx, p->rounds, po_round, t);
-	ctx->tags_checked = t->tags.checked;
-	ctx->tags_wrong = t->tags.wrong;
-	if (!ret) {
-		fl__add_us_metrics(ctx->res, "pageout_us", t->out_ns, p->rounds, true);
-		fl__add_us_metrics(ctx->res, "swapin_us", t->in_ns, p->rounds, true);
-		fl__add_metric(ctx->res, "pages", "", (double)(p->size / 4096));
-	}
-	free(t->out_ns);
-	free(t->in_ns);
-	free(t);
-	return ret;
+	return fl__run_timed_rounds(ctx, p->rounds, &t.tr, names, p->size / 4096, po_round, &t);
 }
 
 const struct fl_workload fl__wl_pageout = {

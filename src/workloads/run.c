@@ -564,6 +564,30 @@ int fl__run_rounds(struct fl_wl_ctx *ctx, long rounds,
 	return ret ? ret : rr.error;
 }
 
+int fl__run_timed_rounds(struct fl_wl_ctx *ctx, long rounds, struct fl_timed_rounds *tr,
+			 const char *const names[2], uint64_t pages,
+			 int (*round_fn)(struct fl_thread *th, long round, void *arg), void *arg)
+{
+	int ret = -ENOMEM, i;
+
+	tr->ctx = ctx;
+	tr->ns[0] = calloc((size_t)rounds, sizeof(uint64_t));
+	tr->ns[1] = calloc((size_t)rounds, sizeof(uint64_t));
+	if (tr->ns[0] && tr->ns[1]) {
+		ret = fl__run_rounds(ctx, rounds, round_fn, arg);
+		ctx->tags_checked = tr->tags.checked;
+		ctx->tags_wrong = tr->tags.wrong;
+	}
+	if (!ret) {
+		for (i = 0; i < 2; i++)
+			fl__add_us_metrics(ctx->res, names[i], tr->ns[i], rounds, true);
+		fl__add_metric(ctx->res, "pages", "", (double)pages);
+	}
+	free(tr->ns[0]);
+	free(tr->ns[1]);
+	return ret;
+}
+
 static int cmp_u64(const void *a, const void *b)
 {
 	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;

@@ -113,6 +113,24 @@ int fl__run_rounds(struct fl_wl_ctx *ctx, long rounds,
 		   int (*round_fn)(struct fl_thread *th, long round, void *arg), void *arg);
 
 /*
+ * fl__run_timed_rounds() - fl__run_rounds() for a workload whose rounds
+ * time two steps each (lazyfree's free and press, pageout's pageout and
+ * swap-in): @round_fn puts round r's two times in @tr->ns[0][r] and
+ * @tr->ns[1][r] (allocated here, to @rounds) and counts the tags it
+ * checks in @tr->tags. After a clean run the metrics @names[0] and
+ * @names[1] (us: the median and range over the rounds) and @pages.
+ * Return: 0 or the first error (-ENOMEM before anything ran).
+ */
+struct fl_timed_rounds {
+	struct fl_wl_ctx *ctx;
+	struct fl_tag_tally tags;
+	uint64_t *ns[2]; /* [rounds]: sized to the run, so the host's process stays small */
+};
+int fl__run_timed_rounds(struct fl_wl_ctx *ctx, long rounds, struct fl_timed_rounds *tr,
+			 const char *const names[2], uint64_t pages,
+			 int (*round_fn)(struct fl_thread *th, long round, void *arg), void *arg);
+
+/*
  * fl__add_us_metrics() - sort the @n times @ns and add their median as
  * @name (us); with @range also @name_min and @name_max.
  */
