@@ -224,9 +224,8 @@ static void report_locks(FILE *f, const struct fl_result *r)
 
 		if (l->stolen || l->handoffs)
 			fprintf(f,
-				"  %s @ %s: %llu taken free while others slept (stolen), %llu "
-				"handed "
-				"to a waiter that asked\n",
+				"  %s @ %s: %llu taken free while others slept (stolen), "
+				"%llu handed to a waiter that asked\n",
 				l->name, l->site, (unsigned long long)l->stolen,
 				(unsigned long long)l->handoffs);
 	}

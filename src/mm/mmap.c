@@ -174,11 +174,9 @@ static struct vm_area_struct *vma_alloc(struct mm_struct *mm)
 /*
  * Context: the VMA is detached and write-locked; it stays write-locked.
  * Its reverse-map links are gone (unlink_anon_vmas(), unlink_file_vma()).
- */
-/*
- * Context: mmap_lock for writing, or for reading after do_munmap()'s
- * downgrade: then no other task frees or allocates a VMA of @mm, as both
- * need the write lock first, which waits for this reader.
+ * mmap_lock for writing, or for reading after do_munmap()'s downgrade:
+ * then no other task frees or allocates a VMA of @mm, as both need the
+ * write lock first, which waits for this reader.
  */
 static void vma_free(struct mm_struct *mm, struct vm_area_struct *vma)
 {

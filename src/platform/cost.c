@@ -99,13 +99,14 @@ bool fl__cacheline_claim(struct fl_cacheline *cl)
 }
 
 /*
- * A write to @cl: from another CPU than its last writer's, one transfer,
+ * A write to @cl from another CPU than its last writer's: one transfer,
  * which starts once the line's last transfer has ended (the writer's
- * store waits in the meantime: busy, its time apart, fl_time_line_wait). So N CPUs writing one line with no lock around
- * it get at most one write a transfer time between them, as on the
- * hardware, however their tasks interleave. The order of two writes is
- * the order the simulator runs them in, which is their virtual-time
- * order to within a task's run between scheduling points.
+ * store waits in the meantime: busy, its time apart, fl_time_line_wait).
+ * So N CPUs writing one line with no lock around it get at most one write
+ * a transfer time between them, as on the hardware, however their tasks
+ * interleave. The order of two writes is the order the simulator runs
+ * them in, their virtual-time order to within a task's run between
+ * scheduling points.
  */
 static noinline void cacheline_transfer(struct fl_cacheline *cl)
 {

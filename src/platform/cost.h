@@ -97,9 +97,9 @@ static __always_inline void fl_cost(enum fl_cost_id id)
 }
 
 /*
- * fl_cost_on_cpu() - sim: charge @id to @cpu (not the running task's: an
- * interrupt it takes), at its next scheduling point; nothing if no task
- * of it is on that CPU (an idle CPU absorbs it). Return: whether charged.
+ * fl_cost_on_cpu() - sim: charge @id to @cpu, not the running task's (an
+ * interrupt it takes: fl_sim_interrupt() moves its clock now); nothing if
+ * no task is on that CPU (an idle CPU absorbs it). Return: whether charged.
  */
 bool fl_cost_on_cpu(int cpu, enum fl_cost_id id);
 

@@ -99,6 +99,23 @@ static long futex(unsigned int *uaddr, int op, unsigned int val, const struct ti
 	return syscall(SYS_futex, uaddr, op, val, timeout, NULL, 0);
 }
 
+static inline bool is_mutex(const struct fl_spinlock *l)
+{
+	return l->cls && l->cls->kind == FL_LOCK_MUTEX;
+}
+
+/* sim: no memory for a lock's queue: poll for the lock in virtual time */
+static void sim_poll_take(struct fl_spinlock *l)
+{
+	unsigned int expected;
+
+	do {
+		fl__sim_spin_quantum();
+		expected = 0;
+	} while (!__atomic_compare_exchange_n(&l->val, &expected, 1, false, __ATOMIC_ACQUIRE,
+					      __ATOMIC_RELAXED));
+}
+
 /*
  * sim: a mutex by 6.18's kernel/locking/mutex.c (less the optimistic
  * spinning): the waiter sleeps in line; a release with no hand-off asked
@@ -117,11 +134,7 @@ static void sim_mutex_wait(struct fl_spinlock *l, struct fl_lock_site *s)
 	__atomic_fetch_add(&l->waiters, 1, __ATOMIC_RELAXED);
 	for (;;) {
 		if (fl__sim_spin_wait(l, true, first)) {
-			do { /* no memory for the queue: poll in virtual time */
-				fl__sim_spin_quantum();
-				expected = 0;
-			} while (!__atomic_compare_exchange_n(&l->val, &expected, 1, false,
-							      __ATOMIC_ACQUIRE, __ATOMIC_RELAXED));
+			sim_poll_take(l);
 			break;
 		}
 		if (l->handoff == 2) { /* handed over: the lock is taken for us */
@@ -145,7 +158,7 @@ void fl__spin_lock_slow(struct fl_spinlock *l, struct fl_lock_site *s)
 	unsigned int expected;
 	int i;
 
-	if (fl__sim_active && fl_sim_in_task() && l->cls && l->cls->kind == FL_LOCK_MUTEX) {
+	if (fl__sim_active && fl_sim_in_task() && is_mutex(l)) {
 		sim_mutex_wait(l, s);
 		goto acquired;
 	}
@@ -156,14 +169,9 @@ void fl__spin_lock_slow(struct fl_spinlock *l, struct fl_lock_site *s)
 		 * taken for us), as a qspinlock serves its waiters
 		 */
 		__atomic_fetch_add(&l->waiters, 1, __ATOMIC_RELAXED);
-		/* a mutex's waiter sleeps, a spinlock's spins (busy) */
-		if (fl_sim_spin_wait(l, l->cls && l->cls->kind == FL_LOCK_MUTEX)) {
-			do { /* no memory for the queue: poll in virtual time */
-				fl__sim_spin_quantum();
-				expected = 0;
-			} while (!__atomic_compare_exchange_n(&l->val, &expected, 1, false,
-							      __ATOMIC_ACQUIRE, __ATOMIC_RELAXED));
-		}
+		/* a spinlock's waiter spins (busy); a mutex's went to sim_mutex_wait() */
+		if (fl_sim_spin_wait(l, false))
+			sim_poll_take(l);
 		__atomic_fetch_sub(&l->waiters, 1, __ATOMIC_RELAXED);
 		goto acquired;
 	}
@@ -301,7 +309,7 @@ bool fl__sim_spin_lock(struct fl_spinlock *l, struct fl_lock_site *s)
 		fl__spin_lock_slow(l, s); /* queued: handed over by the unlock */
 	else {
 		/* a mutex taken free while its woken waiter has not run yet */
-		if (l->cls && l->cls->kind == FL_LOCK_MUTEX && l->waiters)
+		if (is_mutex(l) && l->waiters)
 			fl_this_cpu_add_u64(&fl__site_stat(s, l->cls)->stolen, 1);
 		sim_wait_free_at(l, s);
 	}
@@ -349,8 +357,7 @@ bool fl__sim_spin_unlock(struct fl_spinlock *l)
 
 void fl__spin_wake(struct fl_spinlock *l)
 {
-	if (fl__sim_active && fl_sim_in_task() && l->cls && l->cls->kind == FL_LOCK_MUTEX &&
-	    l->handoff != 1) {
+	if (fl__sim_active && fl_sim_in_task() && is_mutex(l) && l->handoff != 1) {
 		/* a mutex's release: the first waiter woken, the lock free for anyone */
 		(void)fl_sim_spin_wake_first(l);
 		return;
@@ -473,10 +480,9 @@ void fl_rwsem_destroy(struct fl_rwsem *sem)
 }
 
 /*
- * On sim the simulator's rwsem (sim.h) stands in for the pthread one:
- * waiters sleep in arrival order, no reader passes a waiting writer, and
- * the release hands over. On the host thread (no task runs meanwhile) the
- * state just changes. Return: whether the wait was contended.
+ * On sim the simulator's rwsem (sim.h: 6.18's rules) stands in for the
+ * pthread one. On the host thread (no task runs meanwhile) the state just
+ * changes. Return: FL_SIM_LOCK_* bits (0 on the host thread).
  */
 static int sim_rwsem_acquire(struct fl_rwsem *sem, bool write)
 {
@@ -519,7 +525,6 @@ static void rwsem_lock(struct fl_rwsem *sem, struct fl_lock_site *s, bool write)
 
 	fl__witness_acquire(sem->cls, sem);
 	if (fl__sim_active) {
-		struct fl_lock_stat *st = fl__site_stat(s, sem->cls);
 		int how;
 
 		t0 = fl_clock_ns();
@@ -527,9 +532,9 @@ static void rwsem_lock(struct fl_rwsem *sem, struct fl_lock_site *s, bool write)
 		if (how & FL_SIM_LOCK_WAITED)
 			fl__lock_contended(s, sem->cls, fl_clock_ns() - t0);
 		if (how & FL_SIM_LOCK_STOLE)
-			fl_this_cpu_add_u64(&st->stolen, 1);
+			fl_this_cpu_add_u64(&fl__site_stat(s, sem->cls)->stolen, 1);
 		if (how & FL_SIM_LOCK_HANDOFF)
-			fl_this_cpu_add_u64(&st->handoffs, 1);
+			fl_this_cpu_add_u64(&fl__site_stat(s, sem->cls)->handoffs, 1);
 		fl__lock_acquired(s, sem->cls);
 		if (fl_sim_in_task())
 			sim_hold_begin(sem, s, sem->cls);

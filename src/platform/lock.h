@@ -69,8 +69,8 @@ struct fl_lock_stat {
 	uint64_t wait_max_ns;
 	uint64_t wait_min_ns;
 	uint64_t hold_total_ps; /* sim: virtual time held (picoseconds) */
-	uint64_t stolen;	/* sim, rwsem: taken free while others waited */
-	uint64_t handoffs;	/* sim, rwsem: given to the waiter that asked for it */
+	uint64_t stolen;	/* sim, rwsem and mutex: taken free while others waited */
+	uint64_t handoffs;	/* sim, rwsem and mutex: given to the waiter that asked */
 };
 
 struct fl_spinlock {

@@ -598,6 +598,16 @@ int fl_sim_cpu(void)
 	return S.current->cpu;
 }
 
+/* Sleep, staying in whatever queue the task is in, until a waker makes it runnable. */
+static void sleep_queued(void)
+{
+	struct fl_sim_task *t = S.current;
+
+	t->state = T_BLOCKED;
+	S.cpus[t->cpu].curr = NULL;
+	switch_to_scheduler(t);
+}
+
 /*
  * The current task joins @q's end and waits, spinning (T_SPINNING: its
  * CPU busy) or asleep (T_BLOCKED: its CPU free), until a release takes it
@@ -800,29 +810,18 @@ void fl_sim_mutex_unlock(struct fl_sim_mutex *m)
 #define RWSEM_MAX_READERS_WAKEUP 256
 
 /* rwsem queues link by rw_next: a woken writer is on its CPU's run queue too */
-static bool rwsem_dequeue(struct fl_sim_waitq *q, struct fl_sim_task *t)
+static void rwsem_dequeue(struct fl_sim_waitq *q, struct fl_sim_task *t)
 {
 	struct fl_sim_task **pp, *prev = NULL;
 
 	for (pp = &q->head; *pp && *pp != t; pp = &(*pp)->rw_next)
 		prev = *pp;
 	if (!*pp)
-		return false;
+		return;
 	*pp = t->rw_next;
 	if (q->tail == t)
 		q->tail = prev;
 	t->rw_next = NULL;
-	return true;
-}
-
-/* Sleep, staying in whatever queue the task is in, until a waker makes it runnable. */
-static void sleep_queued(void)
-{
-	struct fl_sim_task *t = S.current;
-
-	t->state = T_BLOCKED;
-	S.cpus[t->cpu].curr = NULL;
-	switch_to_scheduler(t);
 }
 
 /* Join @r's queue now. */
@@ -1029,14 +1028,9 @@ int fl__sim_spin_wait(const void *key, bool sleep, bool first)
 	}
 	/* a mutex's waiter sleeps: its CPU may run another task, or idles */
 	if (first && sq->q.head) { /* back at the head of the line: wait_in() appends */
-		struct fl_sim_task *t = S.current;
-
-		t->state = T_BLOCKED;
-		t->reader = false;
-		t->next = sq->q.head;
-		sq->q.head = t;
-		S.cpus[t->cpu].curr = NULL;
-		switch_to_scheduler(t);
+		S.current->next = sq->q.head;
+		sq->q.head = S.current;
+		sleep_queued();
 		return 0;
 	}
 	wait_in(&sq->q, sleep ? T_BLOCKED : T_SPINNING, false);

@@ -248,20 +248,21 @@ static void *ipi_counter(void *p)
 	return NULL;
 }
 
-/* counts a ns on CPU 1 over a phase, with (@storm) or without IPIs to it; *@ipis sent */
-static double ipi_phase(struct ipi_probe *ip, bool storm, double *ipis)
+/* counts a ns on CPU 1 over a phase; with @ipis, IPIs sent to it all along, *@ipis of them */
+static double ipi_phase(struct ipi_probe *ip, double *ipis)
 {
 	unsigned long c0 = __atomic_load_n(&ip->count, __ATOMIC_RELAXED), c1;
 	double t0 = now_ns(), t;
 	long n = 0;
 
 	do {
-		if (storm && !syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0))
+		if (ipis && !syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0))
 			n++;
 		t = now_ns();
 	} while (t - t0 < IPI_PHASE_NS);
 	c1 = __atomic_load_n(&ip->count, __ATOMIC_RELAXED);
-	*ipis = (double)n;
+	if (ipis)
+		*ipis = (double)n;
 	return (double)(c1 - c0) / (t - t0);
 }
 
@@ -275,16 +276,16 @@ static double probe_ipi_recv(void)
 		return -1;
 	for (k = 0; k < ROUNDS; k++) {
 		struct ipi_probe ip = { 0, 0 };
-		double quiet, storm, quiet2, ipis, none;
+		double quiet, storm, quiet2, ipis;
 		pthread_t tid;
 
 		pin_to(0);
 		if (pthread_create(&tid, NULL, ipi_counter, &ip))
 			return -1;
-		ipi_phase(&ip, false, &none); /* the counter settles on its CPU */
-		quiet = ipi_phase(&ip, false, &none);
-		storm = ipi_phase(&ip, true, &ipis);
-		quiet2 = ipi_phase(&ip, false, &none);
+		ipi_phase(&ip, NULL); /* the counter settles on its CPU */
+		quiet = ipi_phase(&ip, NULL);
+		storm = ipi_phase(&ip, &ipis);
+		quiet2 = ipi_phase(&ip, NULL);
 		__atomic_store_n(&ip.stop, 1, __ATOMIC_RELAXED);
 		pthread_join(tid, NULL);
 		quiet = (quiet + quiet2) / 2;

@@ -326,28 +326,42 @@ static void late_reader(void *arg)
 
 /*
  * Two readers hold the rwsem 0..100; a writer asks at 10 and waits; a
- * reader asking at 20 waits behind the writer (no passing). The last
- * reader's release at 100 hands it to the writer (110), the writer's at
- * 160 to the late reader (170), done at 270.
+ * reader asking at 20 waits behind the writer (no reader passes once
+ * others wait and readers hold it). The last holder's release at 100
+ * wakes the writer (only a writer at the head), which takes the lock when
+ * it runs, a wake-up W later; its release at 100 + W + 50 grants the late
+ * reader the lock (readers are granted by the waker), which runs W later
+ * and is done at 100 + W + 50 + W + 100. Nobody stole. W is the hand-off
+ * H unless set (fl_sim_init()), and @wk where it is.
  */
-static bool test_rwsem_known_answer(void)
+static bool rwsem_case(uint64_t seed, uint64_t wk)
 {
+	uint64_t w = wk ? wk : H;
+
 	memset(&rwsem, 0, sizeof(rwsem));
 	fl_sim_exit(); /* a failed case may have left one */
-	ASSERT_EQ(fl_sim_init(4, 9, H), 0);
+	ASSERT_EQ(fl_sim_init(4, seed, H), 0);
+	if (wk)
+		fl_sim_set_wakeup(wk);
 	ASSERT_EQ(fl_sim_spawn(0, reader, NULL), 0);
 	ASSERT_EQ(fl_sim_spawn(1, reader, NULL), 0);
 	ASSERT_EQ(fl_sim_spawn(2, writer, NULL), 0);
 	ASSERT_EQ(fl_sim_spawn(3, late_reader, NULL), 0);
 	ASSERT_EQ(fl_sim_run(), 0);
-	ASSERT_EQ(w_got, 100ull + H);
-	ASSERT_EQ(r3_got, 100ull + H + 50 + H);
-	ASSERT_EQ(fl_sim_end_time(), 100ull + H + 50 + H + 100);
+	ASSERT_EQ(w_got, 100ull + w);
+	ASSERT_EQ(r3_got, 100ull + w + 50 + w);
+	ASSERT_EQ(fl_sim_end_time(), 100ull + w + 50 + w + 100);
 	ASSERT_EQ(rwsem.st.acquired, 4ull);
 	ASSERT_EQ(rwsem.st.contended, 2ull);
-	ASSERT_EQ(rwsem.st.wait_total, (100ull + H - 10) + (100ull + H + 50 + H - 20));
+	ASSERT_EQ(rwsem.st.wait_total, (100ull + w - 10) + (100ull + w + 50 + w - 20));
+	ASSERT_EQ(rwsem.st.stolen, 0u);
 	fl_sim_exit();
 	return true;
+}
+
+static bool test_rwsem_known_answer(void)
+{
+	return rwsem_case(9, 0);
 }
 
 /*
@@ -413,40 +427,10 @@ static bool test_rwsem_steal_and_handoff(void)
 	return true;
 }
 
-/*
- * Readers by 6.18's rules: two readers hold it; a writer W waits; a third
- * reader R queues behind the holders (no reader passes once others wait
- * and readers hold it). The last holder's release at 100 wakes W (only a
- * writer at the head), who takes the lock at 100 + WK; its release at
- * 100 + WK + 50 grants R the lock (readers are granted by the waker), who
- * runs WK later. Nobody stole.
- */
-static uint64_t r3w_at;
-static void r_late(void *arg)
-{
-	(void)arg;
-	fl_sim_charge(20);
-	fl_sim_down_read(&rwsem);
-	r3w_at = fl_sim_now();
-	fl_sim_up_read(&rwsem);
-}
-
+/* The same with a wake-up of its own, longer than the hand-off. */
 static bool test_rwsem_readers_queue_and_are_granted(void)
 {
-	memset(&rwsem, 0, sizeof(rwsem));
-	fl_sim_exit();
-	ASSERT_EQ(fl_sim_init(4, 2, H), 0);
-	fl_sim_set_wakeup(WK);
-	ASSERT_EQ(fl_sim_spawn(0, reader, NULL), 0);
-	ASSERT_EQ(fl_sim_spawn(1, reader, NULL), 0);
-	ASSERT_EQ(fl_sim_spawn(2, writer, NULL), 0);
-	ASSERT_EQ(fl_sim_spawn(3, r_late, NULL), 0);
-	ASSERT_EQ(fl_sim_run(), 0);
-	ASSERT_EQ(w_got, 100ull + WK);
-	ASSERT_EQ(r3w_at, 100ull + WK + 50 + WK);
-	ASSERT_EQ(rwsem.st.stolen, 0u);
-	fl_sim_exit();
-	return true;
+	return rwsem_case(2, WK);
 }
 
 /*
