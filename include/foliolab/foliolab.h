@@ -236,6 +236,50 @@ FL_API void fl_locks_free(struct fl_locks *l);
 FL_API int fl_knobs_set(struct fl_knobs *k, const char *name, const char *value);
 
 /*
+ * The knob table: each knob beside the transparent_hugepage/ tree (the
+ * kernel's sysfs, per size), declared once as the kernel's sysctl tables
+ * declare theirs. The vm sysctls both targets set ("vm/swappiness", the
+ * host's /proc/sys/vm/swappiness) and the model's own policies and test
+ * hooks ("foliolab/split_walk"). Setting, reading, the command line's
+ * options and `foliolab help knobs` come from it.
+ */
+enum fl_knob_type {
+	FL_KNOB_WORDS,	/* one of @words */
+	FL_KNOB_NUMBER, /* a whole number @lo..@hi */
+	FL_KNOB_ORDERS, /* a list of page orders 0..@hi, or none */
+};
+#define FL_KNOB_HOST 1u /* the host has it too: /proc/sys/<name> */
+#define FL_KNOB_LIST 2u /* compare takes a list of its values, a configuration each */
+#define FL_KNOB_HOOK 4u /* a test hook: not in a run's record */
+
+struct fl_knob_info {
+	const char *name;   /* "vm/swappiness", "foliolab/split_walk" */
+	const char *option; /* the option that sets it ("--split-walk"), or NULL: --knob only */
+	enum fl_knob_type type;
+	const char *const *words; /* FL_KNOB_WORDS: NULL-terminated */
+	unsigned long lo, hi;
+	const char *note;   /* what the values mean, or NULL */
+	const char *dflt;   /* the value after boot, or NULL (computed at boot, or the policy's) */
+	const char *group;  /* the heading it goes under in help */
+	const char *help;   /* what it does, one sentence */
+	unsigned int flags; /* FL_KNOB_* */
+};
+
+/* fl_knob_info_at() - the table's @i-th knob, NULL past the last. */
+FL_API const struct fl_knob_info *fl_knob_info_at(size_t i);
+/* fl_knob_find() - the knob named @name, or set by the option @name; NULL if none. */
+FL_API const struct fl_knob_info *fl_knob_find(const char *name);
+/*
+ * fl_knob_check() - whether @value is one @k accepts. Return: 0, or
+ * -EINVAL with "'VALUE' is not ..., what is accepted" in @err.
+ */
+FL_API int fl_knob_check(const struct fl_knob_info *k, const char *value, char *err, size_t len);
+/* fl_knob_accepted() - what @k accepts, in words. Return: 0 or -ENOSPC (cut short). */
+FL_API int fl_knob_accepted(const struct fl_knob_info *k, char *buf, size_t len);
+/* fl_knob_names() - the names of the knobs with every flag of @flags, ", " between. */
+FL_API int fl_knob_names(unsigned int flags, char *buf, size_t len);
+
+/*
  * fl_costs_check() - whether @path is a cost file the virtual-CPU
  * platform can use (every cost given once, in ns). Return: 0 or -errno,
  * the reason in @err.

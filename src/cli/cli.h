@@ -82,6 +82,15 @@ void report_scaling(FILE *f, const struct fl_result *r, int nr);
 /* help.c */
 void help_main(FILE *f);
 void help_run(FILE *f, bool compare);
+static inline void help_run_only(FILE *f)
+{
+	help_run(f, false);
+}
+static inline void help_compare(FILE *f)
+{
+	help_run(f, true);
+}
+void help_knobs(FILE *f);
 void help_list(FILE *f);
 void help_host(FILE *f);
 void help_calibrate(FILE *f);

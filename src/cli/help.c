@@ -5,6 +5,7 @@
  * Conventions in this file: one function per subcommand.
  */
 #include <stdio.h>
+#include <string.h>
 #include "cli.h"
 
 void help_main(FILE *f)
@@ -25,7 +26,8 @@ void help_main(FILE *f)
 	      "                           for validate (root)\n"
 	      "  validate DIR [--costs FILE] [--check] [--plot FILE.svg]  host records\n"
 	      "                           against sim: times, scaling, lock contention\n"
-	      "  help [run|compare|list|host|calibrate|validate]  this text, or a command's\n"
+	      "  help [run|compare|list|host|calibrate|validate|knobs]  this text, a\n"
+	      "                           command's, or every knob's\n"
 	      "\n"
 	      "Each command takes --help; --version prints the version.\n"
 	      "Exit status: 0 ok, 1 a run failed (or, with compare --check, a counter\n"
@@ -110,6 +112,121 @@ void help_validate(FILE *f)
 	      f);
 }
 
+/* @text wrapped before column 79, its lines from column @col; the first goes on from @at */
+static void wrap(FILE *f, const char *text, int at, int col)
+{
+	const char *w = text;
+
+	while (*w) {
+		size_t n = strcspn(w, " ");
+
+		if (at > col && at + 1 + (int)n > 78) {
+			fprintf(f, "\n%*s", col, "");
+			at = col;
+		} else if (at > col) {
+			fputc(' ', f);
+			at++;
+		}
+		fprintf(f, "%.*s", (int)n, w);
+		at += (int)n;
+		w += n;
+		while (*w == ' ')
+			w++;
+	}
+	fputc('\n', f);
+}
+
+/* "  --split-walk forward|reverse" or "  vm/swappiness N": what a knob takes */
+static int knob_usage(FILE *f, const struct fl_knob_info *k, const char *name)
+{
+	int n = fprintf(f, "  %s ", name), i;
+
+	if (k->type == FL_KNOB_WORDS)
+		for (i = 0; k->words[i]; i++)
+			n += fprintf(f, "%s%s", i ? "|" : "", k->words[i]);
+	else
+		n += fprintf(f, k->type == FL_KNOB_NUMBER ? "N" : "ORDER,...");
+	return n;
+}
+
+/* what @k does, accepts and starts as, one text */
+static void knob_text(const struct fl_knob_info *k, char *buf, size_t len)
+{
+	char acc[400];
+
+	fl_knob_accepted(k, acc, sizeof(acc));
+	snprintf(buf, len, "%s%s. Accepted: %s.%s%s%s", k->help,
+		 k->flags & FL_KNOB_LIST ? "; compare takes a list of two" : "", acc,
+		 k->dflt ? " Default: " : "", k->dflt ? k->dflt : "", k->dflt ? "." : "");
+}
+
+/* @k is the first of its group in the table (among those with an option, if @options) */
+static bool first_of_group(size_t i, bool options)
+{
+	const struct fl_knob_info *k = fl_knob_info_at(i), *j;
+	size_t n;
+
+	for (n = 0; n < i; n++) {
+		j = fl_knob_info_at(n);
+		if ((!options || j->option) && !strcmp(j->group, k->group))
+			return false;
+	}
+	return true;
+}
+
+/*
+ * The knobs under their groups' headings, from the knob table, each group
+ * where its first knob is: those an option sets (@options: usage, then
+ * what it does), or all of them (the name, its option, then the text).
+ */
+static void knob_groups(FILE *f, bool options)
+{
+	const struct fl_knob_info *g, *k;
+	char text[1200];
+	size_t i, j;
+
+	for (i = 0; (g = fl_knob_info_at(i)); i++) {
+		if ((options && !g->option) || !first_of_group(i, options))
+			continue;
+		fprintf(f, "%s%s:\n", options ? "" : "\n", g->group);
+		for (j = i; (k = fl_knob_info_at(j)); j++) {
+			int at;
+
+			if ((options && !k->option) || strcmp(k->group, g->group))
+				continue;
+			knob_text(k, text, sizeof(text));
+			if (!options) {
+				fprintf(f, "  %s%s%s%s\n      ", k->name, k->option ? " (" : "",
+					k->option ? k->option : "", k->option ? ")" : "");
+				wrap(f, text, 6, 6);
+				continue;
+			}
+			at = knob_usage(f, k, k->option);
+			if (at > 28) {
+				fputc('\n', f);
+				at = 0;
+			}
+			fprintf(f, "%*s", 29 - at, "");
+			wrap(f, text, 29, 29);
+		}
+	}
+}
+
+void help_knobs(FILE *f)
+{
+	fputs("usage: foliolab run|compare WORKLOAD --knob NAME=VALUE ... (or the option named)\n"
+	      "\n"
+	      "transparent_hugepage/...: the kernel's sysfs names and values, on both\n"
+	      "targets: enabled, defrag, use_zero_page, shrink_underused, shmem_enabled,\n"
+	      "khugepaged/<name>, hugepages-<N>kB/enabled and hugepages-<N>kB/shmem_enabled\n"
+	      "per size (16kB..2048kB).\n"
+	      "\n"
+	      "The others, from the model's knob table: vm/ sysctls are set on the host too\n"
+	      "(/proc/sys/vm); foliolab/ knobs are the model's own and refused on the host.\n",
+	      f);
+	knob_groups(f, false);
+}
+
 void help_run(FILE *f, bool compare)
 {
 	if (compare)
@@ -186,40 +303,10 @@ void help_run(FILE *f, bool compare)
 	      "                                         vm/swappiness, vm/min_free_kbytes,\n"
 	      "                                         vm/watermark_scale_factor and\n"
 	      "                                         vm/page-cluster: the sysctls\n"
-	      "per-CPU LRU cache:\n"
-	      "  --lru-cache order0|max16|pages31       which folios may stay cached (pages31)\n"
-	      "      order0   only order-0 folios; a large folio flushes the batch at once\n"
-	      "      max16    folios of up to 16 pages (the 2023 proposal); 31-folio batches\n"
-	      "      pages31  folios of < 31 pages; a batch flushes once it holds > 31 pages\n"
-	      "  --lru-cache-folio-pages N  cache folios of fewer than N pages (1..1024)\n"
-	      "  --lru-cache-batch-pages M  flush a batch holding more than M pages (0: no cap)\n"
-	      "  --lru-cache-batch-slots S  flush a batch once it holds S folios (1..31; 31;\n"
-	      "                             15 was the batch of 2023, PAGEVEC_SIZE)\n"
-	      "  --lru-add-free-dead on|off free folios already dead in an lru_add batch\n"
-	      "                             without putting them on the LRU (7.x; off = 6.18)\n"
-	      "splitting (model):\n"
-	      "  --split-walk forward|reverse  publish the after-split folios from the first\n"
-	      "                             (6.18) or from the last (seed 002); compare\n"
-	      "                             takes forward,reverse\n"
-	      "  --split-drain on|off|auto  drain the per-CPU LRU caches before a split when\n"
-	      "                             a cached reference may block it (seed 000; auto:\n"
-	      "                             when the policy caches large folios)\n"
-	      "  --deferred-split-drain per-folio|per-batch  the deferred split shrinker\n"
-	      "                             drains before each folio's split, or once per\n"
-	      "                             scan batch (seed 000 4/4; the default)\n"
-	      "fork and khugepaged (model):\n"
-	      "  --cow-reuse-drain on|off|auto  drain the local LRU cache before copying a\n"
-	      "                             large folio it holds on a write after fork\n"
-	      "                             (seed 000 2/4; auto: when the policy caches\n"
-	      "                             large folios); compare takes off,on\n"
-	      "  --khugepaged-lazyfree collapse|skip  khugepaged collapses lazy-free\n"
-	      "                             memory (6.18) or skips it (seed 003); compare\n"
-	      "                             takes collapse,skip\n"
-	      "  --khugepaged-progress range|ptes  what a range costs khugepaged's pass:\n"
-	      "                             512 pages (6.18) or the PTEs its scan looked\n"
-	      "                             at (seed 003's series 2/4, 7.1); compare takes\n"
-	      "                             range,ptes\n"
-	      "output:\n"
+	      "                                         (foliolab help knobs: all of them)\n",
+	      f);
+	knob_groups(f, true);
+	fputs("output:\n"
 	      "  --json FILE                the result record(s) as JSON: a regular file\n"
 	      "                             or new name written whole (a temporary made\n"
 	      "                             in its folder before the run), or -, a device\n"

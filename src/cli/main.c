@@ -405,25 +405,30 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if (!strcmp(cmd, "help")) {
+		static const struct {
+			const char *name;
+			void (*show)(FILE *f);
+		} topics[] = { { "list", help_list },		{ "run", help_run_only },
+			       { "compare", help_compare },	{ "host", help_host },
+			       { "calibrate", help_calibrate }, { "validate", help_validate },
+			       { "knobs", help_knobs } };
+		size_t t;
+
 		if (argc > 3)
 			return usage_error("help takes one topic: list, run, compare, host, "
-					   "calibrate");
-		if (argc > 2 && !strcmp(argv[2], "list"))
-			help_list(stdout);
-		else if (argc > 2 && (!strcmp(argv[2], "run") || !strcmp(argv[2], "compare")))
-			help_run(stdout, !strcmp(argv[2], "compare"));
-		else if (argc > 2 && !strcmp(argv[2], "host"))
-			help_host(stdout);
-		else if (argc > 2 && !strcmp(argv[2], "calibrate"))
-			help_calibrate(stdout);
-		else if (argc > 2 && !strcmp(argv[2], "validate"))
-			help_validate(stdout);
-		else if (argc > 2)
-			return usage_error("help: accepted topics are list, run, compare, host, "
-					   "calibrate, validate");
-		else
+					   "calibrate, validate, knobs");
+		if (argc < 3) {
 			help_main(stdout);
-		return 0;
+			return 0;
+		}
+		for (t = 0; t < sizeof(topics) / sizeof(topics[0]); t++) {
+			if (!strcmp(argv[2], topics[t].name)) {
+				topics[t].show(stdout);
+				return 0;
+			}
+		}
+		return usage_error("help: accepted topics are list, run, compare, host, "
+				   "calibrate, validate, knobs");
 	}
 	if (!strcmp(cmd, "list"))
 		return cmd_list(argc - 1, argv + 1);

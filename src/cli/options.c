@@ -24,8 +24,6 @@
 
 #define THP "transparent_hugepage/"
 
-static const char *const policy_names[] = { "order0", "max16", "pages31", NULL };
-
 static int size_order(const char *s, int *order)
 {
 	uint64_t bytes;
@@ -166,73 +164,71 @@ static int empty_element(const char *opt, const char *v, char *err, size_t len)
 	return -EINVAL;
 }
 
-/* @v as a list of words from @names (NULL-terminated), each once at most. */
-static int split_list(const char *opt, const char *v, const char *const *names,
-		      const char *accepted, char (*out)[16], int max, int *nr, char *err,
-		      size_t len)
+/* @v as a list of values of knob @k (set by option @opt), each once at most. */
+static int split_list(const char *opt, const char *v, const struct fl_knob_info *k, char (*out)[16],
+		      int max, int *nr, char *err, size_t len)
 {
-	char buf[128], *tok, *save = NULL;
-	size_t i;
+	char buf[128], why[480], *tok, *save = NULL;
+	int i;
 
 	if (empty_element(opt, v, err, len))
 		return -EINVAL;
 	snprintf(buf, sizeof(buf), "%s", v);
 	*nr = 0;
 	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		for (i = 0; names[i]; i++)
-			if (!strcmp(tok, names[i]))
-				break;
-		if (!names[i]) {
-			snprintf(err, len, "%s %s: '%s' is not one of %s", opt, v, tok, accepted);
+		if (fl_knob_check(k, tok, why, sizeof(why))) {
+			snprintf(err, len, "%s %s: %s", opt, v, why);
 			return -EINVAL;
 		}
-		for (i = 0; i < (size_t)*nr; i++)
+		for (i = 0; i < *nr; i++)
 			if (!strcmp(out[i], tok)) {
 				snprintf(err, len, "%s %s: '%s' twice; give each once", opt, v,
 					 tok);
 				return -EINVAL;
 			}
-		if (*nr == max) {
+		if (*nr == max || strlen(tok) >= 16) {
 			snprintf(err, len, "%s %s: at most %d entries", opt, v, max);
 			return -EINVAL;
 		}
 		snprintf(out[(*nr)++], 16, "%s", tok);
 	}
 	if (!*nr) {
-		snprintf(err, len, "%s: empty; accepted %s", opt, accepted);
+		snprintf(err, len, "%s: empty", opt);
 		return -EINVAL;
 	}
 	return 0;
 }
 
-/*
- * A model policy option: one value, or (compare) a list of two, each a
- * configuration; one such list a run. Return: 0 or -EINVAL with @err.
- */
 static int knob_once(struct cli_opts *o, const char *name, const char *value, char *err,
 		     size_t len);
 
-static int policy_list(struct cli_opts *o, bool compare, const char *opt, const char *knob,
-		       const char *val, const char *const *accepted, const char *words, char *err,
-		       size_t len)
+/*
+ * An option that sets knob @k: one value, checked by the knob table; or,
+ * for a knob compare takes a list of (FL_KNOB_LIST), a list of two, each
+ * a configuration, one such list a run. Return: 0 or -EINVAL with @err.
+ */
+static int knob_option(struct cli_opts *o, bool compare, const struct fl_knob_info *k,
+		       const char *val, char *err, size_t len)
 {
-	char one[1][16];
-	int n1 = 0;
+	const char *opt = k->option;
+	char why[480];
 
 	/* one value is a knob of every model column: another policy may give the list */
-	if (!strchr(val, ',')) {
-		if (split_list(opt, val, accepted, words, one, 1, &n1, err, len))
+	if (!(k->flags & FL_KNOB_LIST) || !strchr(val, ',')) {
+		if (fl_knob_check(k, val, why, sizeof(why))) {
+			snprintf(err, len, "%s %s: %s", opt, val, why);
 			return -EINVAL;
-		return knob_once(o, knob, one[0], err, len);
+		}
+		return knob_once(o, k->name, val, err, len);
 	}
 	if (o->nr_policy && strcmp(o->policy_opt, opt)) {
 		snprintf(err, len, "%s %s: %s already gives a model policy list; one at a time",
 			 opt, val, o->policy_opt);
 		return -EINVAL;
 	}
-	if (split_list(opt, val, accepted, words, o->policy, 2, &o->nr_policy, err, len))
+	if (split_list(opt, val, k, o->policy, 2, &o->nr_policy, err, len))
 		return -EINVAL;
-	o->policy_knob = knob;
+	o->policy_knob = k->name;
 	o->policy_opt = opt;
 	if (!compare && o->nr_policy > 1) {
 		snprintf(err, len, "%s %s: two values are two configurations; use compare", opt,
@@ -608,8 +604,9 @@ int cli_parse(int argc, char **argv, struct cli_opts *o, char *err, size_t len)
 			if (knob_once(o, THP "enabled", val, err, len))
 				return -EINVAL;
 		} else if (!strcmp(optbuf, "--lru-cache")) {
-			if (split_list(optbuf, val, policy_names, "order0, max16, pages31",
-				       o->lru_cache, 8, &o->nr_lru_cache, err, len))
+			/* a list of policies is compare's own dimension, beside a policy list */
+			if (split_list(optbuf, val, fl_knob_find(optbuf), o->lru_cache, 8,
+				       &o->nr_lru_cache, err, len))
 				return -EINVAL;
 			if (!compare && o->nr_lru_cache > 1) {
 				snprintf(err, len,
@@ -618,80 +615,8 @@ int cli_parse(int argc, char **argv, struct cli_opts *o, char *err, size_t len)
 					 val);
 				return -EINVAL;
 			}
-		} else if (!strcmp(optbuf, "--lru-cache-folio-pages")) {
-			if (parse_int(optbuf, val, 1, 1024, &num, err, len))
-				return -EINVAL;
-			if (knob_once(o, "foliolab/lru_cache_folio_pages", val, err, len))
-				return -EINVAL;
-		} else if (!strcmp(optbuf, "--lru-cache-batch-pages")) {
-			if (parse_int(optbuf, val, 0, 254, &num, err, len))
-				return -EINVAL;
-			if (knob_once(o, "foliolab/lru_cache_batch_pages", val, err, len))
-				return -EINVAL;
-		} else if (!strcmp(optbuf, "--lru-cache-batch-slots")) {
-			if (parse_int(optbuf, val, 1, 31, &num, err, len))
-				return -EINVAL;
-			if (knob_once(o, "foliolab/lru_cache_batch_slots", val, err, len))
-				return -EINVAL;
-		} else if (!strcmp(optbuf, "--split-walk")) {
-			static const char *const walks[] = { "forward", "reverse", NULL };
-
-			if (policy_list(o, compare, "--split-walk", "foliolab/split_walk", val,
-					walks, "forward (6.18), reverse (seed 002)", err, len))
-				return -EINVAL;
-		} else if (!strcmp(optbuf, "--split-drain")) {
-			if (strcmp(val, "on") && strcmp(val, "off") && strcmp(val, "auto")) {
-				snprintf(
-					err, len,
-					"--split-drain %s: accepted on, off, auto (on when the LRU "
-					"cache may hold large folios)",
-					val);
-				return -EINVAL;
-			}
-			if (knob_once(o, "foliolab/split_drain", val, err, len))
-				return -EINVAL;
-		} else if (!strcmp(optbuf, "--cow-reuse-drain")) {
-			static const char *const drains[] = { "on", "off", "auto", NULL };
-
-			if (policy_list(o, compare, "--cow-reuse-drain", "foliolab/cow_reuse_drain",
-					val, drains,
-					"on, off, auto (on when the LRU cache may hold large "
-					"folios: seed 000 2/4)",
-					err, len))
-				return -EINVAL;
-		} else if (!strcmp(optbuf, "--khugepaged-lazyfree")) {
-			static const char *const modes[] = { "collapse", "skip", NULL };
-
-			if (policy_list(o, compare, "--khugepaged-lazyfree",
-					"foliolab/khugepaged_lazyfree", val, modes,
-					"collapse (6.18), skip (seed 003)", err, len))
-				return -EINVAL;
-		} else if (!strcmp(optbuf, "--khugepaged-progress")) {
-			static const char *const rules[] = { "range", "ptes", NULL };
-
-			if (policy_list(
-				    o, compare, "--khugepaged-progress",
-				    "foliolab/khugepaged_progress", val, rules,
-				    "range (6.18: 512 a range), ptes (seed 003's series, 7.1: the "
-				    "PTEs a scan looked at)",
-				    err, len))
-				return -EINVAL;
-		} else if (!strcmp(optbuf, "--deferred-split-drain")) {
-			if (strcmp(val, "per-folio") && strcmp(val, "per-batch")) {
-				snprintf(err, len,
-					 "--deferred-split-drain %s: accepted per-folio, per-batch "
-					 "(seed 000 4/4: once per scan batch)",
-					 val);
-				return -EINVAL;
-			}
-			if (knob_once(o, "foliolab/deferred_split_drain", val, err, len))
-				return -EINVAL;
-		} else if (!strcmp(optbuf, "--lru-add-free-dead")) {
-			if (strcmp(val, "on") && strcmp(val, "off")) {
-				snprintf(err, len, "--lru-add-free-dead %s: accepted on, off", val);
-				return -EINVAL;
-			}
-			if (knob_once(o, "foliolab/lru_add_free_dead", val, err, len))
+		} else if (fl_knob_find(optbuf)) {
+			if (knob_option(o, compare, fl_knob_find(optbuf), val, err, len))
 				return -EINVAL;
 		} else if (!strcmp(optbuf, "--knob")) {
 			const char *e = strchr(val, '=');
@@ -722,7 +647,7 @@ int cli_parse(int argc, char **argv, struct cli_opts *o, char *err, size_t len)
 
 		if ((o->nr_lru_cache && !strcmp(n, "foliolab/lru_cache")) ||
 		    (o->nr_policy && !strcmp(n, o->policy_knob))) {
-			const char *opt = n[9] == 'l' ? "--lru-cache" : o->policy_opt;
+			const char *opt = fl_knob_find(n)->option;
 
 			snprintf(err, len, "--knob %s and %s both set it; give %s alone", n, opt,
 				 opt);

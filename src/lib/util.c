@@ -1,30 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * util.c - a file read whole, a median, the vm sysctls' table (util.h).
+ * util.c - a file read whole, a median (util.h).
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "util.h"
-
-/* 6.18's ranges (kernel/sysctl.c, mm/page_alloc.c): proc_dointvec_minmax */
-const struct fl_vm_knob fl_vm_knobs[4] = {
-	{ "swappiness", 0, 200 },
-	{ "min_free_kbytes", 0, 0x7fffffff },
-	{ "watermark_scale_factor", 1, 3000 },
-	{ "page-cluster", 0, 31 }, /* mm/swap.c page_cluster_max */
-};
-
-const struct fl_vm_knob *fl_vm_knob(const char *name)
-{
-	size_t i;
-
-	for (i = 0; i < sizeof(fl_vm_knobs) / sizeof(fl_vm_knobs[0]); i++)
-		if (!strcmp(name, fl_vm_knobs[i].name))
-			return &fl_vm_knobs[i];
-	return NULL;
-}
 
 char *fl_read_text(const char *path, size_t max)
 {

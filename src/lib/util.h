@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * util.h - small helpers the commands share: a whole file read into
- * memory, the median of measurements, and the vm sysctls both targets set.
+ * memory and the median of measurements.
  */
 #ifndef FL_LIB_UTIL_H
 #define FL_LIB_UTIL_H
@@ -18,19 +18,5 @@ char *fl_read_text(const char *path, size_t max);
 
 /* fl_median() - the median of the @n values of @v (n >= 1), which it sorts. */
 double fl_median(double *v, int n);
-
-/*
- * The vm sysctls a run may set on both targets (knobs "vm/<name>", the
- * host's /proc/sys/vm/<name>), with the values the kernel accepts.
- * fl_vm_knob() - @name's entry (without "vm/"), or NULL.
- */
-struct fl_vm_knob {
-	const char *name;
-	unsigned long lo, hi;
-};
-extern const struct fl_vm_knob fl_vm_knobs[4];
-const struct fl_vm_knob *fl_vm_knob(const char *name);
-#define FL_VM_KNOB_NAMES                                                                           \
-	"vm/swappiness, vm/min_free_kbytes, vm/watermark_scale_factor, vm/page-cluster"
 
 #endif /* FL_LIB_UTIL_H */

@@ -775,6 +775,7 @@ int fl__mm_boot(const struct fl_mm_config *cfg, char *err, size_t len);
 void fl__mm_shutdown(void);
 int fl__mm_knob_set(const char *name, const char *value, char *err, size_t len);
 int fl__mm_knobs_read(struct fl_knobs *out);
+void fl__mm_knobs_default(void);
 long fl__mm_quiesce_and_check(char *msg, size_t len);
 
 #endif /* FL_MM_INTERNAL_H */

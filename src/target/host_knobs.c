@@ -34,8 +34,14 @@ bool fl__host_is_vm_knob_path(const char *path)
 {
 	const char *root = procsys_vm_root();
 	size_t n = strlen(root);
+	char name[FL_NAME_MAX];
+	const struct fl_knob_info *k;
 
-	return !strncmp(path, root, n) && path[n] == '/' && fl_vm_knob(path + n + 1);
+	if (strncmp(path, root, n) || path[n] != '/')
+		return false;
+	snprintf(name, sizeof(name), HOST_VM_PREFIX "%s", path + n + 1);
+	k = fl_knob_find(name);
+	return k && !strcmp(k->name, name) && (k->flags & FL_KNOB_HOST);
 }
 
 const char *fl__host_sysfs_root(void)
@@ -114,6 +120,7 @@ static bool knob_accepts(const char *path, const char *value, char *words, size_
 
 static int knob_path(const char *name, char *path, size_t len, char *err, size_t elen)
 {
+	char names[200];
 	const char *rest;
 	struct stat st;
 
@@ -125,12 +132,14 @@ static int knob_path(const char *name, char *path, size_t len, char *err, size_t
 		return -EINVAL;
 	}
 	if (!strncmp(name, HOST_VM_PREFIX, strlen(HOST_VM_PREFIX))) {
-		rest = name + strlen(HOST_VM_PREFIX);
-		if (!fl_vm_knob(rest)) {
-			snprintf(err, elen, "host knob %s: accepted vm knobs are " FL_VM_KNOB_NAMES,
-				 name);
+		const struct fl_knob_info *k = fl_knob_find(name);
+
+		if (!k || strcmp(k->name, name) || !(k->flags & FL_KNOB_HOST)) {
+			fl_knob_names(FL_KNOB_HOST, names, sizeof(names));
+			snprintf(err, elen, "host knob %s: accepted vm knobs are %s", name, names);
 			return -EINVAL;
 		}
+		rest = name + strlen(HOST_VM_PREFIX);
 		snprintf(path, len, "%s/%s", procsys_vm_root(), rest);
 		if (stat(path, &st) || !S_ISREG(st.st_mode)) {
 			snprintf(err, elen,
@@ -141,10 +150,9 @@ static int knob_path(const char *name, char *path, size_t len, char *err, size_t
 		return 0;
 	}
 	if (strncmp(name, HOST_THP_PREFIX, strlen(HOST_THP_PREFIX)) != 0) {
-		snprintf(err, elen,
-			 "host knob %s: accepted names under %s (e.g. %senabled) "
-			 "and " FL_VM_KNOB_NAMES,
-			 name, HOST_THP_PREFIX, HOST_THP_PREFIX);
+		fl_knob_names(FL_KNOB_HOST, names, sizeof(names));
+		snprintf(err, elen, "host knob %s: accepted names under %s (e.g. %senabled) and %s",
+			 name, HOST_THP_PREFIX, HOST_THP_PREFIX, names);
 		return -EINVAL;
 	}
 	rest = name + strlen(HOST_THP_PREFIX);
@@ -175,19 +183,11 @@ int fl__host_knobs_check(const struct fl_knobs *k, char *err, size_t len)
 				 k->v[i].name, k->v[i].value, words);
 			return -EINVAL;
 		}
-		if (!strncmp(k->v[i].name, HOST_VM_PREFIX, strlen(HOST_VM_PREFIX))) {
-			const struct fl_vm_knob *vk = fl_vm_knob(k->v[i].name +
-								 strlen(HOST_VM_PREFIX));
-			unsigned long v = strtoul(k->v[i].value, NULL, 10);
-
-			if (v < vk->lo || v > vk->hi) {
-				snprintf(err, len,
-					 "host knob %s: '%s' is not accepted; accepted: a whole "
-					 "number "
-					 "%lu..%lu",
-					 k->v[i].name, k->v[i].value, vk->lo, vk->hi);
-				return -EINVAL;
-			}
+		if (!strncmp(k->v[i].name, HOST_VM_PREFIX, strlen(HOST_VM_PREFIX)) &&
+		    fl_knob_check(fl_knob_find(k->v[i].name), k->v[i].value, words,
+				  sizeof(words))) {
+			snprintf(err, len, "host knob %s: %s", k->v[i].name, words);
+			return -EINVAL;
 		}
 		if (access(path, W_OK)) {
 			snprintf(err, len,
@@ -339,6 +339,7 @@ int fl__host_knobs_read(struct fl_knobs *out)
 		"defrag",	 "max_ptes_none",	 "max_ptes_shared",	 "max_ptes_swap",
 		"pages_to_scan", "scan_sleep_millisecs", "alloc_sleep_millisecs"
 	};
+	const struct fl_knob_info *vk;
 	char rel[128];
 	size_t i;
 	int kb;
@@ -362,14 +363,16 @@ int fl__host_knobs_read(struct fl_knobs *out)
 		snprintf(rel, sizeof(rel), "khugepaged/%s", khp[i]);
 		add_knob(out, rel);
 	}
-	for (i = 0; i < sizeof(fl_vm_knobs) / sizeof(fl_vm_knobs[0]); i++) {
-		char path[HOST_PATH_MAX], name[FL_NAME_MAX], val[FL_VALUE_MAX];
+	for (i = 0; (vk = fl_knob_info_at(i)); i++) {
+		char path[HOST_PATH_MAX], val[FL_VALUE_MAX];
 
-		snprintf(path, sizeof(path), "%s/%s", procsys_vm_root(), fl_vm_knobs[i].name);
+		if (!(vk->flags & FL_KNOB_HOST))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", procsys_vm_root(),
+			 vk->name + strlen(HOST_VM_PREFIX));
 		if (fl__host_knob_read(path, val, sizeof(val)))
 			continue;
-		snprintf(name, sizeof(name), HOST_VM_PREFIX "%s", fl_vm_knobs[i].name);
-		fl_knobs_set(out, name, val);
+		fl_knobs_set(out, vk->name, val);
 	}
 	add_cmdline_knobs(out);
 	add_config_knobs(out);

@@ -51,10 +51,10 @@ bad "threads not a number" "--threads two: accepted" run lru-microbench --thread
 bad "zero loops" "--loops 0: accepted" run lru-microbench --loops 0
 bad "bad policy" "'lru9' is not one of order0, max16, pages31" run lru-microbench --lru-cache lru9
 bad "policy list in run" "use compare" run lru-microbench --lru-cache=order0,pages31
-bad "bad folio pages" "--lru-cache-folio-pages 0: accepted a whole number 1..1024" run lru-microbench --lru-cache-folio-pages 0
-bad "bad batch pages" "--lru-cache-batch-pages 300: accepted a whole number 0..254" run lru-microbench --lru-cache-batch-pages 300
-bad "bad batch slots" "--lru-cache-batch-slots 32: accepted a whole number 1..31" run lru-microbench --lru-cache-batch-slots 32
-bad "bad free-dead" "--lru-add-free-dead maybe: accepted on, off" run lru-microbench --lru-add-free-dead maybe
+bad "bad folio pages" "--lru-cache-folio-pages 0: '0' is not a whole number 1..1024" run lru-microbench --lru-cache-folio-pages 0
+bad "bad batch pages" "--lru-cache-batch-pages 300: '300' is not a whole number 0..254 (0: no cap)" run lru-microbench --lru-cache-batch-pages 300
+bad "bad batch slots" "--lru-cache-batch-slots 32: '32' is not a whole number 1..31" run lru-microbench --lru-cache-batch-slots 32
+bad "bad free-dead" "--lru-add-free-dead maybe: 'maybe' is not one of on, off" run lru-microbench --lru-add-free-dead maybe
 bad "bad mthp size" "'3K' is not an mTHP size" run lru-microbench --mthp 3K=always
 bad "bad mthp policy" "policy 'sometimes' for 16K" run lru-microbench --mthp 16K=sometimes
 bad "mthp list in run" "use compare" run lru-microbench --mthp 4K,16K
@@ -113,6 +113,28 @@ bad "new order with punch" "--new-order means nothing here" run shmem-split --me
 bad "seconds with iterations" "--seconds means nothing here" run page-fault1 --iterations 2 --seconds 3
 bad "batch without the shrinker" "--batch means nothing here: it is for --shrink on" run deferred-split --mthp 16K --shrink off --batch 4
 bad "help with two topics" "help takes one topic" help run extra
+bad "help with a topic it lacks" "help: accepted topics are list, run, compare, host, calibrate, validate, knobs" help nothing
+# help knobs names every vm/ and foliolab/ knob a run records, with what
+# it accepts; help run every option a run's record says was set by one
+"$FL" run lru-microbench --threads 1 --loops 1 --size 1M --lru-add-free-dead on \
+	--split-drain off --json "$T/k.json" >/dev/null 2>&1
+"$FL" help knobs >"$T/knobs.txt"
+"$FL" help run >"$T/helprun.txt"
+missing=$(python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+names = [k for k in d["results"][0]["knobs"] if k.startswith(("vm/", "foliolab/"))]
+text = open(sys.argv[2]).read()
+print(len(names) if len(names) < 20 else "",
+      *[n for n in names if "  " + n + "\n" not in text and "  " + n + " (" not in text])' \
+	"$T/k.json" "$T/knobs.txt" 2>&1)
+if [ -z "$missing" ] && grep -q "^  --lru-add-free-dead on|off " "$T/helprun.txt" &&
+	grep -q "^  --split-drain on|off|auto " "$T/helprun.txt" &&
+	[ "$(grep -c "Accepted: " "$T/knobs.txt")" -ge 20 ]; then
+	ok "help knobs: every knob a record lists, each with what it accepts; help run: the knobs' options"
+else
+	nok "help knobs (record knobs missing or too few: $missing)"
+fi
 # the host workloads that need root say so before anything runs
 if [ "$(id -u)" -ne 0 ]; then
 	for w in shmem-split anon-split shmem-fault; do
@@ -253,7 +275,7 @@ if [ $rc -eq 0 ] && [ "$v" = "0 present" ]; then
 else
 	nok "huge_zero_folio=present (exit $rc): $v"
 fi
-bad "bad huge_zero_folio" "is not lazy" run lru-microbench --knob foliolab/huge_zero_folio=maybe
+bad "bad huge_zero_folio" "'maybe' is not one of lazy, present (lazy: " run lru-microbench --knob foliolab/huge_zero_folio=maybe
 
 # a run killed by a signal leaves neither the JSON file nor its temporary
 # (SIGINT and SIGQUIT: a shell starts background jobs with them ignored)
@@ -388,9 +410,9 @@ else
 fi
 bad "--split-walk with a list in run" "two values are two configurations; use compare" \
 	run shmem-split --split-walk forward,reverse
-bad "--split-walk with a bad walk" "is not one of forward (6.18), reverse (seed 002)" \
+bad "--split-walk with a bad walk" "is not one of forward, reverse (forward: 6.18; reverse: seed 002)" \
 	run shmem-split --split-walk sideways
-bad "--split-drain with a bad value" "accepted on, off, auto" run shmem-split --split-drain maybe
+bad "--split-drain with a bad value" "'maybe' is not one of on, off, auto (auto: on when" run shmem-split --split-drain maybe
 bad "--split-walk on the host" "model policies" run shmem-split --target=host --split-walk reverse
 for a in "--punch-offset 1M --punch-len 2M|the hole must lie inside a 2 MiB folio" \
 	"--file-size 3M|must be a multiple of 2M" "--method hammer|accepted" \
@@ -529,7 +551,7 @@ bad "deferred-split without a large folio size" "give --mthp SIZE=always" \
 	run deferred-split --size 8M
 bad "anon-split --in-folio-offset out of range" "accepted a whole number -1..511" \
 	run anon-split --in-folio-offset 600
-bad "--deferred-split-drain with a bad value" "accepted per-folio, per-batch" \
+bad "--deferred-split-drain with a bad value" "is not one of per-folio, per-batch (per-folio: seed 000 3/4" \
 	run deferred-split --mthp 64K=always --deferred-split-drain sometimes
 
 # ---- virtual CPUs (sim, the default platform) and the cost file ----
@@ -977,7 +999,7 @@ fi
 # --advice collapse, 2 threads of 4 MiB at 16K: 4 ranges collapse on the
 # first loop, the second finds them PMD-mapped; a folio's PTEs leave in
 # one batch, so nothing is queued for a deferred split.
-bad "--khugepaged-lazyfree sometimes" "is not one of collapse (6.18), skip (seed 003)" run khugepaged-lazyfree --khugepaged-lazyfree sometimes
+bad "--khugepaged-lazyfree sometimes" "is not one of collapse, skip (collapse: 6.18; skip: seed 003" run khugepaged-lazyfree --khugepaged-lazyfree sometimes
 bad "khugepaged-lazyfree --size 3M" "--size" run khugepaged-lazyfree --size 3M
 bad "khugepaged-lazyfree --passes 0 alone" "--passes 0 needs --seconds" run khugepaged-lazyfree --passes 0
 if command -v python3 >/dev/null; then

@@ -653,22 +653,37 @@ else
 	[ -z "$(ls -A "$T/victim" | grep -v '^file$')" ] && [ ! -s "$T/victim/file" ] &&
 		[ "$(find "$T/ctmp" -mindepth 1 ! -type l | wc -l)" -eq 0 ] &&
 		[ "$(find "$T/ctmp" "$T" -maxdepth 1 -type l | wc -l)" -eq 6 ] && planted_ok=true
-	if [ $rc -le 1 ] && $planted_ok &&
-		grep -q "^provenance.kernel $(uname -r | cut -c1-63)$" "$T/c.costs" &&
-		grep -q "^provenance.command foliolab calibrate --out" "$T/c.costs" &&
-		[ "$(grep -c '^cost\.' "$T/c.costs")" -eq "$ncosts" ] &&
-		{ [ "$(getconf _NPROCESSORS_ONLN)" -lt 2 ] ||
-			[ "$(grep -c '^bandwidth\.[0-9]' "$T/c.costs")" -ge 2 ]; } &&
-		grep -Eq "^  [0-9] of 8 within 15%|^  8 of 8 within 15%" "$T/out" &&
-		[ "$(grep -Ec '^  (lru-microbench|page-fault1) ' "$T/out")" -eq 8 ] &&
+	# each condition by itself, so that a failure names the one that failed
+	why=
+	[ $rc -le 1 ] || why="$why exit $rc;"
+	$planted_ok || why="$why the planted links or the folder behind them changed;"
+	grep -q "^provenance.kernel $(uname -r | cut -c1-63)$" "$T/c.costs" 2>/dev/null ||
+		why="$why no provenance.kernel line;"
+	grep -q "^provenance.command foliolab calibrate --out" "$T/c.costs" 2>/dev/null ||
+		why="$why no provenance.command line;"
+	[ "$(grep -c '^cost\.' "$T/c.costs" 2>/dev/null)" = "$ncosts" ] ||
+		why="$why not $ncosts costs;"
+	[ "$(getconf _NPROCESSORS_ONLN)" -lt 2 ] ||
+		[ "$(grep -c '^bandwidth\.[0-9]' "$T/c.costs" 2>/dev/null)" -ge 2 ] ||
+		why="$why fewer than 2 bandwidth points;"
+	grep -Eq "^  [0-9] of 8 within 15%" "$T/out" || why="$why no 'N of 8 within 15%' line;"
+	[ "$(grep -Ec '^  (lru-microbench|page-fault1) ' "$T/out")" -eq 8 ] ||
+		why="$why not 8 check rows;"
+	if [ -z "$why" ]; then
 		"$FL" run lru-microbench --threads 2 --loops 2 --size 1M --costs "$T/c.costs" \
-			>"$T/run" 2>&1 && grep -q "costs $T/c.costs" "$T/run"; then
+			>"$T/run" 2>&1 && grep -q "costs $T/c.costs" "$T/run" ||
+			why="$why the sim run with the file failed;"
+	fi
+	if [ -z "$why" ]; then
 		ok "foliolab calibrate writes a cost file, prints its check, and a sim run uses it;" \
 			"nothing through the links planted at its temporary names, nothing left"
 	else
-		nok "foliolab calibrate (exit $rc, planted links kept out: $planted_ok)"
-		sed 's/^/# /' "$T/out" "$T/err" | tail -30
+		nok "foliolab calibrate:$why"
+		sed 's/^/# err: /' "$T/err" | tail -20
+		sed 's/^/# out: /' "$T/out" | tail -40
+		[ -s "$T/run" ] && sed 's/^/# run: /' "$T/run" | tail -10
 		ls -la "$T/ctmp" "$T/victim" | sed 's/^/# /'
+		echo "# (foliolab calibrate failed:$why)"
 	fi
 	find "$T" -maxdepth 2 -type l -delete
 	knobs_same "after calibrate"
