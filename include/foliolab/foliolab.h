@@ -358,7 +358,7 @@ FL_API int fl_calibrate_collect(const char *dir, const char *command, FILE *log,
 FL_API int fl_calibrate_collect_check(const char *dir, char *err, size_t len);
 
 /*
- * Output files (--json, calibrate --out; src/target/outfile.c): decided
+ * Output files (--json, calibrate --out; src/record/outfile.c): decided
  * before any work and written whole. fl_outfile_open() takes "-" (standard
  * output), a character device or FIFO or a link to one (written through),
  * or a regular file or new name (replaced whole: a temporary in its own

@@ -45,6 +45,14 @@ static int host_check_knobs(const struct fl_target_config *cfg, const struct fl_
 	return fl__host_knobs_check(k, err, len);
 }
 
+/* `foliolab host restore`: every kind of change a killed run may have left, put back */
+FL_API int fl_host_restore(FILE *out, char *err, size_t len)
+{
+	fl__host_knobs_register();
+	fl__host_swap_register();
+	return fl__host_restore_all(out, err, len);
+}
+
 static int host_open(const struct fl_target_config *cfg, struct fl_target **out, char *err,
 		     size_t len)
 {

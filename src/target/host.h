@@ -37,7 +37,14 @@
 #define HOST_PATH_MAX 512
 
 /* host_rundir.c: the run folder and everything a run changes, with its undo */
-enum { HOST_UNDO_KNOB, HOST_UNDO_MOUNT, HOST_UNDO_CGROUP, HOST_UNDO_SUBTREE, HOST_UNDO_SWAP };
+enum {
+	HOST_UNDO_KNOB,
+	HOST_UNDO_MOUNT,
+	HOST_UNDO_CGROUP,
+	HOST_UNDO_SUBTREE,
+	HOST_UNDO_SWAP,
+	HOST_UNDO_NR
+};
 struct fl__host_change {
 	int kind;	  /* HOST_UNDO_* */
 	const char *path; /* the knob file, mount point or cgroup folder */
@@ -52,6 +59,26 @@ int fl__host_rundir_create(char *err, size_t len);
 const char *fl__host_rundir(void);
 /** fl__host_rundir_remove() - undo what is left, remove the folder. Return: 0 or -EIO. */
 int fl__host_rundir_remove(void);
+/*
+ * The changes whose owners put them back (knobs: host_knobs.c; swap:
+ * host_swap.c) register how: @undo, async-signal-safe, as the run that
+ * made the change (its own undo log, also from a signal's handler);
+ * @restore, a line a killed run left (`foliolab host restore`): it checks
+ * that the line names what a run may have changed, puts it back and says
+ * so on @out. Return of each: 0, or -1 / -errno. @tag is the restore
+ * file's first field ("swap"), NULL for a knob (the line is its path).
+ */
+struct fl__host_undo_ops {
+	const char *tag;
+	int (*undo)(const char *path, const char *old);
+	int (*restore)(const char *path, const char *old, const char *pidname, FILE *out);
+};
+void fl__host_undo_register(int kind, const struct fl__host_undo_ops *ops);
+/* host_knobs.c, host_swap.c: register theirs; host.c calls both before anything is undone */
+void fl__host_knobs_register(void);
+void fl__host_swap_register(void);
+/* host_rundir.c: every left-behind restore file applied (fl_host_restore()) */
+int fl__host_restore_all(FILE *out, char *err, size_t len);
 /**
  * fl__host_undo_record() - write @n changes to the restore file (synced)
  * before they are made.
@@ -87,7 +114,6 @@ int fl__host_read_counter(const char *path, int64_t *v);
  */
 int fl__host_swap_check(uint64_t bytes, char *err, size_t len);
 int fl__host_swap_setup(uint64_t bytes, char *err, size_t len);
-int fl__host_swap_undo(const char *dev, const char *reset);
 int fl__host_zram_counters(struct fl_counters *out);
 /* is @path a mount point of type @type (any type if NULL)? */
 bool fl__host_is_mount(const char *path, const char *type);
@@ -198,13 +224,6 @@ int fl__perf_lock_start(struct host_perf *hp, const char *dir, pid_t target, cha
 int fl__perf_lock_stop(struct host_perf *hp, struct fl_locks *out, char *note, size_t len);
 /** fl__perf_fold_line() - add one line of perf lock contention output to @out. */
 int fl__perf_fold_line(const char *line, struct fl_locks *out);
-
-/* outfile.c: temporaries, removed at exit and by every signal handler */
-int fl__tmp_create(const char *dir, const char *prefix, bool folder, char *path, size_t len);
-int fl__tmp_track(const char *path, bool folder);
-void fl__tmp_remove(const char *path, bool folder);
-/* async-signal-safe: remove this process's temporaries (host_rundir.c's handler calls it) */
-void fl__tmp_cleanup(void);
 
 /* host_scope.c: the workload's own counts */
 struct host_scope;

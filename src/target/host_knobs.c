@@ -230,6 +230,7 @@ int fl__host_knobs_apply(const struct fl_knobs *k, char *err, size_t len)
 	}
 	if (!n)
 		return 0;
+	fl__host_knobs_register(); /* how the undo log puts a knob back */
 	ret = fl__host_undo_record(ch, n, err, len);
 	if (ret)
 		return ret;
@@ -382,4 +383,42 @@ int fl__host_knobs_read(struct fl_knobs *out)
 FL_API int fl_host_knobs(struct fl_knobs *out)
 {
 	return fl__host_knobs_read(out);
+}
+
+static int knob_undo(const char *path, const char *old)
+{
+	return fl__host_write_file(path, old);
+}
+
+/*
+ * a killed run's knob line: only a file under the sysfs folder or one of
+ * the vm sysctls, never where a tampered file points; read back after
+ */
+static int knob_restore(const char *path, const char *old, const char *pidname, FILE *out)
+{
+	const char *root = fl__host_sysfs_root();
+	char val[FL_VALUE_MAX], cur[FL_VALUE_MAX];
+
+	snprintf(val, sizeof(val), "%s", old);
+	fl__host_trim(val);
+	if ((strncmp(path, root, strlen(root)) != 0 && !fl__host_is_vm_knob_path(path)) ||
+	    strstr(path, "..")) {
+		fprintf(out, "skipped %s: not a knob under %s or a vm sysctl foliolab sets\n", path,
+			root);
+		return -1;
+	}
+	if (fl__host_write_file(path, val) || fl__host_knob_read(path, cur, sizeof(cur)) ||
+	    strcmp(cur, val)) {
+		fprintf(out, "could not restore %s to %s\n", path, val);
+		return -1;
+	}
+	fprintf(out, "restored %s = %s (run %s)\n", path, val, pidname);
+	return 0;
+}
+
+void fl__host_knobs_register(void)
+{
+	static const struct fl__host_undo_ops ops = { .undo = knob_undo, .restore = knob_restore };
+
+	fl__host_undo_register(HOST_UNDO_KNOB, &ops);
 }

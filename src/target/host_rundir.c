@@ -3,7 +3,9 @@
  * host_rundir.c - what a host run changes on the machine, and how it is put
  * back: a THP knob (its old value), a tracefs mount (to unmount), a memory
  * cgroup of the run's own (to leave and remove), swap on zram0 (to swap off
- * and reset). Each change is first
+ * and reset). A knob and the swap are put back by what their owners
+ * register (fl__host_undo_register(): host_knobs.c, host_swap.c); this
+ * file calls no other host file. Each change is first
  * written to the run's restore file (complete and synced before the
  * change), undone when the run ends, also from the handlers of SIGINT,
  * SIGTERM, SIGHUP, SIGQUIT and of crashes, and `foliolab host restore`
@@ -77,6 +79,14 @@ static struct {
 	bool handlers;
 } hs;
 
+/* how the registered kinds are put back (fl__host_undo_register()) */
+static const struct fl__host_undo_ops *undo_ops[HOST_UNDO_NR];
+
+void fl__host_undo_register(int kind, const struct fl__host_undo_ops *ops)
+{
+	undo_ops[kind] = ops;
+}
+
 static void run_base(char *buf, size_t len)
 {
 	const char *r = getenv("FOLIOLAB_RUNDIR");
@@ -137,14 +147,14 @@ static int write_restore_file(void)
 	for (i = 0; i < hs.nr_undo; i++) {
 		const struct undo *u = &hs.undo[i];
 
-		if (u->kind == HOST_UNDO_KNOB)
+		if (undo_ops[u->kind] && undo_ops[u->kind]->tag)
+			fprintf(f, "%s\t%s\t%s\n", undo_ops[u->kind]->tag, u->path, u->old);
+		else if (u->kind == HOST_UNDO_KNOB)
 			fprintf(f, "%s\t%s\n", u->path, u->old);
 		else if (u->kind == HOST_UNDO_MOUNT)
 			fprintf(f, "mount\t%s\n", u->path);
 		else if (u->kind == HOST_UNDO_SUBTREE)
 			fprintf(f, "subtree\t%s\t%s\n", u->path, u->old);
-		else if (u->kind == HOST_UNDO_SWAP)
-			fprintf(f, "swap\t%s\t%s\n", u->path, u->old);
 		else
 			fprintf(f, "cgroup\t%s\t%s\n", u->path, u->old);
 	}
@@ -247,9 +257,9 @@ static void cgroup_drain(const char *dir)
 /* async-signal-safe: undo one change, as the running process. Return: 0 or -errno. */
 static int undo_one(const struct undo *u)
 {
+	if (undo_ops[u->kind])
+		return undo_ops[u->kind]->undo(u->path, u->old);
 	switch (u->kind) {
-	case HOST_UNDO_KNOB:
-		return fl__host_write_file(u->path, u->old);
 	case HOST_UNDO_MOUNT:
 		if (umount2(u->path, 0) && errno != EINVAL && umount2(u->path, MNT_DETACH))
 			return -errno; /* EINVAL: no longer a mount point */
@@ -264,8 +274,6 @@ static int undo_one(const struct undo *u)
 			fl__host_write_file(u->old, "0");
 		cgroup_drain(u->path);
 		return rmdir(u->path) && errno != ENOENT ? -errno : 0;
-	case HOST_UNDO_SWAP:
-		return fl__host_swap_undo(u->path, u->old);
 	case HOST_UNDO_SUBTREE: {
 		/* the controller this run enabled in a cgroup.subtree_control */
 		char off[64] = "-";
@@ -392,6 +400,7 @@ static void remove_run_files(void)
 static void undo_handler(int sig)
 {
 	int saved_errno = errno;
+	size_t i;
 
 	if (hs.owner == getpid()) {
 		pid_t perf = hs.perf_pid;
@@ -403,9 +412,19 @@ static void undo_handler(int sig)
 		remove_run_files();
 		hs.owner = 0;
 	}
-	fl__tmp_cleanup(); /* --json's temporary and the like (outfile.c) */
 	errno = saved_errno;
-	/* SA_RESETHAND put the default action back: die of the same signal */
+	/*
+	 * then whatever handled @sig before the run (the output files'
+	 * temporaries: outfile.c), which dies of it; with none,
+	 * SA_RESETHAND put the default action back: die of the same signal
+	 */
+	for (i = 0; i < NR_UNDO_SIGNALS; i++) {
+		const struct sigaction *old = &hs.old_act[i];
+
+		if (undo_signals[i] == sig && !(old->sa_flags & SA_SIGINFO) &&
+		    old->sa_handler != SIG_DFL && old->sa_handler != SIG_IGN)
+			old->sa_handler(sig);
+	}
 	raise(sig);
 }
 
@@ -577,8 +596,8 @@ static void cgroup_empty(const char *dir)
 
 static int restore_line(char *line, const char *pidname, FILE *out)
 {
-	const char *root = fl__host_sysfs_root();
-	char *tab = strchr(line, '\t'), *arg, *more, cur[FL_VALUE_MAX];
+	char *tab = strchr(line, '\t'), *arg, *more;
+	int k;
 
 	if (line[0] == '#' || !tab)
 		return 0;
@@ -628,28 +647,6 @@ static int restore_line(char *line, const char *pidname, FILE *out)
 		fprintf(out, "removed the cgroup %s (run %s)\n", arg, pidname);
 		return 0;
 	}
-	if (!strcmp(line, "swap")) {
-		/* only a zram disk, and only its own reset file */
-		char want[HOST_PATH_MAX];
-		unsigned int n;
-
-		if (!more || sscanf(arg, "/dev/zram%u", &n) != 1 || strstr(arg, "..") ||
-		    strstr(more, "..") || strncmp(more, "/sys/block/zram", 15) != 0) {
-			fprintf(out, "skipped %s: not a zram swap a run set up\n", arg);
-			return -1;
-		}
-		snprintf(want, sizeof(want), "/sys/block/zram%u/reset", n);
-		if (strcmp(more, want) && !getenv("FOLIOLAB_HOST_ZRAM")) {
-			fprintf(out, "skipped %s: %s is not its reset file\n", arg, more);
-			return -1;
-		}
-		if (fl__host_swap_undo(arg, more)) {
-			fprintf(out, "could not swap off and reset %s: %s\n", arg, strerror(errno));
-			return -1;
-		}
-		fprintf(out, "swapped off and reset %s (run %s)\n", arg, pidname);
-		return 0;
-	}
 	if (!strcmp(line, "subtree")) {
 		char off[64] = "-";
 		const char *slash = strrchr(arg, '/');
@@ -671,24 +668,14 @@ static int restore_line(char *line, const char *pidname, FILE *out)
 		fprintf(out, "disabled %s in %s again (run %s)\n", more, arg, pidname);
 		return 0;
 	}
-	/*
-	 * a knob: only files under the sysfs folder or one of the vm sysctls,
-	 * never where a tampered file points
-	 */
-	fl__host_trim(arg);
-	if ((strncmp(line, root, strlen(root)) != 0 && !fl__host_is_vm_knob_path(line)) ||
-	    strstr(line, "..")) {
-		fprintf(out, "skipped %s: not a knob under %s or a vm sysctl foliolab sets\n", line,
-			root);
-		return -1;
-	}
-	if (fl__host_write_file(line, arg) || fl__host_knob_read(line, cur, sizeof(cur)) ||
-	    strcmp(cur, arg)) {
-		fprintf(out, "could not restore %s to %s\n", line, arg);
-		return -1;
-	}
-	fprintf(out, "restored %s = %s (run %s)\n", line, arg, pidname);
-	return 0;
+	for (k = 0; k < HOST_UNDO_NR; k++)
+		if (undo_ops[k] && undo_ops[k]->tag && !strcmp(line, undo_ops[k]->tag))
+			return undo_ops[k]->restore(arg, more, pidname, out);
+	/* a line without a tag is a knob's: its path, its old value */
+	if (undo_ops[HOST_UNDO_KNOB])
+		return undo_ops[HOST_UNDO_KNOB]->restore(line, arg, pidname, out);
+	fprintf(out, "skipped %s: not a change this foliolab puts back\n", line);
+	return -1;
 }
 
 /* Apply one left-behind restore file, newest change first; 0 when all is back. */
@@ -731,7 +718,7 @@ static void remove_dir_files(const char *dir)
 	rmdir(dir);
 }
 
-FL_API int fl_host_restore(FILE *out, char *err, size_t len)
+int fl__host_restore_all(FILE *out, char *err, size_t len)
 {
 	char base[RUN_BASE_MAX], dir[RUN_BASE_MAX + 260];
 	struct dirent *de;

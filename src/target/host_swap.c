@@ -134,6 +134,7 @@ int fl__host_swap_setup(uint64_t bytes, char *err, size_t len)
 		return ret;
 	snprintf(reset, sizeof(reset), "%s/reset", zram_sysfs());
 	ch = (struct fl__host_change){ HOST_UNDO_SWAP, ZRAM_DEV, reset };
+	fl__host_swap_register(); /* how the undo log swaps it off again */
 	ret = fl__host_undo_record(&ch, 1, err, len);
 	if (ret)
 		return ret;
@@ -199,7 +200,7 @@ int fl__host_zram_counters(struct fl_counters *out)
 }
 
 /* async-signal-safe: swap off @dev, then reset its zram disk through @reset. */
-int fl__host_swap_undo(const char *dev, const char *reset)
+static int swap_undo(const char *dev, const char *reset)
 {
 	int ret = 0;
 
@@ -209,4 +210,37 @@ int fl__host_swap_undo(const char *dev, const char *reset)
 	if (!ret && fl__host_write_file(reset, "1"))
 		ret = -EIO;
 	return ret;
+}
+
+/* a killed run's "swap" line: only a zram disk, and only through its own reset file */
+static int swap_restore(const char *dev, const char *reset, const char *pidname, FILE *out)
+{
+	char want[HOST_PATH_MAX];
+	unsigned int n;
+
+	if (!reset || sscanf(dev, "/dev/zram%u", &n) != 1 || strstr(dev, "..") ||
+	    strstr(reset, "..") || strncmp(reset, "/sys/block/zram", 15) != 0) {
+		fprintf(out, "skipped %s: not a zram swap a run set up\n", dev);
+		return -1;
+	}
+	snprintf(want, sizeof(want), "/sys/block/zram%u/reset", n);
+	if (strcmp(reset, want) && !getenv("FOLIOLAB_HOST_ZRAM")) {
+		fprintf(out, "skipped %s: %s is not its reset file\n", dev, reset);
+		return -1;
+	}
+	if (swap_undo(dev, reset)) {
+		fprintf(out, "could not swap off and reset %s: %s\n", dev, strerror(errno));
+		return -1;
+	}
+	fprintf(out, "swapped off and reset %s (run %s)\n", dev, pidname);
+	return 0;
+}
+
+void fl__host_swap_register(void)
+{
+	static const struct fl__host_undo_ops ops = { .tag = "swap",
+						      .undo = swap_undo,
+						      .restore = swap_restore };
+
+	fl__host_undo_register(HOST_UNDO_SWAP, &ops);
 }

@@ -59,7 +59,8 @@
 #include "../lib/json_read.h"
 #include "../lib/xarray.h"
 #include "../lib/util.h"
-#include "host.h"
+#include "../target/host.h"
+#include "../record/outfile.h"
 
 extern char **environ;
 

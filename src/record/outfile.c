@@ -37,7 +37,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <foliolab/foliolab.h>
-#include "host.h"
+#include "outfile.h"
 
 enum { OUT_STDOUT = 1, OUT_THROUGH, OUT_REPLACE };
 

@@ -30,7 +30,8 @@
 #include <sys/utsname.h>
 #include <foliolab/foliolab.h>
 #include "../platform/platform.h"
-#include "host.h"
+#include "../target/host.h"
+#include "../record/outfile.h"
 
 #define COLLECT_LOOPS "100"
 #define COLLECT_LOCK_LOOPS "20"
