@@ -322,13 +322,211 @@ static void add_point(struct fl_plot_series *s, double x, double y)
 	}
 }
 
+/* what the judging collects: the figures within and outside bounds, the plots' series */
+struct vjudge {
+	FILE *out;
+	struct fl_plot_series *ser; /* scaling from 0, lock shares from VAL_SERIES */
+	int nscal, nlock;
+	int rows, bad;
+};
+
+/* One sim run per configuration and thread count: the first record of each. */
+static int predict(const struct vbundle *b, struct vpred *pred, const char *costs, char *err,
+		   size_t len)
+{
+	int i, k, ret;
+
+	for (i = 0; i < b->nr; i++) {
+		for (k = 0; k < i; k++)
+			if (same_config(&b->r[k], &b->r[i]) && b->r[k].threads == b->r[i].threads &&
+			    b->r[k].cpus == b->r[i].cpus)
+				break;
+		if (k < i)
+			continue;
+		ret = sim_run(&b->r[i], costs, &pred[i].res, err, len);
+		if (ret)
+			return ret;
+		pred[i].have = true;
+		pred[i].key = &b->r[i];
+	}
+	return 0;
+}
+
+/* Times and scaling, a table per configuration: the scaling judged. */
+static void judge_scaling(const struct vbundle *b, const struct vpred *pred, struct vjudge *j)
+{
+	int i;
+
+	fprintf(j->out,
+		"\ntimes and scaling (scaling: time at T threads / time at 1; bound %.0f%%):\n",
+		100 * VAL_SCALING);
+	for (i = 0; i < b->nr; i++) {
+		struct fl_plot_series *sm, *sp;
+		char name[64];
+		int threads, k;
+
+		for (k = 0; k < i; k++)
+			if (same_config(&b->r[k], &b->r[i]))
+				break;
+		if (k < i)
+			continue; /* the configuration was printed with its first record */
+		snprintf(name, sizeof(name), "%s %.40s", pages(&b->r[i]),
+			 strstr(b->r[i].params, "loops=") ? strstr(b->r[i].params, "loops=")
+							  : b->r[i].params);
+		sp = new_series(j->ser, &j->nscal, false, name, "", "predicted");
+		sm = new_series(j->ser, &j->nscal, true, name, "", "measured");
+		fprintf(j->out, "  %s %s %s\n", b->r[i].workload, pages(&b->r[i]), b->r[i].params);
+		fprintf(j->out, "    %7s %5s %10s %10s %6s %10s %10s %6s\n", "threads", "runs",
+			"measured", "predicted", "ratio", "scal meas", "scal pred", "diff");
+		for (threads = 0;;) {
+			double m, m1, p = -1, p1 = -1, d;
+			int reps, reps1, next = 0;
+
+			/* the next thread count of this configuration, in ascending order */
+			for (k = 0; k < b->nr; k++)
+				if (pred[k].have && same_config(&b->r[k], &b->r[i]) &&
+				    b->r[k].threads > threads && (!next || b->r[k].threads < next))
+					next = b->r[k].threads;
+			if (!next)
+				break;
+			threads = next;
+			for (k = 0; k < b->nr; k++) {
+				if (!pred[k].have || !same_config(&b->r[k], &b->r[i]))
+					continue;
+				if (b->r[k].threads == threads)
+					p = pred[k].res.wall_s;
+				if (b->r[k].threads == 1)
+					p1 = pred[k].res.wall_s;
+			}
+			m = measured(b, &b->r[i], threads, &reps);
+			m1 = measured(b, &b->r[i], 1, &reps1);
+			fprintf(j->out, "    %7d %5d %9.3fs %9.3fs %5.2fx", threads, reps, m, p,
+				p / m);
+			if (m1 > 0 && p1 > 0) {
+				add_point(sm, threads, m / m1);
+				add_point(sp, threads, p / p1);
+			}
+			if (threads == 1 || m1 <= 0 || p1 <= 0) {
+				fprintf(j->out, " %10s %10s\n", threads == 1 ? "base" : "no base",
+					"");
+				continue;
+			}
+			d = (p / p1) / (m / m1) - 1;
+			if (fabs(d) < 0.005)
+				d = 0; /* the record's rounding, not a difference: no "-0%" */
+			j->rows++;
+			j->bad += fabs(d) > VAL_SCALING;
+			fprintf(j->out, " %9.2fx %9.2fx %+5.0f%%%s\n", m / m1, p / p1, 100 * d,
+				fabs(d) > VAL_SCALING ? "  OUTSIDE" : "");
+		}
+	}
+}
+
+/* The host's perf lock rows against the sim's at the same site: shares and waits judged. */
+static void judge_locks(const struct vbundle *b, const struct vpred *pred, struct vjudge *j)
+{
+	int i;
+
+	fprintf(j->out,
+		"\nlocks (the host's perf lock table; contended share = contended / the sim's "
+		"acquisitions\n  at the site; bounds %.2f and a factor %.0f on the average "
+		"wait):\n",
+		VAL_SHARE, VAL_WAIT);
+	fprintf(j->out, "  %-15s %-5s %7s %-45s %9s %9s %10s %10s\n", "workload", "pages",
+		"threads", "lock @ site", "shr meas", "shr pred", "wait meas", "wait pred");
+	for (i = 0; i < b->nr; i++) {
+		const struct vrec *r = &b->r[i];
+		const struct fl_result *sr = NULL;
+		int l, k;
+
+		for (k = 0; k < b->nr; k++)
+			if (pred[k].have && same_config(&b->r[k], r) &&
+			    b->r[k].threads == r->threads)
+				sr = &pred[k].res;
+		for (l = 0; sr && l < r->nr_locks; l++) {
+			const struct vlock *hl = &r->locks[l];
+			const struct fl_lock_stat_row *s = fl_locks_find(&sr->locks, hl->name,
+									 hl->site);
+			double shm, shp, wp, ratio;
+			char what[2 * FL_NAME_MAX + 4];
+			bool out_share, out_wait;
+
+			snprintf(what, sizeof(what), "%s @ %s", hl->name, hl->site);
+			if (!s || !s->acquired) {
+				if (hl->contended >= 100)
+					fprintf(j->out,
+						"  %-15s %-5s %7d %-45.45s %9s (the model never "
+						"takes it here)\n",
+						r->workload, pages(r), r->threads, what, "-");
+				continue;
+			}
+			shm = hl->contended / (double)s->acquired;
+			shp = (double)s->contended / (double)s->acquired;
+			wp = s->contended ? (double)s->wait_total_ns / (double)s->contended : 0;
+			ratio = wp > 0 && hl->avg_wait_ns > 0 ? wp / hl->avg_wait_ns : 0;
+			if (hl->contended < 100 && s->contended < 100)
+				continue; /* too few to judge either way */
+			{
+				char nm[64];
+
+				snprintf(nm, sizeof(nm), "%d threads", r->threads);
+				add_point(new_series(j->ser + VAL_SERIES, &j->nlock, true, pages(r),
+						     hl->site, nm),
+					  100 * fmin(shm, 1.0), 100 * shp);
+			}
+			out_share = fabs(shp - fmin(shm, 1.0)) > VAL_SHARE;
+			out_wait = !(ratio >= 1 / VAL_WAIT && ratio <= VAL_WAIT);
+			j->rows += 2;
+			j->bad += out_share + out_wait;
+			fprintf(j->out,
+				"  %-15s %-5s %7d %-45.45s %8.0f%% %8.0f%% %8.2fus %8.2fus%s\n",
+				r->workload, pages(r), r->threads, what, 100 * shm, 100 * shp,
+				hl->avg_wait_ns / 1000, wp / 1000,
+				out_share && out_wait ? "  OUTSIDE (share, wait)"
+				: out_share	      ? "  OUTSIDE (share)"
+				: out_wait	      ? "  OUTSIDE (wait)"
+						      : "");
+		}
+	}
+}
+
+/* The scaling and the lock shares drawn, the diagonal and the share bounds with them. */
+static int draw(const struct vbundle *b, struct vjudge *j, const char *costs, FILE *plot, char *err,
+		size_t len)
+{
+	struct fl_plot_panel panels[2] = {
+		{ "scaling: time at T threads / time at 1", "threads", "x the 1-thread time",
+		  j->ser, j->nscal, true },
+		{ "lock contended share, % of acquisitions", "measured", "predicted",
+		  j->ser + VAL_SERIES, j->nlock, false },
+	};
+	char title[700];
+	struct fl_plot_series *d;
+
+	/* the diagonal and the bounds around it */
+	d = new_series(j->ser + VAL_SERIES, &j->nlock, false, "equal", "", "");
+	add_point(d, 0, 0);
+	add_point(d, 100, 100);
+	d = new_series(j->ser + VAL_SERIES, &j->nlock, false, "bound", "", "+0.15");
+	add_point(d, 0, 100 * VAL_SHARE);
+	add_point(d, 100 - 100 * VAL_SHARE, 100);
+	d = new_series(j->ser + VAL_SERIES, &j->nlock, false, "bound", "", "-0.15");
+	add_point(d, 100 * VAL_SHARE, 0);
+	add_point(d, 100, 100 - 100 * VAL_SHARE);
+	panels[1].ns = j->nlock;
+
+	snprintf(title, sizeof(title), "foliolab validate: %s against sim (%s)", b->machine,
+		 costs ? costs : "built-in costs");
+	return fl_plot_svg(plot, panels, j->nlock > 3 ? 2 : 1, title, err, len);
+}
+
 int fl_validate_bundle(const char *dir, const char *costs, FILE *out, int *outside, FILE *plot,
 		       char *err, size_t len)
 {
 	struct vbundle b = { 0 };
+	struct vjudge j = { .out = out };
 	struct vpred *pred;
-	struct fl_plot_series *ser = NULL;
-	int i, j, ret, rows = 0, bad = 0, nscal = 0, nlock = 0;
+	int i, ret;
 
 	*outside = 0;
 	b.r = calloc(VAL_MAX_RECORDS, sizeof(*b.r));
@@ -349,10 +547,10 @@ int fl_validate_bundle(const char *dir, const char *costs, FILE *out, int *outsi
 		return ret;
 	}
 	pred = calloc((size_t)b.nr, sizeof(*pred));
-	ser = calloc(2 * VAL_SERIES, sizeof(*ser));
-	if (!pred || !ser) {
+	j.ser = calloc(2 * VAL_SERIES, sizeof(*j.ser));
+	if (!pred || !j.ser) {
 		free(pred);
-		free(ser);
+		free(j.ser);
 		free(b.r);
 		snprintf(err, len, "validate: out of memory");
 		return -ENOMEM;
@@ -360,180 +558,20 @@ int fl_validate_bundle(const char *dir, const char *costs, FILE *out, int *outsi
 	fprintf(out, "validate: %d host records from %s (%s)\n", b.nr, dir, b.machine);
 	fprintf(out, "  against sim with %s, the kernel's LRU rule (order0), as many CPUs\n",
 		costs ? costs : "the built-in costs");
-	/* one sim run per configuration and thread count: the first record of each */
-	for (i = 0; i < b.nr && !ret; i++) {
-		for (j = 0; j < i; j++)
-			if (same_config(&b.r[j], &b.r[i]) && b.r[j].threads == b.r[i].threads &&
-			    b.r[j].cpus == b.r[i].cpus)
-				break;
-		if (j < i)
-			continue;
-		ret = sim_run(&b.r[i], costs, &pred[i].res, err, len);
-		if (!ret) {
-			pred[i].have = true;
-			pred[i].key = &b.r[i];
-		}
+	ret = predict(&b, pred, costs, err, len);
+	if (!ret) {
+		judge_scaling(&b, pred, &j);
+		judge_locks(&b, pred, &j);
+		fprintf(out, "\n%d of %d judged figures within bounds\n", j.rows - j.bad, j.rows);
+		*outside = j.bad;
+		if (plot)
+			ret = draw(&b, &j, costs, plot, err, len);
 	}
-	if (ret)
-		goto out;
-
-	fprintf(out,
-		"\ntimes and scaling (scaling: time at T threads / time at 1; bound %.0f%%):\n",
-		100 * VAL_SCALING);
-	for (i = 0; i < b.nr; i++) {
-		struct fl_plot_series *sm, *sp;
-		char name[64];
-		int threads, k;
-
-		for (k = 0; k < i; k++)
-			if (same_config(&b.r[k], &b.r[i]))
-				break;
-		if (k < i)
-			continue; /* the configuration was printed with its first record */
-		snprintf(name, sizeof(name), "%s %.40s", pages(&b.r[i]),
-			 strstr(b.r[i].params, "loops=") ? strstr(b.r[i].params, "loops=")
-							 : b.r[i].params);
-		sp = new_series(ser, &nscal, false, name, "", "predicted");
-		sm = new_series(ser, &nscal, true, name, "", "measured");
-		fprintf(out, "  %s %s %s\n", b.r[i].workload, pages(&b.r[i]), b.r[i].params);
-		fprintf(out, "    %7s %5s %10s %10s %6s %10s %10s %6s\n", "threads", "runs",
-			"measured", "predicted", "ratio", "scal meas", "scal pred", "diff");
-		for (threads = 0;;) {
-			double m, m1, p = -1, p1 = -1, d;
-			int reps, reps1, next = 0;
-
-			/* the next thread count of this configuration, in ascending order */
-			for (k = 0; k < b.nr; k++)
-				if (pred[k].have && same_config(&b.r[k], &b.r[i]) &&
-				    b.r[k].threads > threads && (!next || b.r[k].threads < next))
-					next = b.r[k].threads;
-			if (!next)
-				break;
-			threads = next;
-			for (k = 0; k < b.nr; k++) {
-				if (!pred[k].have || !same_config(&b.r[k], &b.r[i]))
-					continue;
-				if (b.r[k].threads == threads)
-					p = pred[k].res.wall_s;
-				if (b.r[k].threads == 1)
-					p1 = pred[k].res.wall_s;
-			}
-			m = measured(&b, &b.r[i], threads, &reps);
-			m1 = measured(&b, &b.r[i], 1, &reps1);
-			fprintf(out, "    %7d %5d %9.3fs %9.3fs %5.2fx", threads, reps, m, p,
-				p / m);
-			if (m1 > 0 && p1 > 0) {
-				add_point(sm, threads, m / m1);
-				add_point(sp, threads, p / p1);
-			}
-			if (threads == 1 || m1 <= 0 || p1 <= 0) {
-				fprintf(out, " %10s %10s\n", threads == 1 ? "base" : "no base", "");
-				continue;
-			}
-			d = (p / p1) / (m / m1) - 1;
-			if (fabs(d) < 0.005)
-				d = 0; /* the record's rounding, not a difference: no "-0%" */
-			rows++;
-			bad += fabs(d) > VAL_SCALING;
-			fprintf(out, " %9.2fx %9.2fx %+5.0f%%%s\n", m / m1, p / p1, 100 * d,
-				fabs(d) > VAL_SCALING ? "  OUTSIDE" : "");
-		}
-	}
-
-	fprintf(out,
-		"\nlocks (the host's perf lock table; contended share = contended / the sim's "
-		"acquisitions\n  at the site; bounds %.2f and a factor %.0f on the average "
-		"wait):\n",
-		VAL_SHARE, VAL_WAIT);
-	fprintf(out, "  %-15s %-5s %7s %-45s %9s %9s %10s %10s\n", "workload", "pages", "threads",
-		"lock @ site", "shr meas", "shr pred", "wait meas", "wait pred");
-	for (i = 0; i < b.nr; i++) {
-		const struct vrec *r = &b.r[i];
-		const struct fl_result *sr = NULL;
-		int l, k;
-
-		for (k = 0; k < b.nr; k++)
-			if (pred[k].have && same_config(&b.r[k], r) && b.r[k].threads == r->threads)
-				sr = &pred[k].res;
-		for (l = 0; sr && l < r->nr_locks; l++) {
-			const struct vlock *hl = &r->locks[l];
-			const struct fl_lock_stat_row *s = fl_locks_find(&sr->locks, hl->name,
-									 hl->site);
-			double shm, shp, wp, ratio;
-			char what[2 * FL_NAME_MAX + 4];
-			bool out_share, out_wait;
-
-			snprintf(what, sizeof(what), "%s @ %s", hl->name, hl->site);
-			if (!s || !s->acquired) {
-				if (hl->contended >= 100)
-					fprintf(out,
-						"  %-15s %-5s %7d %-45.45s %9s (the model never "
-						"takes it here)\n",
-						r->workload, pages(r), r->threads, what, "-");
-				continue;
-			}
-			shm = hl->contended / (double)s->acquired;
-			shp = (double)s->contended / (double)s->acquired;
-			wp = s->contended ? (double)s->wait_total_ns / (double)s->contended : 0;
-			ratio = wp > 0 && hl->avg_wait_ns > 0 ? wp / hl->avg_wait_ns : 0;
-			if (hl->contended < 100 && s->contended < 100)
-				continue; /* too few to judge either way */
-			{
-				char nm[64];
-
-				snprintf(nm, sizeof(nm), "%d threads", r->threads);
-				add_point(new_series(ser + VAL_SERIES, &nlock, true, pages(r),
-						     hl->site, nm),
-					  100 * fmin(shm, 1.0), 100 * shp);
-			}
-			out_share = fabs(shp - fmin(shm, 1.0)) > VAL_SHARE;
-			out_wait = !(ratio >= 1 / VAL_WAIT && ratio <= VAL_WAIT);
-			rows += 2;
-			bad += out_share + out_wait;
-			fprintf(out,
-				"  %-15s %-5s %7d %-45.45s %8.0f%% %8.0f%% %8.2fus %8.2fus%s\n",
-				r->workload, pages(r), r->threads, what, 100 * shm, 100 * shp,
-				hl->avg_wait_ns / 1000, wp / 1000,
-				out_share && out_wait ? "  OUTSIDE (share, wait)"
-				: out_share	      ? "  OUTSIDE (share)"
-				: out_wait	      ? "  OUTSIDE (wait)"
-						      : "");
-		}
-	}
-	fprintf(out, "\n%d of %d judged figures within bounds\n", rows - bad, rows);
-	*outside = bad;
-	if (plot) {
-		struct fl_plot_panel panels[2] = {
-			{ "scaling: time at T threads / time at 1", "threads",
-			  "x the 1-thread time", ser, nscal, true },
-			{ "lock contended share, % of acquisitions", "measured", "predicted",
-			  ser + VAL_SERIES, nlock, false },
-		};
-		char title[700];
-		struct fl_plot_series *d;
-
-		/* the diagonal and the bounds around it */
-		d = new_series(ser + VAL_SERIES, &nlock, false, "equal", "", "");
-		add_point(d, 0, 0);
-		add_point(d, 100, 100);
-		d = new_series(ser + VAL_SERIES, &nlock, false, "bound", "", "+0.15");
-		add_point(d, 0, 100 * VAL_SHARE);
-		add_point(d, 100 - 100 * VAL_SHARE, 100);
-		d = new_series(ser + VAL_SERIES, &nlock, false, "bound", "", "-0.15");
-		add_point(d, 100 * VAL_SHARE, 0);
-		add_point(d, 100, 100 - 100 * VAL_SHARE);
-		panels[1].ns = nlock;
-
-		snprintf(title, sizeof(title), "foliolab validate: %s against sim (%s)", b.machine,
-			 costs ? costs : "built-in costs");
-		ret = fl_plot_svg(plot, panels, nlock > 3 ? 2 : 1, title, err, len);
-	}
-out:
 	for (i = 0; i < b.nr; i++)
 		if (pred[i].have)
 			fl_result_free(&pred[i].res);
 	free(pred);
-	free(ser);
+	free(j.ser);
 	free(b.r);
 	return ret;
 }

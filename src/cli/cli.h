@@ -34,12 +34,8 @@ struct cli_opts {
 	const char *policy_opt;	 /* the option that gave it: "--split-walk", ... */
 	char policy[2][16];
 	int nr_policy;
-	int cpus[8];	     /* --cpus 1,20,80,320: the model's CPUs (and threads, unless given) */
-	bool platform_given; /* --platform on the command line (sim is the default) */
-	bool seed_given;
-	bool tolerance_given; /* --tolerance or --tolerance-min */
+	int cpus[8]; /* --cpus 1,20,80,320: the model's CPUs (and threads, unless given) */
 	int nr_cpus;
-	bool any_model_knob;	 /* a foliolab/ knob was given (the model's policies) */
 	bool check;		 /* compare: exit 1 when a model and a host counter differ */
 	struct fl_tolerance tol; /* the agreement gate's */
 };

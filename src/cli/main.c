@@ -385,64 +385,85 @@ static int cmd_validate(int argc, char **argv)
 	return check && outside ? 1 : 0;
 }
 
-int main(int argc, char **argv)
-{
-	const char *cmd;
+static int cmd_help(int argc, char **argv);
 
-	if (argc < 2)
-		return usage_error("no command; accepted: list, run, compare, host, calibrate, "
-				   "validate, help, --version "
-				   "(see foliolab --help)");
-	cmd = argv[1];
-	if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h")) {
+/* The commands, and the help topics (a topic without a command: knobs). */
+static const struct command {
+	const char *name;
+	int (*run)(int argc, char **argv); /* argv[0] is the command's name; NULL: a topic only */
+	void (*help)(FILE *f);		   /* its help topic, or NULL */
+} commands[] = {
+	{ "list", cmd_list, help_list },
+	{ "run", cmd_run, help_run_only },
+	{ "compare", cmd_run, help_compare },
+	{ "host", cmd_host, help_host },
+	{ "calibrate", cmd_calibrate, help_calibrate },
+	{ "validate", cmd_validate, help_validate },
+	{ "help", cmd_help, NULL },
+	{ "knobs", NULL, help_knobs },
+};
+#define NR_COMMANDS (sizeof(commands) / sizeof(commands[0]))
+
+/* the names of the commands (@topics: of the help topics), ", " between */
+static void command_names(bool topics, char *buf, size_t len)
+{
+	size_t i, n = 0;
+
+	buf[0] = '\0';
+	for (i = 0; i < NR_COMMANDS && n < len; i++)
+		if (topics ? commands[i].help != NULL : commands[i].run != NULL)
+			n += (size_t)snprintf(buf + n, len - n, "%s%s", n ? ", " : "",
+					      commands[i].name);
+}
+
+static int cmd_help(int argc, char **argv)
+{
+	char names[160], msg[200];
+	size_t i;
+
+	command_names(true, names, sizeof(names));
+	if (argc > 2) {
+		snprintf(msg, sizeof(msg), "help takes one topic: %s", names);
+		return usage_error(msg);
+	}
+	if (argc < 2) {
 		help_main(stdout);
 		return 0;
 	}
-	if (!strcmp(cmd, "--version")) {
+	for (i = 0; i < NR_COMMANDS; i++) {
+		if (commands[i].help && !strcmp(argv[1], commands[i].name)) {
+			commands[i].help(stdout);
+			return 0;
+		}
+	}
+	snprintf(msg, sizeof(msg), "help: accepted topics are %s", names);
+	return usage_error(msg);
+}
+
+int main(int argc, char **argv)
+{
+	char names[160], msg[240];
+	size_t i;
+
+	command_names(false, names, sizeof(names));
+	if (argc < 2) {
+		snprintf(msg, sizeof(msg),
+			 "no command; accepted: %s, --version (see foliolab --help)", names);
+		return usage_error(msg);
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+		help_main(stdout);
+		return 0;
+	}
+	if (!strcmp(argv[1], "--version")) {
 		if (argc > 2)
 			return usage_error("--version takes no arguments");
 		printf("foliolab %s\n", fl_version());
 		return 0;
 	}
-	if (!strcmp(cmd, "help")) {
-		static const struct {
-			const char *name;
-			void (*show)(FILE *f);
-		} topics[] = { { "list", help_list },		{ "run", help_run_only },
-			       { "compare", help_compare },	{ "host", help_host },
-			       { "calibrate", help_calibrate }, { "validate", help_validate },
-			       { "knobs", help_knobs } };
-		size_t t;
-
-		if (argc > 3)
-			return usage_error("help takes one topic: list, run, compare, host, "
-					   "calibrate, validate, knobs");
-		if (argc < 3) {
-			help_main(stdout);
-			return 0;
-		}
-		for (t = 0; t < sizeof(topics) / sizeof(topics[0]); t++) {
-			if (!strcmp(argv[2], topics[t].name)) {
-				topics[t].show(stdout);
-				return 0;
-			}
-		}
-		return usage_error("help: accepted topics are list, run, compare, host, "
-				   "calibrate, validate, knobs");
-	}
-	if (!strcmp(cmd, "list"))
-		return cmd_list(argc - 1, argv + 1);
-	if (!strcmp(cmd, "run") || !strcmp(cmd, "compare"))
-		return cmd_run(argc - 1, argv + 1);
-	if (!strcmp(cmd, "host"))
-		return cmd_host(argc - 1, argv + 1);
-	if (!strcmp(cmd, "calibrate"))
-		return cmd_calibrate(argc - 1, argv + 1);
-	if (!strcmp(cmd, "validate"))
-		return cmd_validate(argc - 1, argv + 1);
-	fprintf(stderr,
-		"foliolab: unknown command '%s'; accepted: list, run, compare, host, calibrate, "
-		"validate, help\n",
-		cmd);
+	for (i = 0; i < NR_COMMANDS; i++)
+		if (commands[i].run && !strcmp(argv[1], commands[i].name))
+			return commands[i].run(argc - 1, argv + 1);
+	fprintf(stderr, "foliolab: unknown command '%s'; accepted: %s\n", argv[1], names);
 	return 2;
 }

@@ -358,290 +358,361 @@ static int once(char (*seen)[64], int *nseen, const char *name, char *err, size_
  * cli_parse() - parse "run|compare WORKLOAD [options]".
  * @argv: argv[0] is the subcommand.
  */
-int cli_parse(int argc, char **argv, struct cli_opts *o, char *err, size_t len)
+/* The parse's own state, beside the options it fills. */
+struct parse {
+	struct cli_opts *o;
+	bool compare;
+	const char *mthp;	/* --mthp's value */
+	const char *knob_sizes; /* a --knob that set an mTHP size */
+	char *err;
+	size_t len;
+};
+
+/* an option's refusal: "OPT VAL: what is accepted", -EINVAL */
+#define REFUSE(p, ...) (snprintf((p)->err, (p)->len, __VA_ARGS__), -EINVAL)
+
+static int opt_flag(struct parse *p, const char *opt, const char *val)
 {
-	bool compare = !strcmp(argv[0], "compare");
-	char seen[MAX_SEEN][64];
-	const char *knob_sizes = NULL, *mthp = NULL;
-	int i, nseen = 0;
+	struct cli_opts *o = p->o;
 
-	memset(o, 0, sizeof(*o));
-	o->cmd = argv[0];
-	fl_tolerance_default(&o->tol);
-	if (argc < 2 || argv[1][0] == '-') {
-		char names[128] = "";
+	(void)val;
+	if (!strcmp(opt, "--no-knobs"))
+		o->base.no_knobs = true;
+	else if (!strcmp(opt, "--locks"))
+		o->base.locks = true;
+	else if (!strcmp(opt, "--locked-atomics"))
+		o->base.locked_atomics = true;
+	else if (!strcmp(opt, "--pin-cpus"))
+		o->base.pin_cpus = true;
+	else
+		o->check = true;
+	return 0;
+}
 
-		for (i = 0; i < fl_workload_count(); i++) {
-			strncat(names, i ? ", " : "", sizeof(names) - strlen(names) - 1);
-			strncat(names, fl_workload_get(i)->name, sizeof(names) - strlen(names) - 1);
-		}
-		snprintf(err, len, "%s needs a workload first; accepted: %s", argv[0], names);
+static int opt_mem(struct parse *p, const char *opt, const char *val)
+{
+	uint64_t size;
+
+	(void)opt;
+	if (fl_parse_size(val, &size) || !size)
+		return REFUSE(p, "--mem %s: accepted a size such as 512M, 4G or 256G", val);
+	p->o->base.mem_bytes = size;
+	return 0;
+}
+
+static int opt_swap(struct parse *p, const char *opt, const char *val)
+{
+	uint64_t size = 0;
+
+	(void)opt;
+	if (strcmp(val, "none") && (strncmp(val, "zram:", 5) || fl_parse_size(val + 5, &size) ||
+				    size < (4ull << 20) || size > (1ull << 40) || size % 4096))
+		return REFUSE(p,
+			      "--swap %s: accepted zram:SIZE (4M..1T, whole pages, e.g. zram:1G) "
+			      "or none",
+			      val);
+	p->o->base.swap_bytes = size;
+	return 0;
+}
+
+static int opt_memcg(struct parse *p, const char *opt, const char *val)
+{
+	uint64_t size;
+
+	if (fl_parse_size(val, &size) || size < (1ull << 20) || size % 4096)
+		return REFUSE(p,
+			      "%s %s: accepted a size of at least 1M in whole pages, such as 64M "
+			      "or 1G",
+			      opt, val);
+	if (!strcmp(opt, "--memcg-max"))
+		p->o->base.memcg_max = size;
+	else
+		p->o->base.memcg_high = size;
+	return 0;
+}
+
+static int opt_nodes(struct parse *p, const char *opt, const char *val)
+{
+	long num;
+
+	if (parse_int(opt, val, 1, 8, &num, p->err, p->len))
 		return -EINVAL;
-	}
-	o->workload = argv[1];
-	fl_config_init(&o->base, argv[1]);
-	if (!fl_workload_find(argv[1])) {
-		char names[128] = "";
+	p->o->base.nodes = (int)num;
+	return 0;
+}
 
-		for (i = 0; i < fl_workload_count(); i++) {
-			strncat(names, i ? ", " : "", sizeof(names) - strlen(names) - 1);
-			strncat(names, fl_workload_get(i)->name, sizeof(names) - strlen(names) - 1);
-		}
-		snprintf(err, len, "unknown workload '%s'; accepted: %s", argv[1], names);
+static int opt_platform(struct parse *p, const char *opt, const char *val)
+{
+	(void)opt;
+	if (strcmp(val, "sim") && strcmp(val, "native"))
+		return REFUSE(p,
+			      "--platform %s: accepted native (a host thread per model CPU) or "
+			      "sim (virtual CPUs in virtual time, seeded by --seed)",
+			      val);
+	p->o->base.sim = val[0] == 's';
+	return 0;
+}
+
+static int opt_costs(struct parse *p, const char *opt, const char *val)
+{
+	(void)opt;
+	/* read now, so a bad file stops the command before any run */
+	if (fl_costs_check(val, p->err, p->len))
 		return -EINVAL;
+	p->o->base.costs = val;
+	return 0;
+}
+
+static int opt_seed(struct parse *p, const char *opt, const char *val)
+{
+	long num;
+
+	if (parse_int(opt, val, 0, 2147483647, &num, p->err, p->len))
+		return -EINVAL;
+	p->o->base.seed = (uint64_t)num;
+	return 0;
+}
+
+static int opt_cpus(struct parse *p, const char *opt, const char *val)
+{
+	struct cli_opts *o = p->o;
+	char buf[128], *tok, *save = NULL;
+	long num;
+	int k;
+
+	if (empty_element(opt, val, p->err, p->len))
+		return -EINVAL;
+	snprintf(buf, sizeof(buf), "%s", val);
+	o->nr_cpus = 0;
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		if (parse_int(opt, tok, 1, 1024, &num, p->err, p->len))
+			return -EINVAL;
+		for (k = 0; k < o->nr_cpus; k++)
+			if (o->cpus[k] == (int)num)
+				return REFUSE(p, "--cpus %s: %ld twice; give each count once", val,
+					      num);
+		if (o->nr_cpus == 8)
+			return REFUSE(p, "--cpus %s: at most 8 entries", val);
+		o->cpus[o->nr_cpus++] = (int)num;
 	}
-	for (i = 2; i < argc; i++) {
-		char optbuf[64];
-		const char *arg = argv[i], *val, *eq;
-		size_t n;
-		long num;
-		uint64_t size;
+	if (!p->compare && o->nr_cpus > 1)
+		return REFUSE(p,
+			      "--cpus %s: several CPU counts are several configurations; use "
+			      "compare",
+			      val);
+	o->base.cpus = o->cpus[0];
+	return 0;
+}
 
-		if (strncmp(arg, "--", 2) != 0 || !arg[2]) {
-			snprintf(err, len,
-				 "unexpected argument '%s'; options look like --name VALUE", arg);
-			return -EINVAL;
-		}
-		/* the options without a value */
-		if ((!strcmp(arg, "--no-knobs") || !strcmp(arg, "--locks") ||
-		     !strcmp(arg, "--locked-atomics") || !strcmp(arg, "--pin-cpus") ||
-		     !strcmp(arg, "--check")) &&
-		    once(seen, &nseen, arg, err, len))
-			return -EINVAL;
-		if (!strcmp(arg, "--no-knobs")) {
-			o->base.no_knobs = true;
-			continue;
-		}
-		if (!strcmp(arg, "--locks")) {
-			o->base.locks = true;
-			continue;
-		}
-		if (!strcmp(arg, "--locked-atomics")) {
-			o->base.locked_atomics = true;
-			continue;
-		}
-		if (!strcmp(arg, "--pin-cpus")) {
-			o->base.pin_cpus = true;
-			continue;
-		}
-		if (!strcmp(arg, "--check")) {
-			if (!compare) {
-				snprintf(err, len,
-					 "--check is for compare --target=model,host: it holds the "
-					 "host's counters against the model's");
-				return -EINVAL;
-			}
-			o->check = true;
-			continue;
-		}
-		eq = strchr(arg, '=');
-		n = eq ? (size_t)(eq - arg) : strlen(arg);
-		if (n >= sizeof(optbuf)) {
-			snprintf(err, len, "option '%.40s...' is too long", arg);
-			return -EINVAL;
-		}
-		memcpy(optbuf, arg, n);
-		optbuf[n] = '\0';
-		if (eq) {
-			val = eq + 1;
-		} else if (i + 1 < argc) {
-			val = argv[++i];
-		} else {
-			snprintf(err, len, "%s needs a value", optbuf);
-			return -EINVAL;
-		}
-		if (strcmp(optbuf, "--knob") && once(seen, &nseen, optbuf, err, len))
-			return -EINVAL;
-		if (!strcmp(optbuf, "--mem")) {
-			if (fl_parse_size(val, &size) || !size) {
-				snprintf(err, len,
-					 "--mem %s: accepted a size such as 512M, 4G or 256G", val);
-				return -EINVAL;
-			}
-			o->base.mem_bytes = size;
-		} else if (!strcmp(optbuf, "--swap")) {
-			if (!strcmp(val, "none")) {
-				o->base.swap_bytes = 0;
-			} else if (strncmp(val, "zram:", 5) || fl_parse_size(val + 5, &size) ||
-				   size < (4ull << 20) || size > (1ull << 40) || size % 4096) {
-				snprintf(err, len,
-					 "--swap %s: accepted zram:SIZE (4M..1T, whole pages, e.g. "
-					 "zram:1G) or none",
-					 val);
-				return -EINVAL;
-			} else {
-				o->base.swap_bytes = size;
-			}
-		} else if (!strcmp(optbuf, "--memcg-max") || !strcmp(optbuf, "--memcg-high")) {
-			if (fl_parse_size(val, &size) || size < (1ull << 20) || size % 4096) {
-				snprintf(err, len,
-					 "%s %s: accepted a size of at least 1M in whole pages, "
-					 "such "
-					 "as 64M or 1G",
-					 optbuf, val);
-				return -EINVAL;
-			}
-			if (!strcmp(optbuf, "--memcg-max"))
-				o->base.memcg_max = size;
-			else
-				o->base.memcg_high = size;
-		} else if (!strcmp(optbuf, "--nodes")) {
-			if (parse_int(optbuf, val, 1, 8, &num, err, len))
-				return -EINVAL;
-			o->base.nodes = (int)num;
-		} else if (!strcmp(optbuf, "--platform")) {
-			if (strcmp(val, "sim") && strcmp(val, "native")) {
-				snprintf(err, len,
-					 "--platform %s: accepted native (a host thread per model "
-					 "CPU) or sim (virtual CPUs in virtual time, seeded by "
-					 "--seed)",
-					 val);
-				return -EINVAL;
-			}
-			o->base.sim = val[0] == 's';
-			o->platform_given = true;
-		} else if (!strcmp(optbuf, "--costs")) {
-			/* read now, so a bad file stops the command before any run */
-			if (fl_costs_check(val, err, len))
-				return -EINVAL;
-			o->base.costs = val;
-		} else if (!strcmp(optbuf, "--seed")) {
-			if (parse_int(optbuf, val, 0, 2147483647, &num, err, len))
-				return -EINVAL;
-			o->base.seed = (uint64_t)num;
-			o->seed_given = true;
-		} else if (!strcmp(optbuf, "--cpus")) {
-			char buf[128], *tok, *save = NULL;
-			int k;
+static int opt_target(struct parse *p, const char *opt, const char *val)
+{
+	(void)opt;
+	return split_targets(val, p->o, p->compare, p->err, p->len);
+}
 
-			if (empty_element(optbuf, val, err, len))
-				return -EINVAL;
-			snprintf(buf, sizeof(buf), "%s", val);
-			o->nr_cpus = 0;
-			for (tok = strtok_r(buf, ",", &save); tok;
-			     tok = strtok_r(NULL, ",", &save)) {
-				if (parse_int(optbuf, tok, 1, 1024, &num, err, len))
-					return -EINVAL;
-				for (k = 0; k < o->nr_cpus; k++)
-					if (o->cpus[k] == (int)num) {
-						snprintf(err, len,
-							 "--cpus %s: %ld twice; give each count "
-							 "once",
-							 val, num);
-						return -EINVAL;
-					}
-				if (o->nr_cpus == 8) {
-					snprintf(err, len, "--cpus %s: at most 8 entries", val);
-					return -EINVAL;
-				}
-				o->cpus[o->nr_cpus++] = (int)num;
-			}
-			if (!compare && o->nr_cpus > 1) {
-				snprintf(
-					err, len,
-					"--cpus %s: several CPU counts are several configurations; "
-					"use compare",
-					val);
-				return -EINVAL;
-			}
-			o->base.cpus = o->cpus[0];
-		} else if (!strcmp(optbuf, "--target")) {
-			if (split_targets(val, o, compare, err, len))
-				return -EINVAL;
-		} else if (!strcmp(optbuf, "--json")) {
-			o->json = val;
-		} else if (!strcmp(optbuf, "--plot")) {
-			if (!compare) {
-				snprintf(err, len,
-					 "--plot draws the scaling over several CPU counts; use "
-					 "compare "
-					 "--cpus LIST --plot FILE.svg");
-				return -EINVAL;
-			}
-			o->plot = val;
-		} else if (!strcmp(optbuf, "--tolerance")) {
-			char *end;
-			double pct = strtod(val, &end);
+static int opt_file(struct parse *p, const char *opt, const char *val)
+{
+	if (!strcmp(opt, "--json"))
+		p->o->json = val;
+	else
+		p->o->plot = val;
+	return 0;
+}
 
-			if (!*val || (*end && strcmp(end, "%")) || !(pct >= 0 && pct <= 100)) {
-				snprintf(err, len,
-					 "--tolerance %s: accepted a percentage 0..100, such as 1 "
-					 "or "
-					 "2.5%%",
-					 val);
-				return -EINVAL;
-			}
-			o->tol.pct = pct;
-			o->tolerance_given = true;
-		} else if (!strcmp(optbuf, "--tolerance-min")) {
-			if (parse_int(optbuf, val, 0, 1000000000, &num, err, len))
-				return -EINVAL;
-			o->tol.min = num;
-			o->tolerance_given = true;
-		} else if (!strcmp(optbuf, "--mthp")) {
-			mthp = val;
-			if (mthp_is_list(val)) {
-				if (!compare) {
-					snprintf(err, len,
-						 "--mthp %s: several sizes are several "
-						 "configurations; use compare",
-						 val);
-					return -EINVAL;
-				}
-				if (split_mthp_list(val, o, err, len))
-					return -EINVAL;
-			} else {
-				if (cli_apply_mthp(&o->base, val, false, err, len))
-					return -EINVAL;
-			}
-		} else if (!strcmp(optbuf, "--thp-enabled")) {
-			if (strcmp(val, "always") && strcmp(val, "madvise") &&
-			    strcmp(val, "never")) {
-				snprintf(err, len,
-					 "--thp-enabled %s: accepted always, madvise, never", val);
-				return -EINVAL;
-			}
-			if (knob_once(o, THP "enabled", val, err, len))
-				return -EINVAL;
-		} else if (!strcmp(optbuf, "--lru-cache")) {
-			/* a list of policies is compare's own dimension, beside a policy list */
-			if (split_list(optbuf, val, fl_knob_find(optbuf), o->lru_cache, 8,
-				       &o->nr_lru_cache, err, len))
-				return -EINVAL;
-			if (!compare && o->nr_lru_cache > 1) {
-				snprintf(err, len,
-					 "--lru-cache %s: several policies are several "
-					 "configurations; use compare",
-					 val);
-				return -EINVAL;
-			}
-		} else if (fl_knob_find(optbuf)) {
-			if (knob_option(o, compare, fl_knob_find(optbuf), val, err, len))
-				return -EINVAL;
-		} else if (!strcmp(optbuf, "--knob")) {
-			const char *e = strchr(val, '=');
-			char name[FL_NAME_MAX];
+static int opt_tolerance(struct parse *p, const char *opt, const char *val)
+{
+	char *end;
+	double pct;
+	long num;
 
-			if (!e || e == val || (size_t)(e - val) >= sizeof(name)) {
-				snprintf(err, len,
-					 "--knob %s: accepted NAME=VALUE, e.g. "
-					 "transparent_hugepage/enabled=always",
-					 val);
-				return -EINVAL;
-			}
-			memcpy(name, val, (size_t)(e - val));
-			name[e - val] = '\0';
-			if (!strncmp(name, THP "hugepages-", strlen(THP "hugepages-")))
-				knob_sizes = val;
-			if (knob_once(o, name, e + 1, err, len))
-				return -EINVAL;
-		} else {
-			if (fl_config_set_param(&o->base, optbuf + 2, val)) {
-				snprintf(err, len, "too many options");
-				return -EINVAL;
-			}
-		}
+	if (!strcmp(opt, "--tolerance-min")) {
+		if (parse_int(opt, val, 0, 1000000000, &num, p->err, p->len))
+			return -EINVAL;
+		p->o->tol.min = num;
+		return 0;
 	}
+	pct = strtod(val, &end);
+	if (!*val || (*end && strcmp(end, "%")) || !(pct >= 0 && pct <= 100))
+		return REFUSE(p, "--tolerance %s: accepted a percentage 0..100, such as 1 or 2.5%%",
+			      val);
+	p->o->tol.pct = pct;
+	return 0;
+}
+
+static int opt_mthp(struct parse *p, const char *opt, const char *val)
+{
+	(void)opt;
+	p->mthp = val;
+	if (!mthp_is_list(val))
+		return cli_apply_mthp(&p->o->base, val, false, p->err, p->len) ? -EINVAL : 0;
+	if (!p->compare)
+		return REFUSE(p, "--mthp %s: several sizes are several configurations; use compare",
+			      val);
+	return split_mthp_list(val, p->o, p->err, p->len) ? -EINVAL : 0;
+}
+
+static int opt_thp_enabled(struct parse *p, const char *opt, const char *val)
+{
+	(void)opt;
+	if (strcmp(val, "always") && strcmp(val, "madvise") && strcmp(val, "never"))
+		return REFUSE(p, "--thp-enabled %s: accepted always, madvise, never", val);
+	return knob_once(p->o, THP "enabled", val, p->err, p->len);
+}
+
+static int opt_lru_cache(struct parse *p, const char *opt, const char *val)
+{
+	struct cli_opts *o = p->o;
+
+	/* a list of policies is compare's own dimension, beside a policy list */
+	if (split_list(opt, val, fl_knob_find(opt), o->lru_cache, 8, &o->nr_lru_cache, p->err,
+		       p->len))
+		return -EINVAL;
+	if (!p->compare && o->nr_lru_cache > 1)
+		return REFUSE(p,
+			      "--lru-cache %s: several policies are several configurations; use "
+			      "compare",
+			      val);
+	return 0;
+}
+
+static int opt_knob(struct parse *p, const char *opt, const char *val)
+{
+	const char *e = strchr(val, '=');
+	char name[FL_NAME_MAX];
+
+	(void)opt;
+	if (!e || e == val || (size_t)(e - val) >= sizeof(name))
+		return REFUSE(p,
+			      "--knob %s: accepted NAME=VALUE, e.g. "
+			      "transparent_hugepage/enabled=always",
+			      val);
+	memcpy(name, val, (size_t)(e - val));
+	name[e - val] = '\0';
+	if (!strncmp(name, THP "hugepages-", strlen(THP "hugepages-")))
+		p->knob_sizes = val;
+	return knob_once(p->o, name, e + 1, p->err, p->len);
+}
+
+#define MODEL_SETUP "sets up the model; the host target runs on the host's own memory and CPUs"
+#define MODEL_CPUS "sets up the model's virtual CPUs; the host target runs on its real ones"
+#define MODEL_POLICY "is a model policy; the host kernel runs its own"
+
+/* who may be given an option: the refusals come from these */
+#define OPT_VALUE 1u	/* takes a value */
+#define OPT_MODEL 2u	/* sets up the model: refused where the host is the only target */
+#define OPT_HOST 4u	/* the host target's: refused without it */
+#define OPT_COMPARE 8u	/* compare's only */
+#define OPT_GATE 16u	/* the agreement gate's: compare --target=model,host only */
+#define OPT_REPEATS 32u /* may be given more than once */
+
+struct cli_option {
+	const char *name;
+	int (*parse)(struct parse *p, const char *opt, const char *val);
+	unsigned int flags;
+	const char *why; /* what it is for, in a refusal */
+};
+
+/* The options of run and compare; the model's knob options come from the knob table. */
+static const struct cli_option options[] = {
+	{ "--no-knobs", opt_flag, OPT_HOST, "runs with the host's settings" },
+	{ "--locks", opt_flag, OPT_HOST, "records perf lock's table" },
+	{ "--locked-atomics", opt_flag, OPT_MODEL, MODEL_SETUP },
+	{ "--pin-cpus", opt_flag, OPT_MODEL, MODEL_SETUP },
+	{ "--check", opt_flag, OPT_COMPARE | OPT_GATE,
+	  "holds the host's counters against the model's" },
+	{ "--mem", opt_mem, OPT_VALUE | OPT_MODEL, MODEL_SETUP },
+	{ "--swap", opt_swap, OPT_VALUE, NULL },
+	{ "--memcg-max", opt_memcg, OPT_VALUE, NULL },
+	{ "--memcg-high", opt_memcg, OPT_VALUE, NULL },
+	{ "--nodes", opt_nodes, OPT_VALUE | OPT_MODEL, MODEL_SETUP },
+	{ "--platform", opt_platform, OPT_VALUE | OPT_MODEL, MODEL_CPUS },
+	{ "--costs", opt_costs, OPT_VALUE | OPT_MODEL, MODEL_CPUS },
+	{ "--seed", opt_seed, OPT_VALUE | OPT_MODEL, MODEL_CPUS },
+	{ "--cpus", opt_cpus, OPT_VALUE | OPT_MODEL, MODEL_SETUP },
+	{ "--target", opt_target, OPT_VALUE, NULL },
+	{ "--json", opt_file, OPT_VALUE, NULL },
+	{ "--plot", opt_file, OPT_VALUE | OPT_COMPARE,
+	  "draws the scaling over several CPU counts" },
+	{ "--tolerance", opt_tolerance, OPT_VALUE | OPT_COMPARE | OPT_GATE,
+	  "sets the agreement gate" },
+	{ "--tolerance-min", opt_tolerance, OPT_VALUE | OPT_COMPARE | OPT_GATE,
+	  "sets the agreement gate" },
+	{ "--mthp", opt_mthp, OPT_VALUE, NULL },
+	{ "--thp-enabled", opt_thp_enabled, OPT_VALUE, NULL },
+	{ "--lru-cache", opt_lru_cache, OPT_VALUE | OPT_MODEL, MODEL_POLICY },
+	{ "--knob", opt_knob, OPT_VALUE | OPT_REPEATS, NULL },
+};
+#define NR_OPTIONS (sizeof(options) / sizeof(options[0]))
+
+static const struct cli_option *find_option(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < NR_OPTIONS; i++)
+		if (!strcmp(name, options[i].name))
+			return &options[i];
+	return NULL;
+}
+
+/* the workloads' names, ", " between */
+static void workload_names(char *names, size_t len)
+{
+	int i;
+
+	names[0] = '\0';
+	for (i = 0; i < fl_workload_count(); i++) {
+		strncat(names, i ? ", " : "", len - strlen(names) - 1);
+		strncat(names, fl_workload_get(i)->name, len - strlen(names) - 1);
+	}
+}
+
+static bool host_only(const struct cli_opts *o)
+{
+	return o->nr_targets == 1 && !strcmp(o->targets[0], "host");
+}
+
+static bool has_host(const struct cli_opts *o)
+{
+	return o->nr_targets && (!strcmp(o->targets[0], "host") ||
+				 (o->nr_targets > 1 && !strcmp(o->targets[1], "host")));
+}
+
+/*
+ * The refusals an option's attributes decide, for each option given:
+ * the model's where the host is the only target, the host's without it,
+ * compare's outside it, the gate's without compare --target=model,host.
+ */
+static int check_given(struct parse *p, const char (*seen)[64], int nseen)
+{
+	const struct cli_opts *o = p->o;
+	int i;
+
+	for (i = 0; i < nseen; i++) {
+		const struct cli_option *c = find_option(seen[i]);
+		const struct fl_knob_info *k = fl_knob_find(seen[i]);
+
+		if (((c && (c->flags & OPT_MODEL)) || k) && host_only(o))
+			return REFUSE(p, "%s %s (use --target=model or --target=model,host)",
+				      seen[i], c ? c->why : MODEL_POLICY);
+		if (!c)
+			continue;
+		if ((c->flags & OPT_HOST) && !has_host(o))
+			return REFUSE(p, "%s %s: for --target=host (or model,host)", c->name,
+				      c->why);
+		if ((c->flags & OPT_COMPARE) && !p->compare)
+			return REFUSE(p, "%s %s; use compare", c->name, c->why);
+		if ((c->flags & OPT_GATE) && o->nr_targets != 2)
+			return REFUSE(p, "%s %s: give --target=model,host", c->name, c->why);
+	}
+	return 0;
+}
+
+/* The refusals of options given together. */
+static int check_combinations(struct parse *p)
+{
+	const struct cli_opts *o = p->o;
+	int i;
+
 	for (i = 0; i < o->base.knobs.nr; i++) {
 		const char *n = o->base.knobs.v[i].name;
 
@@ -649,115 +720,108 @@ int cli_parse(int argc, char **argv, struct cli_opts *o, char *err, size_t len)
 		    (o->nr_policy && !strcmp(n, o->policy_knob))) {
 			const char *opt = fl_knob_find(n)->option;
 
-			snprintf(err, len, "--knob %s and %s both set it; give %s alone", n, opt,
-				 opt);
-			return -EINVAL;
+			return REFUSE(p, "--knob %s and %s both set it; give %s alone", n, opt,
+				      opt);
 		}
+		if (host_only(o) && !strncmp(n, "foliolab/", 9))
+			return REFUSE(
+				p,
+				"--knob %s is a model policy; the host kernel runs its own (use "
+				"--target=model or --target=model,host)",
+				n);
+		if (o->base.no_knobs && (!strncmp(n, THP, strlen(THP)) || o->nr_mthp))
+			return REFUSE(p,
+				      "--no-knobs runs with the host's THP settings; drop --mthp, "
+				      "--thp-enabled and --knob " THP "...");
 	}
-	if (mthp && knob_sizes) {
-		snprintf(err, len,
-			 "--mthp %s and --knob %s both set mTHP sizes; give the sizes in --mthp "
-			 "alone",
-			 mthp, knob_sizes);
-		return -EINVAL;
-	}
-	if (o->nr_targets == 1 && !strcmp(o->targets[0], "host") &&
-	    (o->seed_given || o->base.costs || o->platform_given)) {
-		snprintf(err, len,
-			 "--seed, --costs and --platform set up the model's virtual CPUs; the host "
-			 "target runs on its real ones (use --target=model or model,host)");
-		return -EINVAL;
-	}
-	if (o->tolerance_given && !(compare && o->nr_targets == 2)) {
-		snprintf(err, len,
-			 "--tolerance and --tolerance-min set the agreement gate of compare "
-			 "--target=model,host; %s",
-			 compare ? "give --target=model,host" : "use compare");
-		return -EINVAL;
-	}
-	if (o->check && !(o->nr_targets == 2)) {
-		snprintf(err, len,
-			 "--check holds the host's counters against the model's: give "
-			 "--target=model,host");
-		return -EINVAL;
-	}
-	if (compare && o->nr_lru_cache < 2 && o->nr_mthp < 2 && o->nr_targets < 2 &&
-	    o->nr_policy < 2 && o->nr_cpus < 2) {
-		snprintf(err, len,
-			 "compare needs a list to compare: --lru-cache=order0,pages31, --mthp "
-			 "4K,16K, --split-walk=forward,reverse (or another policy list: "
-			 "--khugepaged-lazyfree, --cow-reuse-drain), --cpus 1,20 or "
-			 "--target=model,host");
-		return -EINVAL;
-	}
-	if (o->plot && o->nr_cpus < 2) {
-		snprintf(err, len,
-			 "--plot %s draws the scaling over CPU counts: give --cpus with two or "
-			 "more, "
-			 "such as --cpus 1,4,16",
-			 o->plot);
-		return -EINVAL;
-	}
-	if (o->plot && !fl_plot_available()) {
-		snprintf(err, len,
-			 "--plot: gnuplot is not installed (Debian: apt-get install gnuplot-nox); "
-			 "it "
-			 "draws the plots");
-		return -EINVAL;
-	}
-	if (o->nr_cpus > 1 && o->nr_targets > 1) {
-		snprintf(err, len,
-			 "--cpus with a list sizes the model's machine; the host has its own CPUs "
-			 "(compare --cpus with --target=model)");
-		return -EINVAL;
-	}
-	for (i = 0; i < o->base.knobs.nr; i++)
-		if (!strncmp(o->base.knobs.v[i].name, "foliolab/", 9))
-			o->any_model_knob = true;
-	if (o->nr_lru_cache || o->nr_policy)
-		o->any_model_knob = true;
-	if (o->nr_targets == 1 && !strcmp(o->targets[0], "host") && o->any_model_knob) {
-		snprintf(err, len,
-			 "--lru-cache, --split-walk, --split-drain and the other LRU-cache options "
-			 "are model policies; the host kernel runs its own (use --target=model or "
-			 "--target=model,host)");
-		return -EINVAL;
-	}
-	if (o->nr_targets == 1 && !strcmp(o->targets[0], "host") &&
-	    (o->base.mem_bytes || o->base.nodes || o->base.cpus || o->base.locked_atomics ||
-	     o->base.pin_cpus || (o->platform_given && o->base.sim))) {
-		snprintf(err, len,
-			 "--mem, --nodes, --cpus, --locked-atomics, --pin-cpus and --platform sim "
-			 "set "
-			 "up the model; the host target runs on the host's own memory and CPUs");
-		return -EINVAL;
-	}
-	if (o->base.costs && !o->base.sim) {
-		snprintf(err, len,
-			 "--costs: for --platform sim (the native platform takes real time)");
-		return -EINVAL;
-	}
-	if ((o->base.no_knobs || o->base.locks) &&
-	    !(o->nr_targets && (!strcmp(o->targets[0], "host") ||
-				(o->nr_targets > 1 && !strcmp(o->targets[1], "host"))))) {
-		snprintf(err, len, "%s: for --target=host (or model,host)",
-			 o->base.no_knobs ? "--no-knobs" : "--locks");
-		return -EINVAL;
-	}
-	for (i = 0; o->base.no_knobs && i < o->base.knobs.nr; i++) {
-		if (!strncmp(o->base.knobs.v[i].name, THP, strlen(THP)) || o->nr_mthp) {
-			snprintf(err, len,
-				 "--no-knobs runs with the host's THP settings; drop --mthp, "
-				 "--thp-enabled and --knob %s",
-				 THP "...");
-			return -EINVAL;
-		}
-	}
-	if (o->base.no_knobs && o->nr_mthp) {
-		snprintf(err, len, "--no-knobs runs with the host's THP settings; drop --mthp");
-		return -EINVAL;
-	}
+	if (p->mthp && p->knob_sizes)
+		return REFUSE(p,
+			      "--mthp %s and --knob %s both set mTHP sizes; give the sizes in "
+			      "--mthp alone",
+			      p->mthp, p->knob_sizes);
+	if (p->compare && o->nr_lru_cache < 2 && o->nr_mthp < 2 && o->nr_targets < 2 &&
+	    o->nr_policy < 2 && o->nr_cpus < 2)
+		return REFUSE(p,
+			      "compare needs a list to compare: --lru-cache=order0,pages31, --mthp "
+			      "4K,16K, --split-walk=forward,reverse (or another policy list: "
+			      "--khugepaged-lazyfree, --cow-reuse-drain), --cpus 1,20 or "
+			      "--target=model,host");
+	if (o->plot && o->nr_cpus < 2)
+		return REFUSE(p,
+			      "--plot %s draws the scaling over CPU counts: give --cpus with two "
+			      "or more, such as --cpus 1,4,16",
+			      o->plot);
+	if (o->plot && !fl_plot_available())
+		return REFUSE(p, "--plot: gnuplot is not installed (Debian: apt-get install "
+				 "gnuplot-nox); it draws the plots");
+	if (o->nr_cpus > 1 && o->nr_targets > 1)
+		return REFUSE(p,
+			      "--cpus with a list sizes the model's machine; the host has its own "
+			      "CPUs (compare --cpus with --target=model)");
+	if (o->base.costs && !o->base.sim)
+		return REFUSE(p,
+			      "--costs: for --platform sim (the native platform takes real time)");
+	if (o->base.no_knobs && o->nr_mthp)
+		return REFUSE(p, "--no-knobs runs with the host's THP settings; drop --mthp");
 	return 0;
+}
+
+int cli_parse(int argc, char **argv, struct cli_opts *o, char *err, size_t len)
+{
+	struct parse p = { .o = o, .compare = !strcmp(argv[0], "compare"), .err = err, .len = len };
+	char seen[MAX_SEEN][64], names[128];
+	int i, nseen = 0;
+
+	memset(o, 0, sizeof(*o));
+	o->cmd = argv[0];
+	fl_tolerance_default(&o->tol);
+	workload_names(names, sizeof(names));
+	if (argc < 2 || argv[1][0] == '-')
+		return REFUSE(&p, "%s needs a workload first; accepted: %s", argv[0], names);
+	o->workload = argv[1];
+	fl_config_init(&o->base, argv[1]);
+	if (!fl_workload_find(argv[1]))
+		return REFUSE(&p, "unknown workload '%s'; accepted: %s", argv[1], names);
+	for (i = 2; i < argc; i++) {
+		const char *arg = argv[i], *val = NULL, *eq = strchr(arg, '=');
+		size_t n = eq ? (size_t)(eq - arg) : strlen(arg);
+		const struct cli_option *c;
+		char opt[64];
+
+		if (strncmp(arg, "--", 2) != 0 || !arg[2])
+			return REFUSE(&p,
+				      "unexpected argument '%s'; options look like --name VALUE",
+				      arg);
+		if (n >= sizeof(opt))
+			return REFUSE(&p, "option '%.40s...' is too long", arg);
+		memcpy(opt, arg, n);
+		opt[n] = '\0';
+		c = find_option(opt);
+		if (c && !(c->flags & OPT_VALUE)) {
+			if (eq)
+				return REFUSE(&p, "%s takes no value", opt);
+		} else if (eq) {
+			val = eq + 1;
+		} else if (i + 1 < argc) {
+			val = argv[++i];
+		} else {
+			return REFUSE(&p, "%s needs a value", opt);
+		}
+		if (!(c && (c->flags & OPT_REPEATS)) && once(seen, &nseen, opt, err, len))
+			return -EINVAL;
+		if (c) {
+			if (c->parse(&p, opt, val))
+				return -EINVAL;
+		} else if (fl_knob_find(opt)) {
+			if (knob_option(o, p.compare, fl_knob_find(opt), val, err, len))
+				return -EINVAL;
+		} else if (fl_config_set_param(&o->base, opt + 2, val)) {
+			return REFUSE(&p, "too many options");
+		}
+	}
+	if (check_given(&p, (const char(*)[64])seen, nseen))
+		return -EINVAL;
+	return check_combinations(&p);
 }
 
 /* --no-knobs in a compare: the model runs with the host's THP settings too */

@@ -68,9 +68,9 @@ bad "cpus below threads on native" "--cpus 2: accepted 4..1024 on --platform nat
 bad "bad target" "'moon' is not one of model, host" run lru-microbench --target moon
 bad "two targets in run" "use compare" run lru-microbench --target model,host
 bad "target twice" "at most once" compare lru-microbench --target host,host
-bad "model policy on host" "model policies" run lru-microbench --target host --lru-cache pages31
-bad "model size on host" "set up the model" run lru-microbench --target host --mem 4G
-bad "locks on model" "--locks: for --target=host" run lru-microbench --locks
+bad "model policy on host" "--lru-cache is a model policy; the host kernel runs its own" run lru-microbench --target host --lru-cache pages31
+bad "model size on host" "--mem sets up the model; the host target runs on the host's own memory and CPUs" run lru-microbench --target host --mem 4G
+bad "locks on model" "--locks records perf lock's table: for --target=host" run lru-microbench --locks
 bad "no-knobs with mthp" "drop --mthp" run lru-microbench --target host --no-knobs --mthp 16K=always
 bad "host knob the kernel lacks" "has no" run lru-microbench --target host --knob transparent_hugepage/hugepages-4kB/enabled=always
 bad "host subcommand" "accepted 'foliolab host restore'" host frob
@@ -103,7 +103,7 @@ bad "a flag twice" "--no-knobs given twice" run lru-microbench --target host --n
 bad "a knob twice" "transparent_hugepage/enabled is set twice" run lru-microbench --knob transparent_hugepage/enabled=always --thp-enabled never
 bad "a size by --knob and --mthp" "both set mTHP sizes" compare lru-microbench --mthp 4K,64K --knob transparent_hugepage/hugepages-16kB/enabled=always
 bad "the policy by --knob and --lru-cache" "give --lru-cache alone" compare lru-microbench --lru-cache order0,pages31 --knob foliolab/lru_cache=max16
-bad "--seed on the host" "--seed, --costs and --platform set up the model" run lru-microbench --target host --seed 3
+bad "--seed on the host" "--seed sets up the model's virtual CPUs" run lru-microbench --target host --seed 3
 bad "--costs on the host" "the host target runs on its real ones" run lru-microbench --target host --costs costs/intel16-kvm.costs
 bad "--platform on the host" "the host target runs on its real ones" run lru-microbench --target host --platform native
 bad "--tolerance in run" "use compare" run lru-microbench --tolerance 1
@@ -304,11 +304,11 @@ bad "empty policy in a list" "an empty element in the list" compare lru-microben
 bad "list ending in a comma" "an empty element in the list" compare lru-microbench --lru-cache=pages31,
 bad "empty size in a list" "an empty element in the list" compare lru-microbench --mthp 4K,,16K
 bad "empty target" "an empty element in the list" compare lru-microbench --target=model,
-bad "--check in run" "--check is for compare" run lru-microbench --check
+bad "--check in run" "--check holds the host's counters against the model's; use compare" run lru-microbench --check
 bad "--check without the host" "give --target=model,host" compare lru-microbench --lru-cache=order0,pages31 --check
 bad "bad tolerance" "--tolerance 200: accepted a percentage 0..100" compare lru-microbench --target=model,host --tolerance 200
 bad "bad tolerance-min" "--tolerance-min -1: accepted a whole number" compare lru-microbench --target=model,host --tolerance-min -1
-bad "model options on the host" "set up the model" run lru-microbench --target host --locked-atomics
+bad "model options on the host" "--locked-atomics sets up the model" run lru-microbench --target host --locked-atomics
 bad "--version with arguments" "--version takes no arguments" --version now
 
 if "$FL" --version >"$T/stdout" 2>"$T/stderr" && grep -q "^foliolab [0-9]\+\.[0-9]\+\.[0-9]\+ (" "$T/stdout" &&
@@ -413,7 +413,7 @@ bad "--split-walk with a list in run" "two values are two configurations; use co
 bad "--split-walk with a bad walk" "is not one of forward, reverse (forward: 6.18; reverse: seed 002)" \
 	run shmem-split --split-walk sideways
 bad "--split-drain with a bad value" "'maybe' is not one of on, off, auto (auto: on when" run shmem-split --split-drain maybe
-bad "--split-walk on the host" "model policies" run shmem-split --target=host --split-walk reverse
+bad "--split-walk on the host" "--split-walk is a model policy" run shmem-split --target=host --split-walk reverse
 for a in "--punch-offset 1M --punch-len 2M|the hole must lie inside a 2 MiB folio" \
 	"--file-size 3M|must be a multiple of 2M" "--method hammer|accepted" \
 	"--new-order 9|accepted"; do
@@ -546,7 +546,7 @@ fi
 bad "shmem-fault --huge with a bad value" "accepted" run shmem-fault --huge sometimes
 bad "shmem-fault --file-size not a multiple of 4K" "multiple" run shmem-fault --file-size 5000
 bad "--platform with a bad value" "accepted native" run lru-microbench --platform fast
-bad "--platform sim on the host" "set up the model" run lru-microbench --platform sim --target host
+bad "--platform sim on the host" "--platform sets up the model's virtual CPUs" run lru-microbench --platform sim --target host
 bad "deferred-split without a large folio size" "give --mthp SIZE=always" \
 	run deferred-split --size 8M
 bad "anon-split --in-folio-offset out of range" "accepted a whole number -1..511" \
