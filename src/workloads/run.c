@@ -25,10 +25,9 @@
 #define ALIGN_UP_U64(x, a) (((x) + (a)-1) / (a) * (a))
 
 static const struct fl_workload *const workloads[] = {
-	&fl__wl_lru_microbench, &fl__wl_page_fault1,	&fl__wl_shmem_split,
-	&fl__wl_anon_split,	&fl__wl_deferred_split, &fl__wl_shmem_fault,
-	&fl__wl_pageout,	&fl__wl_lazyfree,	&fl__wl_memcg_build,
-	&fl__wl_cow_reuse,	&fl__wl_fork_cow,	&fl__wl_khugepaged_lazyfree,
+#define FL_WORKLOAD(name) &fl__wl_##name,
+#include "list.h"
+#undef FL_WORKLOAD
 };
 
 unsigned long fl__mthp_always_kb(const struct fl_config *cfg)

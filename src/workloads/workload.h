@@ -50,18 +50,9 @@ struct fl_workload {
 	uint64_t (*memcg_max_default)(const void *params);
 };
 
-extern const struct fl_workload fl__wl_lru_microbench;
-extern const struct fl_workload fl__wl_page_fault1;
-extern const struct fl_workload fl__wl_shmem_split;
-extern const struct fl_workload fl__wl_anon_split;
-extern const struct fl_workload fl__wl_deferred_split;
-extern const struct fl_workload fl__wl_shmem_fault;
-extern const struct fl_workload fl__wl_pageout;
-extern const struct fl_workload fl__wl_lazyfree;
-extern const struct fl_workload fl__wl_memcg_build;
-extern const struct fl_workload fl__wl_cow_reuse;
-extern const struct fl_workload fl__wl_fork_cow;
-extern const struct fl_workload fl__wl_khugepaged_lazyfree;
+#define FL_WORKLOAD(name) extern const struct fl_workload fl__wl_##name;
+#include "list.h"
+#undef FL_WORKLOAD
 const struct fl_workload *fl__workload_find(const char *name);
 
 static inline void fl_progress(struct fl_wl_ctx *ctx, uint64_t n)
