@@ -388,11 +388,33 @@ FL_API int fl_config_set_param(struct fl_config *cfg, const char *name, const ch
 FL_API const char *fl_config_param(const struct fl_config *cfg, const char *name);
 
 /* workloads */
+/* What a workload parameter takes, and where its value goes. */
+enum fl_param_kind {
+	FL_PARAM_INT,	 /* a whole number @lo..@hi, into a long */
+	FL_PARAM_DOUBLE, /* a number @lo..@hi, into a double */
+	FL_PARAM_SIZE,	 /* a size @lo..@hi bytes, a multiple of @align, into a uint64_t */
+	FL_PARAM_CHOICE, /* one of @choices, its index into an int */
+};
+
+/*
+ * A workload parameter, declared once: `foliolab list` prints it, the
+ * workload's parser reads it (fl__params_parse()) and refuses what it
+ * does not accept, all from here.
+ */
 struct fl_workload_param_info {
 	const char *name;
 	const char *def;
-	const char *help;
+	const char *help; /* what it is; what it accepts is added from the fields below */
+	enum fl_param_kind kind;
+	double lo, hi;
+	uint64_t align;
+	const char *const *choices; /* NULL-terminated */
+	size_t offset;		    /* of its field in the workload's parameters */
 };
+
+/* fl_workload_param_accepted() - what @pi accepts, in words: "1..1024", "4K..64G, a multiple of 4K" */
+FL_API void fl_workload_param_accepted(const struct fl_workload_param_info *pi, char *buf,
+				       size_t len);
 
 struct fl_workload_info {
 	const char *name;

@@ -71,8 +71,12 @@ static int cmd_list(int argc, char **argv)
 		const struct fl_workload_param_info *p;
 
 		printf("%-16s %s\n", wi->name, wi->summary);
-		for (p = wi->params; p->name; p++)
-			printf("    --%-15s %-8s %s\n", p->name, p->def, p->help);
+		for (p = wi->params; p->name; p++) {
+			char acc[160];
+
+			fl_workload_param_accepted(p, acc, sizeof(acc));
+			printf("    --%-15s %-8s %s (%s)\n", p->name, p->def, p->help, acc);
+		}
 	}
 	return 0;
 }

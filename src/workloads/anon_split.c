@@ -40,29 +40,20 @@ struct as_params {
 };
 
 static const struct fl_workload_param_info as_param_info[] = {
-	{ "size", "64M", "bytes mapped and split each round (4K..64G, a multiple of 4K)" },
-	{ "new-order", "0", "the order the folios are split to (0..8)" },
-	{ "in-folio-offset", "-1",
-	  "-1: a uniform split; N: a non-uniform split at page N of each folio (0..511)" },
-	{ "rounds", "5", "splits, each of fresh memory (1..1000)" },
-	{ NULL, NULL, NULL },
+	FL_PARAM_SIZE("size", "64M", 4096, 64ull << 30, 4096, struct as_params, size,
+		      "bytes mapped and split each round"),
+	FL_PARAM_INT("new-order", "0", 0, 8, struct as_params, new_order,
+		     "the order the folios are split to"),
+	FL_PARAM_INT("in-folio-offset", "-1", -1, 511, struct as_params, in_folio_offset,
+		     "-1: a uniform split; N: a non-uniform split at page N of each folio"),
+	FL_PARAM_INT("rounds", "5", 1, MAX_ROUNDS, struct as_params, rounds,
+		     "splits, each of fresh memory"),
+	FL_PARAM_END,
 };
 
 static int as_parse(const struct fl_config *cfg, void *params, char *err, size_t len)
 {
-	const struct fl_workload_info *wi = &fl__wl_anon_split.info;
-	struct as_params *p = params;
-	int ret;
-
-	ret = fl__param_size(cfg, wi, "size", 4096, 64ull << 30, 4096, &p->size, err, len);
-	if (!ret)
-		ret = fl__param_int(cfg, wi, "new-order", 0, 8, &p->new_order, err, len);
-	if (!ret)
-		ret = fl__param_int(cfg, wi, "in-folio-offset", -1, 511, &p->in_folio_offset, err,
-				    len);
-	if (!ret)
-		ret = fl__param_int(cfg, wi, "rounds", 1, MAX_ROUNDS, &p->rounds, err, len);
-	return ret;
+	return fl__params_parse(cfg, &fl__wl_anon_split.info, params, err, len);
 }
 
 static int as_threads(const void *params)

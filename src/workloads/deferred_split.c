@@ -50,6 +50,7 @@ struct ds_params {
 	uint64_t folio;	   /* bytes */
 	long advise_pages; /* pages of each folio advised away, from its start */
 	long batch;
+	int shrink_word;  /* --shrink: 0 on, 1 off, 2 drop-caches */
 	bool shrink;	  /* --shrink on or drop-caches */
 	bool drop_caches; /* --shrink drop-caches */
 };
@@ -72,26 +73,30 @@ struct ds_shared {
 	char note[256];
 };
 
+static const char *const ds_shrinks[] = { "on", "off", "drop-caches", NULL };
+
 static const struct fl_workload_param_info ds_param_info[] = {
-	{ "threads", "2", "threads of the one process, a mapping each (1..1024)" },
-	{ "size", "16M", "bytes each thread maps (a multiple of the folio size, up to 64G)" },
-	{ "advise-pages", "1",
-	  "pages MADV_DONTNEEDed at the start of each folio (1 .. the folio's pages - 1)" },
-	{ "batch", "128", "objects per shrinker scan, sc->nr_to_scan (1..1000000)" },
-	{ "shrink", "on",
-	  "on: run the shrinker until the queue is empty; drop-caches: write 2 to "
-	  "/proc/sys/vm/drop_caches (every shrinker to the end; no debugfs needed); off: "
-	  "leave the queue to the unmap" },
-	{ NULL, NULL, NULL },
+	FL_PARAM_INT("threads", "2", 1, MAX_THREADS, struct ds_params, threads,
+		     "threads of the one process, a mapping each"),
+	FL_PARAM_SIZE("size", "16M", 4096, 64ull << 30, 4096, struct ds_params, size,
+		      "bytes each thread maps: at least a folio, whole folios"),
+	FL_PARAM_INT("advise-pages", "1", 1, 511, struct ds_params, advise_pages,
+		     "pages MADV_DONTNEEDed at the start of each folio, fewer than the folio's"),
+	FL_PARAM_INT("batch", "128", 1, 1000000, struct ds_params, batch,
+		     "objects per shrinker scan, sc->nr_to_scan"),
+	FL_PARAM_CHOICE("shrink", "on", ds_shrinks, struct ds_params, shrink_word,
+			"on: run the shrinker until the queue is empty; drop-caches: write 2 to "
+			"/proc/sys/vm/drop_caches (every shrinker to the end; no debugfs "
+			"needed); off: leave the queue to the unmap"),
+	FL_PARAM_END,
 };
 
 static int ds_parse(const struct fl_config *cfg, void *params, char *err, size_t len)
 {
 	const struct fl_workload_info *wi = &fl__wl_deferred_split.info;
 	struct ds_params *p = params;
-	static const char *const on_off[] = { "on", "off", "drop-caches", NULL };
 	unsigned long kb = fl__mthp_always_kb(cfg);
-	int ret, shrink = 0;
+	int ret;
 
 	if (!kb) {
 		snprintf(err, len,
@@ -100,21 +105,19 @@ static int ds_parse(const struct fl_config *cfg, void *params, char *err, size_t
 		return -EINVAL;
 	}
 	p->folio = (uint64_t)kb << 10;
-	ret = fl__param_int(cfg, wi, "threads", 1, MAX_THREADS, &p->threads, err, len);
+	ret = fl__params_parse(cfg, wi, p, err, len);
+	/* the bounds the folio size sets */
 	if (!ret)
 		ret = fl__param_size(cfg, wi, "size", p->folio, 64ull << 30, p->folio, &p->size,
 				     err, len);
 	if (!ret)
 		ret = fl__param_int(cfg, wi, "advise-pages", 1, (long)(p->folio / 4096) - 1,
 				    &p->advise_pages, err, len);
+	p->shrink = p->shrink_word != 1;
+	p->drop_caches = p->shrink_word == 2;
 	if (!ret)
-		ret = fl__param_int(cfg, wi, "batch", 1, 1000000, &p->batch, err, len);
-	if (!ret)
-		ret = fl__param_choice(cfg, wi, "shrink", on_off, &shrink, err, len);
-	p->shrink = shrink != 1;
-	p->drop_caches = shrink == 2;
-	if (!ret)
-		ret = fl__param_only_with(cfg, "batch", shrink == 0, "--shrink on", err, len);
+		ret = fl__param_only_with(cfg, "batch", p->shrink_word == 0, "--shrink on", err,
+					  len);
 	return ret;
 }
 

@@ -41,29 +41,29 @@
 struct fc_params {
 	uint64_t size;
 	long children;
-	bool stay;    /* fork-cow: the children write and stay; cow-reuse: one exits at once */
-	bool pageout; /* fork-cow --pageout on: swapped out before the fork */
+	bool stay;   /* fork-cow: the children write and stay; cow-reuse: one exits at once */
+	int pageout; /* fork-cow --pageout on (1): swapped out before the fork */
 };
 
+static const char *const fc_off_on[] = { "off", "on", NULL };
+
 static const struct fl_workload_param_info cr_param_info[] = {
-	{ "size", "64M", "bytes mapped, shared by fork and written again (4K..64G, whole pages)" },
-	{ NULL, NULL, NULL },
+	FL_PARAM_SIZE("size", "64M", 4096, 64ull << 30, 4096, struct fc_params, size,
+		      "bytes mapped, shared by fork and written again"),
+	FL_PARAM_END,
 };
 
 static const struct fl_workload_param_info fc_param_info[] = {
-	{ "size", "64M", "bytes mapped, shared by fork and written by all (4K..64G, whole pages)" },
-	{ "children", "1", "children forked, each writing every page in turn (1..32)" },
-	{ "pageout", "off",
-	  "on: the parent pages its memory out before the fork (MADV_PAGEOUT; needs --swap "
-	  "zram:SIZE), so the children read it back through the swap cache with readahead" },
-	{ NULL, NULL, NULL },
+	FL_PARAM_SIZE("size", "64M", 4096, 64ull << 30, 4096, struct fc_params, size,
+		      "bytes mapped, shared by fork and written by all"),
+	FL_PARAM_INT("children", "1", 1, MAX_CHILDREN, struct fc_params, children,
+		     "children forked, each writing every page in turn"),
+	FL_PARAM_CHOICE("pageout", "off", fc_off_on, struct fc_params, pageout,
+			"on: the parent pages its memory out before the fork (MADV_PAGEOUT; "
+			"needs --swap zram:SIZE), so the children read it back through the swap "
+			"cache with readahead"),
+	FL_PARAM_END,
 };
-
-static int fc_parse_common(const struct fl_config *cfg, const struct fl_workload_info *wi,
-			   struct fc_params *p, char *err, size_t len)
-{
-	return fl__param_size(cfg, wi, "size", 4096, 64ull << 30, 4096, &p->size, err, len);
-}
 
 static int cr_parse(const struct fl_config *cfg, void *params, char *err, size_t len)
 {
@@ -71,24 +71,15 @@ static int cr_parse(const struct fl_config *cfg, void *params, char *err, size_t
 
 	p->children = 1;
 	p->stay = false;
-	return fc_parse_common(cfg, &fl__wl_cow_reuse.info, p, err, len);
+	return fl__params_parse(cfg, &fl__wl_cow_reuse.info, p, err, len);
 }
 
 static int fc_parse(const struct fl_config *cfg, void *params, char *err, size_t len)
 {
-	const struct fl_workload_info *wi = &fl__wl_fork_cow.info;
 	struct fc_params *p = params;
-	int ret = fc_parse_common(cfg, wi, p, err, len);
-
-	static const char *const on_off[] = { "off", "on", NULL };
-	int pageout = 0;
+	int ret = fl__params_parse(cfg, &fl__wl_fork_cow.info, p, err, len);
 
 	p->stay = true;
-	if (!ret)
-		ret = fl__param_int(cfg, wi, "children", 1, MAX_CHILDREN, &p->children, err, len);
-	if (!ret)
-		ret = fl__param_choice(cfg, wi, "pageout", on_off, &pageout, err, len);
-	p->pageout = pageout == 1;
 	if (!ret && p->pageout && !cfg->swap_bytes) {
 		snprintf(err, len,
 			 "fork-cow --pageout on needs --swap zram:SIZE: the memory goes to swap "

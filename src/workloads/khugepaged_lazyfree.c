@@ -62,15 +62,17 @@ struct kl_params {
 };
 
 static const struct fl_workload_param_info kl_param_info[] = {
-	{ "size", "128M", "bytes each of hot1, cold and hot2 map (2M..64G, whole 2 MiB)" },
-	{ "passes", "10000",
-	  "reads of all its memory each hot task makes (0..10000000; 0: for --seconds)" },
-	{ "seconds", "0",
-	  "at most this long hot1 and hot2 read (0..3600; 0: until --passes are done)" },
-	{ "sample-ms", "500", "how often each hot task samples its mapping (1..60000)" },
-	{ "cold-touch", "0",
-	  "pages of each 2 MiB range cold reads after MADV_FREE, young but clean (0..512)" },
-	{ NULL, NULL, NULL },
+	FL_PARAM_SIZE("size", "128M", PMD_BYTES, 64ull << 30, PMD_BYTES, struct kl_params, size,
+		      "bytes each of hot1, cold and hot2 map"),
+	FL_PARAM_INT("passes", "10000", 0, 10000000, struct kl_params, passes,
+		     "reads of all its memory each hot task makes; 0: for --seconds"),
+	FL_PARAM_DOUBLE("seconds", "0", 0, 3600, struct kl_params, seconds,
+			"at most this long hot1 and hot2 read; 0: until --passes are done"),
+	FL_PARAM_INT("sample-ms", "500", 1, 60000, struct kl_params, sample_ms,
+		     "how often each hot task samples its mapping"),
+	FL_PARAM_INT("cold-touch", "0", 0, 512, struct kl_params, cold_touch,
+		     "pages of each 2 MiB range cold reads after MADV_FREE, young but clean"),
+	FL_PARAM_END,
 };
 
 /*
@@ -90,26 +92,15 @@ static const char *const kl_knobs[] = {
 
 static int kl_parse(const struct fl_config *cfg, void *params, char *err, size_t len)
 {
-	const struct fl_workload_info *wi = &fl__wl_khugepaged_lazyfree.info;
 	struct kl_params *p = params;
-	int ret;
+	int ret = fl__params_parse(cfg, &fl__wl_khugepaged_lazyfree.info, p, err, len);
 
-	ret = fl__param_size(cfg, wi, "size", PMD_BYTES, 64ull << 30, PMD_BYTES, &p->size, err,
-			     len);
-	if (!ret)
-		ret = fl__param_int(cfg, wi, "passes", 0, 10000000, &p->passes, err, len);
-	if (!ret)
-		ret = fl__param_double(cfg, wi, "seconds", 0, 3600, &p->seconds, err, len);
 	if (!ret && !p->passes && !p->seconds) {
 		snprintf(err, len,
 			 "--passes 0 needs --seconds to end the hot phase: accepted --passes "
 			 "1..10000000, or --seconds 0.01..3600 with it");
 		ret = -EINVAL;
 	}
-	if (!ret)
-		ret = fl__param_int(cfg, wi, "sample-ms", 1, 60000, &p->sample_ms, err, len);
-	if (!ret)
-		ret = fl__param_int(cfg, wi, "cold-touch", 0, 512, &p->cold_touch, err, len);
 	return ret;
 }
 

@@ -35,41 +35,33 @@ struct lf_params {
 	uint64_t size;
 	long redirty; /* percent */
 	long rounds;
-	bool memcg; /* --press memcg */
+	int press; /* 0 pageout, 1 memcg */
 };
 
+static const char *const lf_presses[] = { "pageout", "memcg", NULL };
+
 static const struct fl_workload_param_info lf_param_info[] = {
-	{ "size", "64M", "bytes mapped, freed and pressed each round (4K..64G, whole pages)" },
-	{ "redirty", "50",
-	  "percent of the pages written again after MADV_FREE, from the start (0..100)" },
-	{ "press", "pageout",
-	  "how the memory is pressed: pageout (MADV_PAGEOUT of the whole mapping) or memcg "
-	  "(the run's memory cgroup asked to reclaim --size bytes: memory.reclaim)" },
-	{ "rounds", "3", "rounds, each of fresh memory (1..1000)" },
-	{ NULL, NULL, NULL },
+	FL_PARAM_SIZE("size", "64M", 4096, 64ull << 30, 4096, struct lf_params, size,
+		      "bytes mapped, freed and pressed each round"),
+	FL_PARAM_INT("redirty", "50", 0, 100, struct lf_params, redirty,
+		     "percent of the pages written again after MADV_FREE, from the start"),
+	FL_PARAM_CHOICE("press", "pageout", lf_presses, struct lf_params, press,
+			"how the memory is pressed: pageout (MADV_PAGEOUT of the whole "
+			"mapping) or memcg (the run's memory cgroup asked to reclaim --size "
+			"bytes: memory.reclaim)"),
+	FL_PARAM_INT("rounds", "3", 1, MAX_ROUNDS, struct lf_params, rounds,
+		     "rounds, each of fresh memory"),
+	FL_PARAM_END,
 };
 
 static int lf_parse(const struct fl_config *cfg, void *params, char *err, size_t len)
 {
-	static const char *const presses[] = { "pageout", "memcg", NULL };
-	const struct fl_workload_info *wi = &fl__wl_lazyfree.info;
-	struct lf_params *p = params;
-	int ret, press = 0;
-
-	ret = fl__param_size(cfg, wi, "size", 4096, 64ull << 30, 4096, &p->size, err, len);
-	if (!ret)
-		ret = fl__param_int(cfg, wi, "redirty", 0, 100, &p->redirty, err, len);
-	if (!ret)
-		ret = fl__param_choice(cfg, wi, "press", presses, &press, err, len);
-	p->memcg = press == 1;
-	if (!ret)
-		ret = fl__param_int(cfg, wi, "rounds", 1, MAX_ROUNDS, &p->rounds, err, len);
-	return ret;
+	return fl__params_parse(cfg, &fl__wl_lazyfree.info, params, err, len);
 }
 
 static bool lf_needs_memcg(const void *params)
 {
-	return ((const struct lf_params *)params)->memcg;
+	return ((const struct lf_params *)params)->press == 1;
 }
 
 static int lf_threads(const void *params)
@@ -123,7 +115,7 @@ static int step_press(struct fl_thread *th, struct lf_task *t, uint64_t addr, ui
 	int ret;
 
 	(void)tag;
-	if (!t->p->memcg)
+	if (t->p->press != 1)
 		return fl_madvise(th, addr, t->p->size, FL_MADV_PAGEOUT);
 	ret = fl_memcg_reclaim(th, t->p->size, err, sizeof(err));
 	if (ret)

@@ -50,6 +50,9 @@ struct mb_params {
 	long threads;
 	long loops;
 	uint64_t size;
+	int vma;	   /* --vma: 0 shared, 1 private */
+	int access;	   /* --access: 0 write, 1 read */
+	int advice_word;   /* --advice, its index in mb_advices[] */
 	bool private_vmas; /* --vma private */
 	bool read;	   /* --access read */
 	int advice;	   /* FL_MADV_* of --advice, -1 for none */
@@ -84,47 +87,37 @@ static void atomic_max(uint64_t *v, uint64_t x)
 		;
 }
 
+static const char *const mb_vmas[] = { "shared", "private", NULL };
+static const char *const mb_accesses[] = { "write", "read", NULL };
+static const char *const mb_advices[] = { "dontneed", "free", "cold", "collapse", "none", NULL };
+
 static const struct fl_workload_param_info mb_param_info[] = {
-	{ "threads", "20", "threads of the one process, each on its own CPU (1..1024)" },
-	{ "loops", "1000", "write + MADV_DONTNEED passes per thread (1..10000000)" },
-	{ "size", "16M", "bytes each thread maps (4K..64G, a multiple of 4K)" },
-	{ "vma", "shared",
-	  "shared (the threads' adjacent mappings merge into one VMA) or private (a gap "
-	  "around each: a VMA per thread)" },
-	{ "access", "write", "write (store a tag per page) or read (load: the zero page)" },
-	{ "advice", "dontneed",
-	  "dontneed, free, cold, collapse (MADV_COLLAPSE) or none: the madvise after each "
-	  "pass" },
-	{ NULL, NULL, NULL },
+	FL_PARAM_INT("threads", "20", 1, 1024, struct mb_params, threads,
+		     "threads of the one process, each on its own CPU"),
+	FL_PARAM_INT("loops", "1000", 1, 10000000, struct mb_params, loops,
+		     "write + MADV_DONTNEED passes per thread"),
+	FL_PARAM_SIZE("size", "16M", 4096, 64ull << 30, 4096, struct mb_params, size,
+		      "bytes each thread maps"),
+	FL_PARAM_CHOICE("vma", "shared", mb_vmas, struct mb_params, vma,
+			"shared: the threads' adjacent mappings merge into one VMA; private: a "
+			"gap around each, a VMA per thread"),
+	FL_PARAM_CHOICE("access", "write", mb_accesses, struct mb_params, access,
+			"write: store a tag per page; read: load (the zero page)"),
+	FL_PARAM_CHOICE("advice", "dontneed", mb_advices, struct mb_params, advice_word,
+			"the madvise after each pass (collapse: MADV_COLLAPSE)"),
+	FL_PARAM_END,
 };
 
 static int mb_parse(const struct fl_config *cfg, void *params, char *err, size_t len)
 {
-	const struct fl_workload_info *wi = &fl__wl_lru_microbench.info;
-	static const char *const vmas[] = { "shared", "private", NULL };
-	static const char *const accesses[] = { "write", "read", NULL };
-	static const char *const advices[] = {
-		"dontneed", "free", "cold", "collapse", "none", NULL
-	};
 	static const int advice_of[] = { FL_MADV_DONTNEED, FL_MADV_FREE, FL_MADV_COLD,
 					 FL_MADV_COLLAPSE, -1 };
 	struct mb_params *p = params;
-	int ret, vma = 0, access = 0, advice = 0;
+	int ret = fl__params_parse(cfg, &fl__wl_lru_microbench.info, p, err, len);
 
-	ret = fl__param_int(cfg, wi, "threads", 1, 1024, &p->threads, err, len);
-	if (!ret)
-		ret = fl__param_int(cfg, wi, "loops", 1, 10000000, &p->loops, err, len);
-	if (!ret)
-		ret = fl__param_size(cfg, wi, "size", 4096, 64ull << 30, 4096, &p->size, err, len);
-	if (!ret)
-		ret = fl__param_choice(cfg, wi, "vma", vmas, &vma, err, len);
-	if (!ret)
-		ret = fl__param_choice(cfg, wi, "access", accesses, &access, err, len);
-	if (!ret)
-		ret = fl__param_choice(cfg, wi, "advice", advices, &advice, err, len);
-	p->private_vmas = vma == 1;
-	p->read = access == 1;
-	p->advice = advice_of[advice];
+	p->private_vmas = p->vma == 1;
+	p->read = p->access == 1;
+	p->advice = advice_of[p->advice_word];
 	return ret;
 }
 

@@ -43,20 +43,24 @@ struct mb_params {
 };
 
 static const struct fl_workload_param_info mb_param_info[] = {
-	{ "threads", "20", "tasks, each a process running jobs one after another (1..1024)" },
-	{ "jobs", "16", "jobs per task (1..100000)" },
-	{ "job-size", "0",
-	  "mean bytes a job maps (4K..64G, whole pages); 0: --memcg-max x --overcommit / "
-	  "--threads" },
-	{ "overcommit", "1.5",
-	  "the tasks' memory together against the memcg's limit, for --job-size 0 (0.1..100)" },
-	{ "keep", "60", "percent of a job's memory kept to its end and read back (0..100)" },
-	{ "passes", "2", "read-backs of the kept memory per job (0..100)" },
-	{ "seed", "1", "the job-size streams' seed (0..2^31-1)" },
-	{ "user-ns", "15000",
-	  "user-mode CPU time per page a job writes, in ns, spent as each 2 MiB is written: "
-	  "the compiler's own work (0..1000000)" },
-	{ NULL, NULL, NULL },
+	FL_PARAM_INT("threads", "20", 1, 1024, struct mb_params, threads,
+		     "tasks, each a process running jobs one after another"),
+	FL_PARAM_INT("jobs", "16", 1, MB_JOBS_MAX, struct mb_params, jobs, "jobs per task"),
+	FL_PARAM_SIZE("job-size", "0", 0, 64ull << 30, 4096, struct mb_params, job_size,
+		      "mean bytes a job maps; 0: --memcg-max x --overcommit / --threads"),
+	FL_PARAM_DOUBLE("overcommit", "1.5", 0.1, 100, struct mb_params, overcommit,
+			"the tasks' memory together against the memcg's limit, for --job-size "
+			"0"),
+	FL_PARAM_INT("keep", "60", 0, 100, struct mb_params, keep,
+		     "percent of a job's memory kept to its end and read back"),
+	FL_PARAM_INT("passes", "2", 0, 100, struct mb_params, passes,
+		     "read-backs of the kept memory per job"),
+	FL_PARAM_INT("seed", "1", 0, 0x7fffffff, struct mb_params, seed,
+		     "the job-size streams' seed"),
+	FL_PARAM_INT("user-ns", "15000", 0, 1000000, struct mb_params, user_ns,
+		     "user-mode CPU time per page a job writes, in ns, spent as each 2 MiB is "
+		     "written: the compiler's own work"),
+	FL_PARAM_END,
 };
 
 /* the memcg limit the jobs are sized against: --memcg-max, else the default 1G */
@@ -67,26 +71,9 @@ static uint64_t mb_limit(const struct fl_config *cfg)
 
 static int mb_parse(const struct fl_config *cfg, void *params, char *err, size_t len)
 {
-	const struct fl_workload_info *wi = &fl__wl_memcg_build.info;
 	struct mb_params *p = params;
-	int ret;
+	int ret = fl__params_parse(cfg, &fl__wl_memcg_build.info, p, err, len);
 
-	ret = fl__param_int(cfg, wi, "threads", 1, 1024, &p->threads, err, len);
-	if (!ret)
-		ret = fl__param_int(cfg, wi, "jobs", 1, MB_JOBS_MAX, &p->jobs, err, len);
-	if (!ret)
-		ret = fl__param_size(cfg, wi, "job-size", 0, 64ull << 30, 4096, &p->job_size, err,
-				     len);
-	if (!ret)
-		ret = fl__param_double(cfg, wi, "overcommit", 0.1, 100, &p->overcommit, err, len);
-	if (!ret)
-		ret = fl__param_int(cfg, wi, "keep", 0, 100, &p->keep, err, len);
-	if (!ret)
-		ret = fl__param_int(cfg, wi, "passes", 0, 100, &p->passes, err, len);
-	if (!ret)
-		ret = fl__param_int(cfg, wi, "seed", 0, 0x7fffffff, &p->seed, err, len);
-	if (!ret)
-		ret = fl__param_int(cfg, wi, "user-ns", 0, 1000000, &p->user_ns, err, len);
 	if (!ret)
 		ret = fl__param_only_with(cfg, "overcommit", !p->job_size,
 					  "--job-size 0 (sized from the limit)", err, len);

@@ -25,7 +25,7 @@ struct pf1_params {
 	double seconds;
 	long iterations; /* 0: run for seconds */
 	uint64_t size;
-	bool processes;
+	int mode; /* 0 threads, 1 processes */
 };
 
 struct pf1_shared {
@@ -38,36 +38,31 @@ struct pf1_shared {
 	struct fl_tag_tally tags;
 };
 
+static const char *const pf1_modes[] = { "threads", "processes", NULL };
+
 static const struct fl_workload_param_info pf1_param_info[] = {
-	{ "threads", "1", "tasks (1..1024)" },
-	{ "seconds", "5", "run time when --iterations is 0 (0.01..86400)" },
-	{ "iterations", "0", "full cycles per task; 0 = run for --seconds (0..1000000)" },
-	{ "size", "128M", "bytes each task maps per cycle (4K..64G, a multiple of 4K)" },
-	{ "mode", "threads", "threads (one process) or processes" },
-	{ NULL, NULL, NULL },
+	FL_PARAM_INT("threads", "1", 1, 1024, struct pf1_params, threads, "tasks"),
+	FL_PARAM_DOUBLE("seconds", "5", 0.01, 86400, struct pf1_params, seconds,
+			"run time when --iterations is 0"),
+	FL_PARAM_INT("iterations", "0", 0, 1000000, struct pf1_params, iterations,
+		     "full cycles per task; 0 = run for --seconds"),
+	FL_PARAM_SIZE("size", "128M", 4096, 64ull << 30, 4096, struct pf1_params, size,
+		      "bytes each task maps per cycle"),
+	FL_PARAM_CHOICE("mode", "threads", pf1_modes, struct pf1_params, mode,
+			"the tasks are threads of one process, or processes"),
+	FL_PARAM_END,
 };
 
 static int pf1_parse(const struct fl_config *cfg, void *params, char *err, size_t len)
 {
 	const struct fl_workload_info *wi = &fl__wl_page_fault1.info;
 	struct pf1_params *p = params;
-	static const char *const modes[] = { "threads", "processes", NULL };
-	int ret, mode = 0;
+	int ret = fl__params_parse(cfg, wi, p, err, len);
 
-	ret = fl__param_int(cfg, wi, "threads", 1, 1024, &p->threads, err, len);
-	if (!ret)
-		ret = fl__param_double(cfg, wi, "seconds", 0.01, 86400, &p->seconds, err, len);
-	if (!ret)
-		ret = fl__param_int(cfg, wi, "iterations", 0, 1000000, &p->iterations, err, len);
-	if (!ret)
-		ret = fl__param_size(cfg, wi, "size", 4096, 64ull << 30, 4096, &p->size, err, len);
-	if (!ret)
-		ret = fl__param_choice(cfg, wi, "mode", modes, &mode, err, len);
 	if (!ret)
 		ret = fl__param_only_with(cfg, "seconds", !p->iterations,
 					  "--iterations 0 (a run for a time, not a count)", err,
 					  len);
-	p->processes = mode == 1;
 	return ret;
 }
 
@@ -133,7 +128,7 @@ static int pf1_run(struct fl_wl_ctx *ctx, const void *params)
 {
 	const struct pf1_params *p = params;
 	struct fl_proc *procs[1024];
-	int n = (int)p->threads, nprocs = p->processes ? n : 1, ret;
+	int n = (int)p->threads, nprocs = p->mode == 1 ? n : 1, ret;
 	/* the counters are shared by the tasks, which may be processes */
 	struct pf1_shared *shp = ctx->target->ops->shared_alloc(ctx->target, sizeof(*shp));
 	double elapsed;

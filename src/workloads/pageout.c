@@ -34,22 +34,16 @@ struct po_params {
 };
 
 static const struct fl_workload_param_info po_param_info[] = {
-	{ "size", "64M",
-	  "bytes mapped, paged out and read back each round (4K..64G, whole pages)" },
-	{ "rounds", "3", "rounds, each of fresh memory (1..1000)" },
-	{ NULL, NULL, NULL },
+	FL_PARAM_SIZE("size", "64M", 4096, 64ull << 30, 4096, struct po_params, size,
+		      "bytes mapped, paged out and read back each round"),
+	FL_PARAM_INT("rounds", "3", 1, MAX_ROUNDS, struct po_params, rounds,
+		     "rounds, each of fresh memory"),
+	FL_PARAM_END,
 };
 
 static int po_parse(const struct fl_config *cfg, void *params, char *err, size_t len)
 {
-	const struct fl_workload_info *wi = &fl__wl_pageout.info;
-	struct po_params *p = params;
-	int ret;
-
-	ret = fl__param_size(cfg, wi, "size", 4096, 64ull << 30, 4096, &p->size, err, len);
-	if (!ret)
-		ret = fl__param_int(cfg, wi, "rounds", 1, MAX_ROUNDS, &p->rounds, err, len);
-	return ret;
+	return fl__params_parse(cfg, &fl__wl_pageout.info, params, err, len);
 }
 
 static int po_threads(const void *params)

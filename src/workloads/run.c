@@ -196,6 +196,64 @@ int fl__param_double(const struct fl_config *cfg, const struct fl_workload_info 
 	return 0;
 }
 
+int fl__params_parse(const struct fl_config *cfg, const struct fl_workload_info *wi, void *params,
+		     char *err, size_t len)
+{
+	const struct fl_workload_param_info *pi;
+	int ret = 0;
+
+	for (pi = wi->params; pi->name && !ret; pi++) {
+		void *field = (char *)params + pi->offset;
+
+		switch (pi->kind) {
+		case FL_PARAM_INT:
+			ret = fl__param_int(cfg, wi, pi->name, (long)pi->lo, (long)pi->hi, field,
+					    err, len);
+			break;
+		case FL_PARAM_DOUBLE:
+			ret = fl__param_double(cfg, wi, pi->name, pi->lo, pi->hi, field, err, len);
+			break;
+		case FL_PARAM_SIZE:
+			ret = fl__param_size(cfg, wi, pi->name, (uint64_t)pi->lo, (uint64_t)pi->hi,
+					     pi->align, field, err, len);
+			break;
+		case FL_PARAM_CHOICE:
+			ret = fl__param_choice(cfg, wi, pi->name, pi->choices, field, err, len);
+			break;
+		}
+	}
+	return ret;
+}
+
+FL_API void fl_workload_param_accepted(const struct fl_workload_param_info *pi, char *buf,
+				       size_t len)
+{
+	char a[32], b[32], c[32];
+	size_t n = 0;
+	int i;
+
+	switch (pi->kind) {
+	case FL_PARAM_INT:
+		snprintf(buf, len, "%ld..%ld", (long)pi->lo, (long)pi->hi);
+		return;
+	case FL_PARAM_DOUBLE:
+		snprintf(buf, len, "%g..%g", pi->lo, pi->hi);
+		return;
+	case FL_PARAM_SIZE:
+		fl_format_size((uint64_t)pi->lo, a, sizeof(a));
+		fl_format_size((uint64_t)pi->hi, b, sizeof(b));
+		fl_format_size(pi->align, c, sizeof(c));
+		snprintf(buf, len, "%s..%s, a multiple of %s", pi->lo ? a : "0", b, c);
+		return;
+	case FL_PARAM_CHOICE:
+		buf[0] = '\0';
+		for (i = 0; pi->choices[i] && n < len; i++)
+			n += (size_t)snprintf(buf + n, len - n, "%s%s", i ? ", " : "",
+					      pi->choices[i]);
+		return;
+	}
+}
+
 struct plan {
 	const struct fl_workload *wl;
 	const struct fl_target_ops *ops;

@@ -33,49 +33,43 @@
 
 struct sf_params {
 	uint64_t file_size;
-	int huge; /* index in huges[] */
+	int huge;		   /* index in huges[] */
+	int map, access, populate; /* indices in their words */
 	bool shared;
 	bool write;
-	bool populate;
+	bool populate_first;
 	long rounds;
 };
 
 static const char *const huges[] = { "never", "always", "within_size", "advise", NULL };
 
+static const char *const sf_maps[] = { "shared", "private", NULL };
+static const char *const sf_accesses[] = { "write", "read", NULL };
+static const char *const sf_on_off[] = { "on", "off", NULL };
+
 static const struct fl_workload_param_info sf_param_info[] = {
-	{ "file-size", "64M", "bytes mapped (4K..64G, a multiple of 4K)" },
-	{ "huge", "always", "the tmpfs huge= option: never, always, within_size or advise" },
-	{ "map", "shared", "shared (MAP_SHARED) or private (MAP_PRIVATE: writes copy)" },
-	{ "access", "write", "write (a tag per page) or read" },
-	{ "populate", "off", "on: pwrite the file first (faults find the page cache full)" },
-	{ "rounds", "3", "rounds, each of a fresh file (1..1000)" },
-	{ NULL, NULL, NULL },
+	FL_PARAM_SIZE("file-size", "64M", 4096, 64ull << 30, 4096, struct sf_params, file_size,
+		      "bytes mapped"),
+	FL_PARAM_CHOICE("huge", "always", huges, struct sf_params, huge, "the tmpfs huge= option"),
+	FL_PARAM_CHOICE("map", "shared", sf_maps, struct sf_params, map,
+			"shared: MAP_SHARED; private: MAP_PRIVATE, writes copy"),
+	FL_PARAM_CHOICE("access", "write", sf_accesses, struct sf_params, access,
+			"write: a tag per page; read"),
+	FL_PARAM_CHOICE("populate", "off", sf_on_off, struct sf_params, populate,
+			"on: pwrite the file first (faults find the page cache full)"),
+	FL_PARAM_INT("rounds", "3", 1, MAX_ROUNDS, struct sf_params, rounds,
+		     "rounds, each of a fresh file"),
+	FL_PARAM_END,
 };
 
 static int sf_parse(const struct fl_config *cfg, void *params, char *err, size_t len)
 {
-	const struct fl_workload_info *wi = &fl__wl_shmem_fault.info;
-	static const char *const maps[] = { "shared", "private", NULL };
-	static const char *const accesses[] = { "write", "read", NULL };
-	static const char *const on_off[] = { "on", "off", NULL };
 	struct sf_params *p = params;
-	int ret, map = 0, access = 0, populate = 1;
+	int ret = fl__params_parse(cfg, &fl__wl_shmem_fault.info, p, err, len);
 
-	ret = fl__param_size(cfg, wi, "file-size", 4096, 64ull << 30, 4096, &p->file_size, err,
-			     len);
-	if (!ret)
-		ret = fl__param_choice(cfg, wi, "huge", huges, &p->huge, err, len);
-	if (!ret)
-		ret = fl__param_choice(cfg, wi, "map", maps, &map, err, len);
-	if (!ret)
-		ret = fl__param_choice(cfg, wi, "access", accesses, &access, err, len);
-	if (!ret)
-		ret = fl__param_choice(cfg, wi, "populate", on_off, &populate, err, len);
-	if (!ret)
-		ret = fl__param_int(cfg, wi, "rounds", 1, MAX_ROUNDS, &p->rounds, err, len);
-	p->shared = map == 0;
-	p->write = access == 0;
-	p->populate = populate == 0;
+	p->shared = p->map == 0;
+	p->write = p->access == 0;
+	p->populate_first = p->populate == 0;
 	return ret;
 }
 
@@ -144,7 +138,7 @@ static int sf_round(struct fl_thread *th, long round, void *arg)
 	if (ret)
 		goto umount;
 	ret = fl_ftruncate(th, f, p->file_size);
-	if (!ret && p->populate)
+	if (!ret && p->populate_first)
 		ret = fl_pwrite_tags(th, f, 0, p->file_size, BASE, 1);
 	if (!ret)
 		ret = fl_mmap_file(th, f, 0, p->file_size, FL_PROT_READ | FL_PROT_WRITE,
@@ -157,8 +151,8 @@ static int sf_round(struct fl_thread *th, long round, void *arg)
 	if (!ret && p->write)
 		ret = fl_write(th, addr, p->file_size, 4096, tag, 1);
 	else if (!ret)
-		ret = fl__check_tags(th, addr, p->file_size, p->populate ? BASE : 0,
-				     p->populate ? 1 : 0, &t->tags);
+		ret = fl__check_tags(th, addr, p->file_size, p->populate_first ? BASE : 0,
+				     p->populate_first ? 1 : 0, &t->tags);
 	t->ns[round] = fl_clock_ns() - t0;
 	if (!ret && round == p->rounds - 1)
 		ret = fl__window_end(ctx, "fault");
@@ -167,7 +161,7 @@ static int sf_round(struct fl_thread *th, long round, void *arg)
 	ret2 = fl_munmap(th, addr, p->file_size);
 	ret = ret ? ret : ret2;
 	/* the file: a shared write's tags, else what the file held before */
-	in_file = p->write && p->shared ? tag : p->populate ? BASE : 0;
+	in_file = p->write && p->shared ? tag : p->populate_first ? BASE : 0;
 	if (!ret)
 		ret = check_file(t, th, f, in_file);
 close:

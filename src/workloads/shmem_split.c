@@ -37,42 +37,35 @@ struct ss_params {
 	uint64_t file_size;
 	long new_order;
 	long rounds;
+	int method; /* 0 debugfs, 1 punch */
 	bool punch;
 	uint64_t punch_offset;
 	uint64_t punch_len;
 };
 
+static const char *const ss_methods[] = { "debugfs", "punch", NULL };
+
 static const struct fl_workload_param_info ss_param_info[] = {
-	{ "file-size", "1G", "bytes fallocated (2M..64G, a multiple of 2M)" },
-	{ "new-order", "0", "the order debugfs splits to (0..8)" },
-	{ "rounds", "12", "timed splits, each of a fresh file (1..1000)" },
-	{ "method", "debugfs", "debugfs (split_huge_pages, uniform) or punch (a hole per folio)" },
-	{ "punch-offset", "0", "where the hole starts inside each 2 MiB folio (a multiple of 4K)" },
-	{ "punch-len", "4K", "the hole's length (4K..2M, a multiple of 4K, inside the folio)" },
-	{ NULL, NULL, NULL },
+	FL_PARAM_SIZE("file-size", "1G", PMD_BYTES, 64ull << 30, PMD_BYTES, struct ss_params,
+		      file_size, "bytes fallocated"),
+	FL_PARAM_INT("new-order", "0", 0, 8, struct ss_params, new_order,
+		     "the order debugfs splits to"),
+	FL_PARAM_INT("rounds", "12", 1, MAX_ROUNDS, struct ss_params, rounds,
+		     "timed splits, each of a fresh file"),
+	FL_PARAM_CHOICE("method", "debugfs", ss_methods, struct ss_params, method,
+			"debugfs: split_huge_pages, uniform; punch: a hole per folio"),
+	FL_PARAM_SIZE("punch-offset", "0", 0, PMD_BYTES - 4096, 4096, struct ss_params,
+		      punch_offset, "where the hole starts inside each 2 MiB folio"),
+	FL_PARAM_SIZE("punch-len", "4K", 4096, PMD_BYTES, 4096, struct ss_params, punch_len,
+		      "the hole's length, inside the folio"),
+	FL_PARAM_END,
 };
 
 static int ss_parse(const struct fl_config *cfg, void *params, char *err, size_t len)
 {
-	const struct fl_workload_info *wi = &fl__wl_shmem_split.info;
-	static const char *const methods[] = { "debugfs", "punch", NULL };
 	struct ss_params *p = params;
-	int ret, method = 0;
+	int ret = fl__params_parse(cfg, &fl__wl_shmem_split.info, p, err, len);
 
-	ret = fl__param_size(cfg, wi, "file-size", PMD_BYTES, 64ull << 30, PMD_BYTES, &p->file_size,
-			     err, len);
-	if (!ret)
-		ret = fl__param_int(cfg, wi, "new-order", 0, 8, &p->new_order, err, len);
-	if (!ret)
-		ret = fl__param_int(cfg, wi, "rounds", 1, MAX_ROUNDS, &p->rounds, err, len);
-	if (!ret)
-		ret = fl__param_choice(cfg, wi, "method", methods, &method, err, len);
-	if (!ret)
-		ret = fl__param_size(cfg, wi, "punch-offset", 0, PMD_BYTES - 4096, 4096,
-				     &p->punch_offset, err, len);
-	if (!ret)
-		ret = fl__param_size(cfg, wi, "punch-len", 4096, PMD_BYTES, 4096, &p->punch_len,
-				     err, len);
 	if (!ret && p->punch_offset + p->punch_len > PMD_BYTES) {
 		snprintf(err, len,
 			 "--punch-offset %llu + --punch-len %llu: the hole must lie inside a "
@@ -80,7 +73,7 @@ static int ss_parse(const struct fl_config *cfg, void *params, char *err, size_t
 			 (unsigned long long)p->punch_offset, (unsigned long long)p->punch_len);
 		ret = -EINVAL;
 	}
-	p->punch = method == 1;
+	p->punch = p->method == 1;
 	if (!ret)
 		ret = fl__param_only_with(cfg, "punch-offset", p->punch, "--method punch", err,
 					  len);

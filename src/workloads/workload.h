@@ -9,6 +9,7 @@
 #ifndef FL_WORKLOADS_WORKLOAD_H
 #define FL_WORKLOADS_WORKLOAD_H
 
+#include <stddef.h>
 #include <foliolab/foliolab.h>
 #include "../target/target.h"
 
@@ -130,7 +131,48 @@ void fl__add_us_metrics(struct fl_result *res, const char *name, uint64_t *ns, l
 /* Drop a window begun but not to be counted (the step could not run). */
 void fl__window_discard(struct fl_wl_ctx *ctx);
 
-/* param helpers: the value of --NAME (or its default), range-checked */
+/*
+ * A parameter's declaration: its name, default, what it accepts, the field
+ * of the workload's parameters @T it goes to (a long, a double, a
+ * uint64_t or an int, by kind: a field of another type does not compile
+ * under -Werror) and what it is, for `list`.
+ */
+#define FL__PARAM_FIELD(T, f, type) (offsetof(T, f) + 0 * sizeof((type *)0 == &((T *)0)->f))
+#define FL_PARAM_INT(n, d, l, h, T, f, what)                                                       \
+	{                                                                                          \
+		.name = n, .def = d, .help = what, .kind = FL_PARAM_INT, .lo = l, .hi = h,         \
+		.offset = FL__PARAM_FIELD(T, f, long)                                              \
+	}
+#define FL_PARAM_DOUBLE(n, d, l, h, T, f, what)                                                    \
+	{                                                                                          \
+		.name = n, .def = d, .help = what, .kind = FL_PARAM_DOUBLE, .lo = l, .hi = h,      \
+		.offset = FL__PARAM_FIELD(T, f, double)                                            \
+	}
+#define FL_PARAM_SIZE(n, d, l, h, a, T, f, what)                                                   \
+	{                                                                                          \
+		.name = n, .def = d, .help = what, .kind = FL_PARAM_SIZE, .lo = (double)(l),       \
+		.hi = (double)(h), .align = a, .offset = FL__PARAM_FIELD(T, f, uint64_t)           \
+	}
+#define FL_PARAM_CHOICE(n, d, words, T, f, what)                                                   \
+	{                                                                                          \
+		.name = n, .def = d, .help = what, .kind = FL_PARAM_CHOICE, .choices = words,      \
+		.offset = FL__PARAM_FIELD(T, f, int)                                               \
+	}
+#define FL_PARAM_END                                                                               \
+	{                                                                                          \
+		.name = NULL                                                                       \
+	}
+
+/*
+ * fl__params_parse() - every parameter @wi declares, from --NAME or its
+ * default, checked against its declaration and stored in @params; the
+ * first refused one says why in @err. Return: 0 or -EINVAL.
+ */
+int fl__params_parse(const struct fl_config *cfg, const struct fl_workload_info *wi, void *params,
+		     char *err, size_t len);
+
+/* param helpers: the value of --NAME (or its default), range-checked (a bound the
+ * declaration cannot give: one that depends on another setting) */
 int fl__param_int(const struct fl_config *cfg, const struct fl_workload_info *wi, const char *name,
 		  long lo, long hi, long *out, char *err, size_t len);
 int fl__param_size(const struct fl_config *cfg, const struct fl_workload_info *wi, const char *name,
