@@ -245,8 +245,7 @@ static void tlb_flush_mmu_tlbonly(struct mmu_gather *tlb)
 		return;
 	count_fl_stat(FL_TLB_FLUSH, 1);
 	fl_cost(FL_COST_TLB_FLUSH);
-	if (unlikely(fl__sim_active))
-		flush_tlb_others(tlb->mm);
+	fl_sim_only(flush_tlb_others(tlb->mm));
 	if (tlb->fullmm)
 		fl__dtlb_flush_mm(tlb->mm);
 	else

@@ -86,14 +86,12 @@ static void lru_lines(struct lruvec *lruvec, struct folio *folio, struct list_he
 static __always_inline void lru_lines_add(struct lruvec *lruvec, struct folio *folio,
 					  struct list_head *prev, struct list_head *next)
 {
-	if (unlikely(fl__sim_active))
-		lru_lines(lruvec, folio, prev, next, true);
+	fl_sim_only(lru_lines(lruvec, folio, prev, next, true));
 }
 
 static __always_inline void lru_lines_del(struct lruvec *lruvec, struct folio *folio)
 {
-	if (unlikely(fl__sim_active))
-		lru_lines(lruvec, folio, folio->lru.prev, folio->lru.next, false);
+	fl_sim_only(lru_lines(lruvec, folio, folio->lru.prev, folio->lru.next, false));
 }
 
 /*
@@ -102,8 +100,7 @@ static __always_inline void lru_lines_del(struct lruvec *lruvec, struct folio *f
  */
 static inline void update_lru_size(struct lruvec *lruvec, enum lru_list lru, long nr_pages)
 {
-	if (unlikely(fl__sim_active))
-		(void)fl__cacheline_claim(&lruvec->size_line);
+	fl_sim_only((void)fl__cacheline_claim(&lruvec->size_line));
 	fl_cost(FL_COST_LRU_MOVE);
 	WRITE_ONCE(lruvec->nr_pages[lru], (unsigned long)((long)lruvec->nr_pages[lru] + nr_pages));
 	if (lruvec->memcg)

@@ -80,6 +80,19 @@ extern uint64_t fl__line_waits, fl__line_wait_time;
 extern bool fl__sim_active;
 extern uint64_t fl__sim_debt;
 
+/*
+ * fl_sim_only() - @stmt is the simulator's bookkeeping (a line's owner, an
+ * IPI's receivers): mm/ names it so and runs it on sim only, one
+ * well-predicted branch on native, as the kernel's static_branch_unlikely()
+ * guards what only some machines need. mm/ tests no platform flag itself.
+ */
+#define fl_sim_only(stmt)                                                                          \
+	do {                                                                                       \
+		if (unlikely(fl__sim_active)) {                                                    \
+			stmt;                                                                      \
+		}                                                                                  \
+	} while (0)
+
 static __always_inline void fl_cost_n(enum fl_cost_id id, uint64_t n)
 {
 	if (unlikely(fl__sim_active)) {
