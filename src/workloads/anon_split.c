@@ -56,12 +56,6 @@ static int as_parse(const struct fl_config *cfg, void *params, char *err, size_t
 	return fl__params_parse(cfg, &fl__wl_anon_split.info, params, err, len);
 }
 
-static int as_threads(const void *params)
-{
-	(void)params;
-	return 1;
-}
-
 static uint64_t as_mem_needed(const void *params)
 {
 	return fl__mem_for_mappings(1, ((const struct as_params *)params)->size + 2 * PMD_BYTES);
@@ -140,7 +134,6 @@ const struct fl_workload fl__wl_anon_split = {
 	.host_root = "splits through /sys/kernel/debug/split_huge_pages",
 	.params_size = sizeof(struct as_params),
 	.parse = as_parse,
-	.nr_threads = as_threads,
 	.mem_needed = as_mem_needed,
 	.run = as_run,
 };

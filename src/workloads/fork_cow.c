@@ -89,12 +89,6 @@ static int fc_parse(const struct fl_config *cfg, void *params, char *err, size_t
 	return ret;
 }
 
-static int fc_threads(const void *params)
-{
-	(void)params;
-	return 1;
-}
-
 static uint64_t fc_mem_needed(const void *params)
 {
 	const struct fc_params *p = params;
@@ -264,7 +258,6 @@ const struct fl_workload fl__wl_cow_reuse = {
 		},
 	.params_size = sizeof(struct fc_params),
 	.parse = cr_parse,
-	.nr_threads = fc_threads,
 	.mem_needed = fc_mem_needed,
 	.run = fc_run,
 };
@@ -279,7 +272,6 @@ const struct fl_workload fl__wl_fork_cow = {
 		},
 	.params_size = sizeof(struct fc_params),
 	.parse = fc_parse,
-	.nr_threads = fc_threads,
 	.mem_needed = fc_mem_needed,
 	.run = fc_run,
 };

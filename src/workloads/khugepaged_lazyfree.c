@@ -104,12 +104,6 @@ static int kl_parse(const struct fl_config *cfg, void *params, char *err, size_t
 	return ret;
 }
 
-static int kl_threads(const void *params)
-{
-	(void)params;
-	return 2;
-}
-
 static uint64_t kl_mem_needed(const void *params)
 {
 	/* three mappings and, for each, a THP's worth more while a range collapses */
@@ -416,7 +410,7 @@ const struct fl_workload fl__wl_khugepaged_lazyfree = {
 		},
 	.params_size = sizeof(struct kl_params),
 	.parse = kl_parse,
-	.nr_threads = kl_threads,
+	.threads = 2,
 	.mem_needed = kl_mem_needed,
 	.run = kl_run,
 	.needs_khugepaged = true,

@@ -64,12 +64,6 @@ static bool lf_needs_memcg(const void *params)
 	return ((const struct lf_params *)params)->press == 1;
 }
 
-static int lf_threads(const void *params)
-{
-	(void)params;
-	return 1;
-}
-
 static uint64_t lf_mem_needed(const void *params)
 {
 	return fl__mem_for_mappings(1, ((const struct lf_params *)params)->size + 2 * PMD_BYTES);
@@ -178,7 +172,6 @@ const struct fl_workload fl__wl_lazyfree = {
 		},
 	.params_size = sizeof(struct lf_params),
 	.parse = lf_parse,
-	.nr_threads = lf_threads,
 	.mem_needed = lf_mem_needed,
 	.run = lf_run,
 	.needs_memcg = lf_needs_memcg,

@@ -46,12 +46,6 @@ static int po_parse(const struct fl_config *cfg, void *params, char *err, size_t
 	return fl__params_parse(cfg, &fl__wl_pageout.info, params, err, len);
 }
 
-static int po_threads(const void *params)
-{
-	(void)params;
-	return 1;
-}
-
 static uint64_t po_mem_needed(const void *params)
 {
 	return fl__mem_for_mappings(1, ((const struct po_params *)params)->size + 2 * PMD_BYTES);
@@ -126,7 +120,6 @@ const struct fl_workload fl__wl_pageout = {
 		},
 	.params_size = sizeof(struct po_params),
 	.parse = po_parse,
-	.nr_threads = po_threads,
 	.mem_needed = po_mem_needed,
 	.run = po_run,
 };

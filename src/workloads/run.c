@@ -351,7 +351,9 @@ static int make_plan(const struct fl_config *cfg, struct plan *pl, char *err, si
 		return -EINVAL;
 	if (pl->wl->params_size > PARAMS_MAX || pl->wl->parse(cfg, pl->params, err, len))
 		return -EINVAL;
-	pl->threads = pl->wl->nr_threads(pl->params);
+	pl->threads = pl->wl->nr_threads ? pl->wl->nr_threads(pl->params)
+		      : pl->wl->threads	 ? pl->wl->threads
+					 : 1;
 	nodes = cfg->nodes ? cfg->nodes : 1;
 	if (nodes < 1 || nodes > 8) {
 		snprintf(err, len, "--nodes %d: accepted 1..8", cfg->nodes);

@@ -73,12 +73,6 @@ static int sf_parse(const struct fl_config *cfg, void *params, char *err, size_t
 	return ret;
 }
 
-static int sf_threads(const void *params)
-{
-	(void)params;
-	return 1;
-}
-
 static uint64_t sf_mem_needed(const void *params)
 {
 	const struct sf_params *p = params;
@@ -207,7 +201,6 @@ const struct fl_workload fl__wl_shmem_fault = {
 	.host_root = "mounts a tmpfs",
 	.params_size = sizeof(struct sf_params),
 	.parse = sf_parse,
-	.nr_threads = sf_threads,
 	.mem_needed = sf_mem_needed,
 	.run = sf_run,
 };

@@ -87,12 +87,6 @@ static int ss_parse(const struct fl_config *cfg, void *params, char *err, size_t
 	return ret;
 }
 
-static int ss_threads(const void *params)
-{
-	(void)params;
-	return 1;
-}
-
 static uint64_t ss_mem_needed(const void *params)
 {
 	return ((const struct ss_params *)params)->file_size + (64ull << 20);
@@ -227,7 +221,6 @@ const struct fl_workload fl__wl_shmem_split = {
 	.host_root = "mounts a tmpfs and splits through debugfs",
 	.params_size = sizeof(struct ss_params),
 	.parse = ss_parse,
-	.nr_threads = ss_threads,
 	.mem_needed = ss_mem_needed,
 	.run = ss_run,
 };

@@ -40,7 +40,9 @@ struct fl_workload {
 	const char *host_root;
 	size_t params_size;
 	int (*parse)(const struct fl_config *cfg, void *params, char *err, size_t len);
+	/* its tasks: nr_threads(params) where they depend on them, else @threads (0: one) */
 	int (*nr_threads)(const void *params);
+	int threads;
 	uint64_t (*mem_needed)(const void *params);
 	int (*run)(struct fl_wl_ctx *ctx, const void *params);
 	/* optional: the run needs a memory cgroup (the model makes one) */
