@@ -299,11 +299,9 @@ void help_run(FILE *f, bool compare)
 	      "  --mthp 16K=always,64K=never            hugepages-<N>kB/enabled, per size\n"
 	      "  --mthp 16K                             16K always, every other size never\n"
 	      "  --knob NAME=VALUE                      any knob, e.g.\n"
-	      "                                         transparent_hugepage/use_zero_page=0;\n"
-	      "                                         vm/swappiness, vm/min_free_kbytes,\n"
-	      "                                         vm/watermark_scale_factor and\n"
-	      "                                         vm/page-cluster: the sysctls\n"
-	      "                                         (foliolab help knobs: all of them)\n",
+	      "                                         transparent_hugepage/use_zero_page=0\n"
+	      "                                         or vm/swappiness=100 (foliolab help\n"
+	      "                                         knobs lists them all)\n",
 	      f);
 	knob_groups(f, true);
 	fputs("output:\n"
