@@ -446,9 +446,10 @@ FL_API int fl_knob_check(const struct fl_knob_info *k, const char *value, char *
 	return -EINVAL;
 }
 
-static void knob_store(const struct knob *k, long v)
+/* @v into @k's variable; through its store hook unless @raw (a default, before boot) */
+static void knob_store(const struct knob *k, long v, bool raw)
 {
-	if (k->store) {
+	if (k->store && !(raw && k->var)) {
 		k->store(k, v);
 		return;
 	}
@@ -545,21 +546,22 @@ int fl__mm_knob_set(const char *name, const char *value, char *err, size_t len)
 		return -EINVAL;
 	}
 	knob_parse(info, value, &v);
-	knob_store(knob_of(info), v);
+	knob_store(knob_of(info), v, false);
 	return 0;
 }
 
-/** fl__mm_knobs_default() - every knob as after boot (those computed at boot: by boot). */
+/** fl__mm_knobs_default() - every knob at its default (those computed at boot: by boot). */
 void fl__mm_knobs_default(void)
 {
-	char err[200];
 	size_t i;
+	long v;
 
 	fl__thp_knobs_default();
 	fl__khugepaged_knobs_default();
+	/* the variables alone: the watermarks' hook waits for the memory boot sets up */
 	for (i = 0; i < ARRAY_SIZE(knobs); i++)
-		if (knobs[i].info.dflt)
-			fl__mm_knob_set(knobs[i].info.name, knobs[i].info.dflt, err, sizeof(err));
+		if (knobs[i].info.dflt && !knob_parse(&knobs[i].info, knobs[i].info.dflt, &v))
+			knob_store(&knobs[i], v, true);
 }
 
 /** fl__mm_knobs_read() - every knob and its value, in sysfs order, then the table's. */
