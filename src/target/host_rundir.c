@@ -437,8 +437,17 @@ static void install_handlers(void)
 	sa.sa_handler = undo_handler;
 	sa.sa_flags = (int)SA_RESETHAND;
 	sigfillset(&sa.sa_mask);
-	for (i = 0; i < NR_UNDO_SIGNALS; i++)
+	for (i = 0; i < NR_UNDO_SIGNALS; i++) {
+		/*
+		 * a signal the caller ignores stays ignored (nohup's SIGHUP, a
+		 * background job's SIGINT): the run goes on and undoes its
+		 * changes at its end, as outfile.c leaves its temporaries to
+		 */
+		if (!sigaction(undo_signals[i], NULL, &hs.old_act[i]) &&
+		    hs.old_act[i].sa_handler == SIG_IGN && !(hs.old_act[i].sa_flags & SA_SIGINFO))
+			continue;
 		sigaction(undo_signals[i], &sa, &hs.old_act[i]);
+	}
 	hs.handlers = true;
 }
 

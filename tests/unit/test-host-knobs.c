@@ -19,6 +19,7 @@
 #include <unistd.h>
 #include "harness.h"
 #include "target/host.h"
+#include "record/outfile.h"
 
 static char root[256], rundir[256], vmroot[256];
 
@@ -284,6 +285,57 @@ static bool test_sigterm_restores(void)
 	return true;
 }
 
+/*
+ * A signal the caller ignores stays ignored (nohup's SIGHUP): the run goes
+ * on, its knob still set, and puts it back at its end; one it does not
+ * ignore ends it with the knob put back, its output's temporary removed.
+ */
+static bool test_ignored_signal_left_ignored(void)
+{
+	struct fl_knobs k = knobs("transparent_hugepage/hugepages-16kB/enabled", "always", NULL,
+				  NULL);
+	char err[256], v[48], tmp[600];
+	int status, sig;
+
+	for (sig = 0; sig < 2; sig++) {
+		pid_t pid;
+
+		make_tree();
+		pid = fork();
+		if (pid == 0) {
+			int fd;
+
+			if (sig == 0)
+				signal(SIGHUP, SIG_IGN);
+			mkdir(rundir, 0700);
+			fd = fl__tmp_create(rundir, "out", false, tmp, sizeof(tmp));
+			if (fd < 0 || fl__host_rundir_create(err, sizeof(err)) ||
+			    fl__host_knobs_apply(&k, err, 256))
+				_exit(3);
+			close(fd);
+			raise(SIGHUP);
+			/* still running: the knob is the run's, the temporary there */
+			get("hugepages-16kB/enabled", v, sizeof(v));
+			if (strcmp(v, "always") || access(tmp, F_OK))
+				_exit(5);
+			fl__host_rundir_remove();
+			fl__tmp_remove(tmp, false);
+			_exit(0);
+		}
+		waitpid(pid, &status, 0);
+		if (sig == 0)
+			ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+		else
+			ASSERT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGHUP);
+		get("hugepages-16kB/enabled", v, sizeof(v));
+		ASSERT_STREQ(v, "never");
+		ASSERT_TRUE(!restore_file_exists(pid));
+		snprintf(tmp, sizeof(tmp), "%s/out.%ld.0", rundir, (long)pid);
+		ASSERT_TRUE(access(tmp, F_OK) != 0);
+	}
+	return true;
+}
+
 static bool test_sigkill_then_host_restore(void)
 {
 	struct fl_knobs k = knobs("transparent_hugepage/enabled", "always", NULL, NULL);
@@ -424,6 +476,7 @@ int main(int argc, char **argv)
 		TEST(test_bad_knob_changes_nothing),
 		TEST(test_apply_then_restore),
 		TEST(test_sigterm_restores),
+		TEST(test_ignored_signal_left_ignored),
 		TEST(test_sigkill_then_host_restore),
 		TEST(test_live_run_left_alone),
 		TEST(test_tampered_restore_file),
