@@ -267,8 +267,10 @@ struct fl_knob_info {
 
 /* fl_knob_info_at() - the table's @i-th knob, NULL past the last. */
 FL_API const struct fl_knob_info *fl_knob_info_at(size_t i);
-/* fl_knob_find() - the knob named @name, or set by the option @name; NULL if none. */
+/* fl_knob_find() - the knob named @name; NULL if none. */
 FL_API const struct fl_knob_info *fl_knob_find(const char *name);
+/* fl_knob_option() - the knob the command-line option @option ("--split-walk") sets; NULL if none. */
+FL_API const struct fl_knob_info *fl_knob_option(const char *option);
 /*
  * fl_knob_check() - whether @value is one @k accepts. Return: 0, or
  * -EINVAL with "'VALUE' is not ..., what is accepted" in @err.

@@ -17,6 +17,7 @@
  */
 #include <ctype.h>
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -371,24 +372,6 @@ struct parse {
 /* an option's refusal: "OPT VAL: what is accepted", -EINVAL */
 #define REFUSE(p, ...) (snprintf((p)->err, (p)->len, __VA_ARGS__), -EINVAL)
 
-static int opt_flag(struct parse *p, const char *opt, const char *val)
-{
-	struct cli_opts *o = p->o;
-
-	(void)val;
-	if (!strcmp(opt, "--no-knobs"))
-		o->base.no_knobs = true;
-	else if (!strcmp(opt, "--locks"))
-		o->base.locks = true;
-	else if (!strcmp(opt, "--locked-atomics"))
-		o->base.locked_atomics = true;
-	else if (!strcmp(opt, "--pin-cpus"))
-		o->base.pin_cpus = true;
-	else
-		o->check = true;
-	return 0;
-}
-
 static int opt_mem(struct parse *p, const char *opt, const char *val)
 {
 	uint64_t size;
@@ -564,7 +547,7 @@ static int opt_lru_cache(struct parse *p, const char *opt, const char *val)
 	struct cli_opts *o = p->o;
 
 	/* a list of policies is compare's own dimension, beside a policy list */
-	if (split_list(opt, val, fl_knob_find(opt), o->lru_cache, 8, &o->nr_lru_cache, p->err,
+	if (split_list(opt, val, fl_knob_option(opt), o->lru_cache, 8, &o->nr_lru_cache, p->err,
 		       p->len))
 		return -EINVAL;
 	if (!p->compare && o->nr_lru_cache > 1)
@@ -598,49 +581,50 @@ static int opt_knob(struct parse *p, const char *opt, const char *val)
 #define MODEL_POLICY "is a model policy; the host kernel runs its own"
 
 /* who may be given an option: the refusals come from these */
-#define OPT_VALUE 1u	/* takes a value */
-#define OPT_MODEL 2u	/* sets up the model: refused where the host is the only target */
-#define OPT_HOST 4u	/* the host target's: refused without it */
-#define OPT_COMPARE 8u	/* compare's only */
-#define OPT_GATE 16u	/* the agreement gate's: compare --target=model,host only */
-#define OPT_REPEATS 32u /* may be given more than once */
+#define OPT_MODEL 1u	/* sets up the model: refused where the host is the only target */
+#define OPT_HOST 2u	/* the host target's: refused without it */
+#define OPT_COMPARE 4u	/* compare's only */
+#define OPT_GATE 8u	/* the agreement gate's: compare --target=model,host only */
+#define OPT_REPEATS 16u /* may be given more than once */
 
 struct cli_option {
 	const char *name;
+	/* an option with a value: its parser; one without (a flag): NULL, and @flag set */
 	int (*parse)(struct parse *p, const char *opt, const char *val);
 	unsigned int flags;
 	const char *why; /* what it is for, in a refusal */
+	size_t flag;	 /* a flag's bool in struct cli_opts */
 };
 
 /* The options of run and compare; the model's knob options come from the knob table. */
 static const struct cli_option options[] = {
-	{ "--no-knobs", opt_flag, OPT_HOST, "runs with the host's settings" },
-	{ "--locks", opt_flag, OPT_HOST, "records perf lock's table" },
-	{ "--locked-atomics", opt_flag, OPT_MODEL, MODEL_SETUP },
-	{ "--pin-cpus", opt_flag, OPT_MODEL, MODEL_SETUP },
-	{ "--check", opt_flag, OPT_COMPARE | OPT_GATE,
-	  "holds the host's counters against the model's" },
-	{ "--mem", opt_mem, OPT_VALUE | OPT_MODEL, MODEL_SETUP },
-	{ "--swap", opt_swap, OPT_VALUE, NULL },
-	{ "--memcg-max", opt_memcg, OPT_VALUE, NULL },
-	{ "--memcg-high", opt_memcg, OPT_VALUE, NULL },
-	{ "--nodes", opt_nodes, OPT_VALUE | OPT_MODEL, MODEL_SETUP },
-	{ "--platform", opt_platform, OPT_VALUE | OPT_MODEL, MODEL_CPUS },
-	{ "--costs", opt_costs, OPT_VALUE | OPT_MODEL, MODEL_CPUS },
-	{ "--seed", opt_seed, OPT_VALUE | OPT_MODEL, MODEL_CPUS },
-	{ "--cpus", opt_cpus, OPT_VALUE | OPT_MODEL, MODEL_SETUP },
-	{ "--target", opt_target, OPT_VALUE, NULL },
-	{ "--json", opt_file, OPT_VALUE, NULL },
-	{ "--plot", opt_file, OPT_VALUE | OPT_COMPARE,
-	  "draws the scaling over several CPU counts" },
-	{ "--tolerance", opt_tolerance, OPT_VALUE | OPT_COMPARE | OPT_GATE,
-	  "sets the agreement gate" },
-	{ "--tolerance-min", opt_tolerance, OPT_VALUE | OPT_COMPARE | OPT_GATE,
-	  "sets the agreement gate" },
-	{ "--mthp", opt_mthp, OPT_VALUE, NULL },
-	{ "--thp-enabled", opt_thp_enabled, OPT_VALUE, NULL },
-	{ "--lru-cache", opt_lru_cache, OPT_VALUE | OPT_MODEL, MODEL_POLICY },
-	{ "--knob", opt_knob, OPT_VALUE | OPT_REPEATS, NULL },
+	{ "--no-knobs", NULL, OPT_HOST, "runs with the host's settings",
+	  offsetof(struct cli_opts, base.no_knobs) },
+	{ "--locks", NULL, OPT_HOST, "records perf lock's table",
+	  offsetof(struct cli_opts, base.locks) },
+	{ "--locked-atomics", NULL, OPT_MODEL, MODEL_SETUP,
+	  offsetof(struct cli_opts, base.locked_atomics) },
+	{ "--pin-cpus", NULL, OPT_MODEL, MODEL_SETUP, offsetof(struct cli_opts, base.pin_cpus) },
+	{ "--check", NULL, OPT_COMPARE | OPT_GATE, "holds the host's counters against the model's",
+	  offsetof(struct cli_opts, check) },
+	{ "--mem", opt_mem, OPT_MODEL, MODEL_SETUP, 0 },
+	{ "--swap", opt_swap, 0, NULL, 0 },
+	{ "--memcg-max", opt_memcg, 0, NULL, 0 },
+	{ "--memcg-high", opt_memcg, 0, NULL, 0 },
+	{ "--nodes", opt_nodes, OPT_MODEL, MODEL_SETUP, 0 },
+	{ "--platform", opt_platform, OPT_MODEL, MODEL_CPUS, 0 },
+	{ "--costs", opt_costs, OPT_MODEL, MODEL_CPUS, 0 },
+	{ "--seed", opt_seed, OPT_MODEL, MODEL_CPUS, 0 },
+	{ "--cpus", opt_cpus, OPT_MODEL, MODEL_SETUP, 0 },
+	{ "--target", opt_target, 0, NULL, 0 },
+	{ "--json", opt_file, 0, NULL, 0 },
+	{ "--plot", opt_file, OPT_COMPARE, "draws the scaling over several CPU counts", 0 },
+	{ "--tolerance", opt_tolerance, OPT_COMPARE | OPT_GATE, "sets the agreement gate", 0 },
+	{ "--tolerance-min", opt_tolerance, OPT_COMPARE | OPT_GATE, "sets the agreement gate", 0 },
+	{ "--mthp", opt_mthp, 0, NULL, 0 },
+	{ "--thp-enabled", opt_thp_enabled, 0, NULL, 0 },
+	{ "--lru-cache", opt_lru_cache, OPT_MODEL, MODEL_POLICY, 0 },
+	{ "--knob", opt_knob, OPT_REPEATS, NULL, 0 },
 };
 #define NR_OPTIONS (sizeof(options) / sizeof(options[0]))
 
@@ -689,7 +673,7 @@ static int check_given(struct parse *p, const char (*seen)[64], int nseen)
 
 	for (i = 0; i < nseen; i++) {
 		const struct cli_option *c = find_option(seen[i]);
-		const struct fl_knob_info *k = fl_knob_find(seen[i]);
+		const struct fl_knob_info *k = fl_knob_option(seen[i]);
 
 		if (((c && (c->flags & OPT_MODEL)) || k) && host_only(o))
 			return REFUSE(p, "%s %s (use --target=model or --target=model,host)",
@@ -786,6 +770,7 @@ int cli_parse(int argc, char **argv, struct cli_opts *o, char *err, size_t len)
 		const char *arg = argv[i], *val = NULL, *eq = strchr(arg, '=');
 		size_t n = eq ? (size_t)(eq - arg) : strlen(arg);
 		const struct cli_option *c;
+		const struct fl_knob_info *k;
 		char opt[64];
 
 		if (strncmp(arg, "--", 2) != 0 || !arg[2])
@@ -797,7 +782,7 @@ int cli_parse(int argc, char **argv, struct cli_opts *o, char *err, size_t len)
 		memcpy(opt, arg, n);
 		opt[n] = '\0';
 		c = find_option(opt);
-		if (c && !(c->flags & OPT_VALUE)) {
+		if (c && !c->parse) {
 			if (eq)
 				return REFUSE(&p, "%s takes no value", opt);
 		} else if (eq) {
@@ -809,11 +794,13 @@ int cli_parse(int argc, char **argv, struct cli_opts *o, char *err, size_t len)
 		}
 		if (!(c && (c->flags & OPT_REPEATS)) && once(seen, &nseen, opt, err, len))
 			return -EINVAL;
-		if (c) {
+		if (c && !c->parse) {
+			*(bool *)((char *)o + c->flag) = true;
+		} else if (c) {
 			if (c->parse(&p, opt, val))
 				return -EINVAL;
-		} else if (fl_knob_find(opt)) {
-			if (knob_option(o, p.compare, fl_knob_find(opt), val, err, len))
+		} else if ((k = fl_knob_option(opt))) {
+			if (knob_option(o, p.compare, k, val, err, len))
 				return -EINVAL;
 		} else if (fl_config_set_param(&o->base, opt + 2, val)) {
 			return REFUSE(&p, "too many options");

@@ -330,8 +330,17 @@ FL_API const struct fl_knob_info *fl_knob_find(const char *name)
 	size_t i;
 
 	for (i = 0; i < ARRAY_SIZE(knobs); i++)
-		if (!strcmp(name, knobs[i].info.name) ||
-		    (knobs[i].info.option && !strcmp(name, knobs[i].info.option)))
+		if (!strcmp(name, knobs[i].info.name))
+			return &knobs[i].info;
+	return NULL;
+}
+
+FL_API const struct fl_knob_info *fl_knob_option(const char *option)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(knobs); i++)
+		if (knobs[i].info.option && !strcmp(option, knobs[i].info.option))
 			return &knobs[i].info;
 	return NULL;
 }
@@ -532,7 +541,7 @@ int fl__mm_knob_set(const char *name, const char *value, char *err, size_t len)
 	if (!strncmp(name, THP_PREFIX, strlen(THP_PREFIX)))
 		return fl__thp_knob_set(name + strlen(THP_PREFIX), value, err, len);
 	info = fl_knob_find(name);
-	if (!info || strcmp(info->name, name)) { /* an option's name is not a knob's */
+	if (!info) {
 		if (!strncmp(name, "vm/", 3)) {
 			fl_knob_names(FL_KNOB_HOST, why, sizeof(why));
 			snprintf(err, len, "%s: accepted vm knobs are %s", name, why);
@@ -541,11 +550,11 @@ int fl__mm_knob_set(const char *name, const char *value, char *err, size_t len)
 		}
 		return -ENOENT;
 	}
-	if (fl_knob_check(info, value, why, sizeof(why))) {
+	if (knob_parse(info, value, &v)) {
+		fl_knob_check(info, value, why, sizeof(why));
 		snprintf(err, len, "%s: %s", name, why);
 		return -EINVAL;
 	}
-	knob_parse(info, value, &v);
 	knob_store(knob_of(info), v, false);
 	return 0;
 }

@@ -30,18 +30,24 @@ static const char *procsys_vm_root(void)
 	return r && *r ? r : "/proc/sys/vm";
 }
 
+/* @name ("vm/swappiness") is a sysctl of the knob table's that the host has too */
+static bool is_vm_knob(const char *name)
+{
+	const struct fl_knob_info *k = fl_knob_find(name);
+
+	return k && (k->flags & FL_KNOB_HOST);
+}
+
 bool fl__host_is_vm_knob_path(const char *path)
 {
 	const char *root = procsys_vm_root();
 	size_t n = strlen(root);
 	char name[FL_NAME_MAX];
-	const struct fl_knob_info *k;
 
 	if (strncmp(path, root, n) || path[n] != '/')
 		return false;
 	snprintf(name, sizeof(name), HOST_VM_PREFIX "%s", path + n + 1);
-	k = fl_knob_find(name);
-	return k && !strcmp(k->name, name) && (k->flags & FL_KNOB_HOST);
+	return is_vm_knob(name);
 }
 
 const char *fl__host_sysfs_root(void)
@@ -132,9 +138,7 @@ static int knob_path(const char *name, char *path, size_t len, char *err, size_t
 		return -EINVAL;
 	}
 	if (!strncmp(name, HOST_VM_PREFIX, strlen(HOST_VM_PREFIX))) {
-		const struct fl_knob_info *k = fl_knob_find(name);
-
-		if (!k || strcmp(k->name, name) || !(k->flags & FL_KNOB_HOST)) {
+		if (!is_vm_knob(name)) {
 			fl_knob_names(FL_KNOB_HOST, names, sizeof(names));
 			snprintf(err, elen, "host knob %s: accepted vm knobs are %s", name, names);
 			return -EINVAL;

@@ -64,7 +64,8 @@ static bool test_table(void)
 		ASSERT_TRUE(fl_knob_find(k->name) == k);
 		if (k->option) {
 			ASSERT_TRUE(!strncmp(k->option, "--", 2));
-			ASSERT_TRUE(fl_knob_find(k->option) == k);
+			ASSERT_TRUE(fl_knob_option(k->option) == k);
+			ASSERT_TRUE(fl_knob_find(k->option) == NULL);
 		}
 		/* a knob compare takes a list of is a model policy with words */
 		if (k->flags & FL_KNOB_LIST)
@@ -83,7 +84,7 @@ static bool test_table(void)
 		}
 	}
 	ASSERT_TRUE(fl_knob_find("foliolab/nothing") == NULL);
-	ASSERT_TRUE(fl_knob_find("--nothing") == NULL);
+	ASSERT_TRUE(fl_knob_option("--nothing") == NULL);
 	return true;
 }
 
