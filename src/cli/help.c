@@ -136,10 +136,10 @@ static void wrap(FILE *f, const char *text, int at, int col)
 	fputc('\n', f);
 }
 
-/* "  --split-walk forward|reverse" or "  vm/swappiness N": what a knob takes */
-static int knob_usage(FILE *f, const struct fl_knob_info *k, const char *name)
+/* "  --split-walk forward|reverse": what a knob's option takes */
+static int knob_usage(FILE *f, const struct fl_knob_info *k)
 {
-	int n = fprintf(f, "  %s ", name), i;
+	int n = fprintf(f, "  %s ", k->option), i;
 
 	if (k->type == FL_KNOB_WORDS)
 		for (i = 0; k->words[i]; i++)
@@ -201,7 +201,7 @@ static void knob_groups(FILE *f, bool options)
 				wrap(f, text, 6, 6);
 				continue;
 			}
-			at = knob_usage(f, k, k->option);
+			at = knob_usage(f, k);
 			if (at > 28) {
 				fputc('\n', f);
 				at = 0;
