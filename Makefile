@@ -47,7 +47,7 @@ CFLAGS := -std=gnu11 $(OPT) -g -fno-omit-frame-pointer -fvisibility=hidden -pthr
 LDFLAGS := -pthread -Wl,-z,now $(filter -fsanitize=%,$(OPT))
 LDLIBS := -lm
 
-LIB_SRCS := $(wildcard src/platform/*.c src/lib/*.c src/mm/*.c src/target/*.c src/record/*.c \
+LIB_SRCS := $(wildcard src/platform/*.c src/platform/native/*.c src/platform/sim/*.c src/lib/*.c src/mm/*.c src/target/*.c src/record/*.c \
 	src/calibrate/*.c src/workloads/*.c)
 CLI_SRCS := $(wildcard src/cli/*.c)
 TEST_SRCS := $(wildcard tests/unit/*.c tests/stress/*.c)

@@ -29,7 +29,7 @@
 #include <string.h>
 #include <time.h>
 #include <foliolab/foliolab.h>
-#include "../src/platform/sim.h"
+#include "../src/platform/sim/sim.h"
 
 #define CPUS 320
 #define CHARGES 20000

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * cpu.c - model CPU identity for the native platform.
+ * cpu.c - model CPU identity, on both platforms (a simulated task binds
+ * its CPU at each switch: fl__cpu_rebind()), and what the host's CPUs are.
  *
  * A model CPU is a thread that has bound itself with fl_cpu_bind(). The id
  * lives in a thread-local, so smp_processor_id() is one TLS load. Binding
@@ -15,6 +16,7 @@
 #include <unistd.h>
 #include <linux/membarrier.h>
 #include <sys/syscall.h>
+#include "atomic.h"
 #include "platform.h"
 #include "lock.h"
 
@@ -129,14 +131,17 @@ void fl__cpu_rebind(int cpu)
 	percpu_areas_bind(cpu);
 }
 
-void fl__membarrier(void)
+bool fl__uniproc;
+
+void fl__uniproc_begin(void)
 {
-	if (fl__sim_active)
-		return; /* one host thread: every simulated CPU sees every store */
-	if (fl__membarrier_ok)
-		syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0);
-	else
-		smp_mb();
+	/* plain: nothing else runs model code; pthread_create() publishes it */
+	fl__uniproc = true;
+}
+
+void fl__uniproc_end(void)
+{
+	fl__uniproc = false;
 }
 
 int fl__host_nr_cpus(void)

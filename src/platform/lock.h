@@ -28,12 +28,13 @@
 
 #include <pthread.h>
 #include <stdint.h>
+#include <string.h>
 #include "atomic.h"
 #include "compiler.h"
 #include "cost.h"
 #include "bug.h"
 #include "platform.h"
-#include "sim.h"
+#include "sim/sim.h"
 
 #define FL_LOCK_SITES_MAX 256
 
@@ -77,10 +78,7 @@ struct fl_spinlock {
 	unsigned int val;     /* atomic */
 	unsigned int waiters; /* atomic: threads parked (or about to park) on val */
 	const struct fl_lock_class *cls;
-	struct fl_cacheline line; /* sim: the lock word's last CPU */
-	uint64_t free_at;	  /* sim: when its last holder released it (ps) */
-	unsigned int free_gen;	  /* sim: the simulation free_at belongs to */
-	unsigned char handoff;	  /* sim, a mutex: MUTEX_FLAG_HANDOFF (1 asked, 2 handed over) */
+	struct fl_sim_lock sim; /* the simulator's, touched by sim/ only */
 };
 
 struct fl_mutex {
@@ -88,10 +86,9 @@ struct fl_mutex {
 };
 
 struct fl_rwsem {
-	pthread_rwlock_t rw;	 /* native */
-	struct fl_sim_rwsem sim; /* sim: readers, writer and sleeping waiters in order */
+	pthread_rwlock_t rw;	 /* native's */
+	struct fl_sim_rwsem sim; /* the simulator's: readers, writer, waiters in order, the line */
 	const struct fl_lock_class *cls;
-	struct fl_cacheline line; /* sim: the count's last CPU */
 };
 
 /* One static site per call site, named after the enclosing function. */
@@ -108,17 +105,22 @@ void fl__lock_stats_bind(int cpu);
 void fl__lock_stats_exit(void);
 int fl__lock_site_register(struct fl_lock_site *s, const struct fl_lock_class *cls);
 void fl__lock_contended(struct fl_lock_site *s, const struct fl_lock_class *cls, uint64_t wait_ns);
+/* native/lock.c: a spinlock found held (spin, then park), and the wake-up of the parked */
 void fl__spin_lock_slow(struct fl_spinlock *l, struct fl_lock_site *s);
 void fl__spin_wake(struct fl_spinlock *l);
 /*
- * On sim, in a task: the lock and unlock are scheduling points (the
- * critical section's time is settled first) and charge the lock's cost
- * and its line's moves. Return: false outside a task (do it natively).
+ * sim/lock.c, on sim, in a task: the lock and unlock are scheduling
+ * points (the critical section's time is settled first) and charge the
+ * lock's cost and its line's moves. Return: false outside a task (the
+ * host thread, between runs: do it natively).
  */
 bool fl__sim_spin_lock(struct fl_spinlock *l, struct fl_lock_site *s);
 bool fl__sim_spin_trylock(struct fl_spinlock *l, struct fl_lock_site *s, bool *got);
 bool fl__sim_spin_unlock(struct fl_spinlock *l);
 
+/* a simulated task's held locks travel with it across switches (sim.c) */
+void fl__witness_save(void *buf);
+void fl__witness_load(const void *buf);
 #if FL_DEBUG >= 2
 void fl__witness_acquire(const struct fl_lock_class *cls, const void *lock);
 void fl__witness_release(const struct fl_lock_class *cls, const void *lock);
@@ -162,10 +164,7 @@ static inline void fl_spin_lock_init(struct fl_spinlock *l, const struct fl_lock
 	l->val = 0;
 	l->waiters = 0;
 	l->cls = cls;
-	l->line.cpu = 0;
-	l->line.gen = 0;
-	l->free_at = 0;
-	l->free_gen = 0;
+	memset(&l->sim, 0, sizeof(l->sim));
 }
 
 static __always_inline void fl_spin_lock_at(struct fl_spinlock *l, struct fl_lock_site *s)
@@ -260,13 +259,45 @@ static inline void fl_mutex_init(struct fl_mutex *m, const struct fl_lock_class 
 #define mutex_lock(m) spin_lock(&(m)->sl)
 #define mutex_unlock(m) spin_unlock(&(m)->sl)
 
+/* lock_stat.c */
 int fl_rwsem_init(struct fl_rwsem *sem, const struct fl_lock_class *cls);
 void fl_rwsem_destroy(struct fl_rwsem *sem);
-void fl_down_read_at(struct fl_rwsem *sem, struct fl_lock_site *s);
-void fl_down_write_at(struct fl_rwsem *sem, struct fl_lock_site *s);
-void fl_up_read(struct fl_rwsem *sem);
-void fl_up_write(struct fl_rwsem *sem);
-bool fl_down_read_trylock_at(struct fl_rwsem *sem, struct fl_lock_site *s);
+
+/* The rwsem: the platform's part through the table, the witness and the counts here. */
+static inline void fl_down_read_at(struct fl_rwsem *sem, struct fl_lock_site *s)
+{
+	fl__witness_acquire(sem->cls, sem);
+	fl__platform->rwsem_lock(sem, s, false);
+	fl__lock_acquired(s, sem->cls);
+}
+
+static inline void fl_down_write_at(struct fl_rwsem *sem, struct fl_lock_site *s)
+{
+	fl__witness_acquire(sem->cls, sem);
+	fl__platform->rwsem_lock(sem, s, true);
+	fl__lock_acquired(s, sem->cls);
+}
+
+static inline bool fl_down_read_trylock_at(struct fl_rwsem *sem, struct fl_lock_site *s)
+{
+	if (!fl__platform->rwsem_read_trylock(sem, s))
+		return false;
+	fl__witness_acquire(sem->cls, sem);
+	fl__lock_acquired(s, sem->cls);
+	return true;
+}
+
+static inline void fl_up_read(struct fl_rwsem *sem)
+{
+	fl__witness_release(sem->cls, sem);
+	fl__platform->rwsem_unlock(sem, false);
+}
+
+static inline void fl_up_write(struct fl_rwsem *sem)
+{
+	fl__witness_release(sem->cls, sem);
+	fl__platform->rwsem_unlock(sem, true);
+}
 
 #define down_read(sem)                                                                             \
 	do {                                                                                       \
@@ -292,7 +323,11 @@ bool fl_down_read_trylock_at(struct fl_rwsem *sem, struct fl_lock_site *s);
  * pthread rwlock cannot downgrade, so natively the write hold goes on to
  * the up_read() (readers wait it out).
  */
-void fl_downgrade_write_at(struct fl_rwsem *sem, struct fl_lock_site *s);
+static inline void fl_downgrade_write_at(struct fl_rwsem *sem, struct fl_lock_site *s)
+{
+	fl__platform->rwsem_downgrade(sem, s);
+	fl__lock_acquired(s, sem->cls);
+}
 #define downgrade_write(sem)                                                                       \
 	do {                                                                                       \
 		FL_LOCK_SITE_READ(fl_site_);                                                       \
@@ -319,9 +354,13 @@ int fl__lock_stats_read(struct fl_lock_row *rows);
  * folio lock, PG_locked in folio->flags): fl_word_wait() sleeps while the
  * low 32 bits of *@word still equal those of @val, and may return early
  * for no reason (callers look again); fl_word_wake_all() wakes every
- * thread sleeping on @word. The virtual-CPU platform replaces both.
+ * thread sleeping on @word (native/lock.c). On sim a task's wait is a
+ * round of virtual time and the wake-up finds nobody parked.
  */
-void fl_word_wait(unsigned long *word, unsigned long val);
+static inline void fl_word_wait(unsigned long *word, unsigned long val)
+{
+	fl__platform->word_wait(word, val);
+}
 void fl_word_wake_all(unsigned long *word);
 
 /*
@@ -338,13 +377,40 @@ struct fl_waitq {
 	unsigned int waiters; /* atomic: prepared to sleep */
 	struct fl_sim_waitq sim;
 };
-unsigned long fl_waitq_prepare(struct fl_waitq *wq);
-void fl_waitq_sleep(struct fl_waitq *wq, unsigned long seen);
+static inline unsigned long fl_waitq_prepare(struct fl_waitq *wq)
+{
+	fl_atomic_fetch_add(&wq->waiters, 1u, __ATOMIC_SEQ_CST);
+	return fl_atomic_load(&wq->seq, __ATOMIC_SEQ_CST);
+}
+
+static inline void fl_waitq_sleep(struct fl_waitq *wq, unsigned long seen)
+{
+	fl__platform->waitq_sleep(wq, seen);
+}
+
 /* the same for at most @ns; Return: whether a wake-up came (else the time ran out) */
-bool fl_waitq_sleep_timeout(struct fl_waitq *wq, unsigned long seen, uint64_t ns);
-void fl_waitq_finish(struct fl_waitq *wq);
-bool fl_waitq_active(struct fl_waitq *wq);
-void fl_waitq_wake_all(struct fl_waitq *wq);
+static inline bool fl_waitq_sleep_timeout(struct fl_waitq *wq, unsigned long seen, uint64_t ns)
+{
+	if (fl_atomic_load(&wq->seq, __ATOMIC_ACQUIRE) != seen)
+		return true;
+	return fl__platform->waitq_sleep_timeout(wq, seen, ns);
+}
+
+static inline void fl_waitq_finish(struct fl_waitq *wq)
+{
+	fl_atomic_fetch_sub(&wq->waiters, 1u, __ATOMIC_SEQ_CST);
+}
+
+static inline bool fl_waitq_active(struct fl_waitq *wq)
+{
+	return fl_atomic_load(&wq->waiters, __ATOMIC_SEQ_CST) != 0;
+}
+
+static inline void fl_waitq_wake_all(struct fl_waitq *wq)
+{
+	fl_atomic_fetch_add(&wq->seq, 1ul, __ATOMIC_SEQ_CST);
+	fl__platform->waitq_wake_all(wq);
+}
 void fl__lock_stats_reset(void);
 
 #endif /* FL_PLATFORM_LOCK_H */

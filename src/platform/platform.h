@@ -5,9 +5,11 @@
  * wrapper. Locks are in lock.h.
  *
  * This is the single seam between mm/ and the host: mm/ never calls
- * pthreads, clocks or malloc directly. The native implementation (this
- * file's .c) runs one pthread per model CPU; the deterministic virtual-CPU
- * implementation will provide the same calls.
+ * pthreads, clocks or malloc directly. Two implementations stand behind
+ * it (struct fl_platform_ops below): native/ runs one pthread per model
+ * CPU, sim/ runs deterministic virtual CPUs on one host thread. What both
+ * share is here beside them: cpu.c (which CPU a thread is, per-CPU data),
+ * lock_stat.c (the lock table and the order witness), alloc.c, bug.c.
  *
  * Conventions in this file: "CPU" is a model CPU id in [0, nr_cpu_ids);
  * a thread is bound to at most one CPU and a CPU to at most one thread.
@@ -53,20 +55,55 @@ extern _Thread_local void *fl__this_cpu_area[FL_PERCPU_SLOTS];
 void fl_percpu_area_register(int slot, void *base, size_t stride);
 
 /*
- * The virtual-CPU platform (sim.c), chosen at start-up: when active, a
- * workload's threads are simulated tasks on the one host thread, and the
- * waits, clocks and locks below go to the simulator, and time passes as
- * mm/ charges its costs (cost.h) and as tasks wait.
+ * The platform: two implementations of one table of operations, native/
+ * (one pthread per model CPU, futexes, the host's clocks) and sim/
+ * (virtual CPUs in virtual time: a workload's threads are simulated tasks
+ * on the one host thread, and time passes as mm/ charges its costs,
+ * cost.h, and as tasks wait). fl__platform points at the one in force,
+ * chosen when a run starts (sim/platform.c: fl__sim_platform_start()) and
+ * never changed while model code runs. Everything out of line goes
+ * through the table; the few inline fast paths (a lock and unlock,
+ * lock.h; a cost charged, cost.h; fl_user_preempt_point()) test one flag,
+ * fl__sim_active, as the kernel's static_branch_unlikely() does a key.
+ * mm/ tests no platform flag: it charges costs and names its simulator
+ * bookkeeping (cost.h: fl_sim_only()).
  */
-extern bool fl__sim_active;
-#define FL_SIM_TLS_SIZE 640    /* a task's share of the per-thread state */
-#define FL_SIM_TLS_WITNESS 320 /* the lock-order witness's part of it; then the holds */
-#define FL_SIM_SPIN_PS 20000   /* virtual time of one round of a wait loop: 20 ns */
+struct fl_thread_handle;
+struct fl_waitq;
+struct fl_rwsem;
+struct fl_lock_site;
+struct fl_platform_ops {
+	const char *name;
+	/* monotonic ns: the host's clock, or the running task's CPU's virtual one */
+	uint64_t (*clock_ns)(void);
+	void (*cpu_work)(uint64_t ns);
+	void (*cpu_wait)(unsigned int *spins);
+	void (*yield)(void);
+	void (*membarrier)(void);
+	struct fl_thread_handle *(*thread_start)(void (*fn)(void *), void *arg, int cpu,
+						 int pin_host_cpu, int *err);
+	void (*thread_join)(struct fl_thread_handle *h);
+	void (*word_wait)(unsigned long *word, unsigned long val);
+	void (*waitq_sleep)(struct fl_waitq *wq, unsigned long seen);
+	bool (*waitq_sleep_timeout)(struct fl_waitq *wq, unsigned long seen, uint64_t ns);
+	void (*waitq_wake_all)(struct fl_waitq *wq);
+	/* an rwsem's own part; lock.h's wrappers add the witness and the counts */
+	void (*rwsem_lock)(struct fl_rwsem *sem, struct fl_lock_site *s, bool write);
+	bool (*rwsem_read_trylock)(struct fl_rwsem *sem, struct fl_lock_site *s);
+	void (*rwsem_unlock)(struct fl_rwsem *sem, bool write);
+	void (*rwsem_downgrade)(struct fl_rwsem *sem, struct fl_lock_site *s);
+};
+extern const struct fl_platform_ops *fl__platform;  /* platform.c */
+extern const struct fl_platform_ops fl__native_ops; /* native/ */
+extern const struct fl_platform_ops fl__sim_ops;    /* sim/ */
+extern bool fl__sim_active;			    /* fl__platform is fl__sim_ops */
+/*
+ * fl__sim_platform_start() - from now on, threads are simulated tasks on
+ * this host thread, one per model CPU, seeded @seed. Return: 0 or -errno.
+ * fl__sim_platform_stop() goes back to the native platform.
+ */
 int fl__sim_platform_start(uint64_t seed);
 void fl__sim_platform_stop(void);
-void fl__sim_task_enter(int cpu, void *tls);
-void fl__sim_task_leave(void *tls);
-void fl__sim_spin_quantum(void);
 void fl__sim_preempt_point(void);
 /*
  * fl_user_preempt_point() - the running task is in user mode, where the
@@ -80,12 +117,8 @@ static inline void fl_user_preempt_point(void)
 	if (__builtin_expect(fl__sim_active, 0))
 		fl__sim_preempt_point();
 }
+/* cpu.c: this host thread's per-CPU state at @cpu (-1: none), as a simulated task runs there */
 void fl__cpu_rebind(int cpu);
-void fl__witness_save(void *buf);
-void fl__witness_load(const void *buf);
-void fl__sim_holds_save(void *buf);
-void fl__sim_holds_load(const void *buf);
-int fl__sim_holds_n(void); /* locks the running task holds */
 
 /* cpu.c */
 /**
@@ -110,7 +143,10 @@ int fl__host_nr_cpus(void);
  * Without membarrier (fl__membarrier_ok false) both are full fences.
  */
 extern bool fl__membarrier_ok;
-void fl__membarrier(void);
+static inline void fl__membarrier(void)
+{
+	fl__platform->membarrier();
+}
 static __always_inline void fl_membarrier_pair(void)
 {
 	if (fl__membarrier_ok)
@@ -140,19 +176,30 @@ int fl__host_cpu_ticks(struct fl_cpu_ticks *t);
  */
 double fl__steal_pct(const struct fl_cpu_ticks *a, const struct fl_cpu_ticks *b);
 
-/* thread.c: a worker thread that runs as one model CPU */
+/* a worker thread that runs as one model CPU */
 struct fl_thread_handle;
 /**
  * fl__thread_start() - start @fn(@arg) on a new thread bound to @cpu.
  * @pin_host_cpu: host CPU to pin to, or -1 for no pinning.
  * Return: handle or NULL on failure (errno-style code in *@err).
  */
-struct fl_thread_handle *fl__thread_start(void (*fn)(void *), void *arg, int cpu, int pin_host_cpu,
-					  int *err);
-void fl__thread_join(struct fl_thread_handle *h);
+static inline struct fl_thread_handle *fl__thread_start(void (*fn)(void *), void *arg, int cpu,
+							int pin_host_cpu, int *err)
+{
+	return fl__platform->thread_start(fn, arg, cpu, pin_host_cpu, err);
+}
 
-/* thread.c: give the host CPU away while waiting for another thread */
-void fl_yield(void);
+/* the join of a simulated task runs the simulation of every task spawned so far */
+static inline void fl__thread_join(struct fl_thread_handle *h)
+{
+	fl__platform->thread_join(h);
+}
+
+/* give the host CPU away while waiting for another thread */
+static inline void fl_yield(void)
+{
+	fl__platform->yield();
+}
 
 /**
  * fl_cpu_wait() - one step of waiting for another CPU to change a word:
@@ -160,7 +207,10 @@ void fl_yield(void);
  * Start *@spins at 0. Every wait of model code goes through here (or
  * through the locks), so the virtual-CPU platform can see it and charge it.
  */
-void fl_cpu_wait(unsigned int *spins);
+static inline void fl_cpu_wait(unsigned int *spins)
+{
+	fl__platform->cpu_wait(spins);
+}
 
 /*
  * smp_cond_load_acquire() - the kernel's spelling: load *@ptr with
@@ -181,15 +231,22 @@ void fl_cpu_wait(unsigned int *spins);
 		VAL;                                                                               \
 	})
 
-/* clock.c */
-uint64_t fl_clock_ns(void);
+static inline uint64_t fl_clock_ns(void)
+{
+	return fl__platform->clock_ns();
+}
+
+/* native/clock.c: the process's CPU times, user and system */
 void fl_cpu_times(double *user_s, double *sys_s);
 /*
  * fl_cpu_work() - @ns of user-mode work on the calling task's CPU: on sim
  * that much virtual time charged to the task, elsewhere a loop until the
  * thread has used @ns of CPU time
  */
-void fl_cpu_work(uint64_t ns);
+static inline void fl_cpu_work(uint64_t ns)
+{
+	fl__platform->cpu_work(ns);
+}
 
 /* alloc.c: every allocation of the core goes through here */
 /* the @n-th allocation from now returns NULL (0: none fails) */

@@ -20,7 +20,7 @@
 #include "../mm/internal.h"
 #include "../mm/fs.h"
 #include "../platform/cost.h"
-#include "../platform/sim.h"
+#include "../platform/sim/sim.h"
 
 struct model_target {
 	struct fl_target base;

@@ -11,7 +11,7 @@
  * before the advice so the feeders' PG_lru precondition holds.
  */
 #include "mm_harness.h"
-#include "../src/platform/sim.h"
+#include "../src/platform/sim/sim.h"
 #include "../src/platform/cost.h"
 
 #define SZ_2M (2ul << 20)

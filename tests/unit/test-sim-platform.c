@@ -19,7 +19,7 @@
 #include <foliolab/foliolab.h>
 #include "../src/platform/platform.h"
 #include "../src/platform/lock.h"
-#include "../src/platform/sim.h"
+#include "../src/platform/sim/sim.h"
 
 static int run_cpus; /* --cpus for run(); 0: one per thread */
 

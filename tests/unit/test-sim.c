@@ -21,11 +21,18 @@
 #include <errno.h>
 #include <time.h>
 #include "harness.h"
-#include "../src/platform/sim.h"
+#include "../src/platform/sim/sim.h"
 #include "../src/platform/cost.h"
 #include "../src/platform/platform.h"
 
 enum { N = 4, K = 3, C = 100, H = 10 };
+
+/* the platform in force (platform.h), as fl__sim_platform_start() and stop set it */
+static void use_sim(bool on)
+{
+	fl__sim_active = on;
+	fl__platform = on ? &fl__sim_ops : &fl__native_ops;
+}
 
 static struct fl_sim_spinlock lock;
 static int order[N * K]; /* the task of each acquisition, in order */
@@ -496,7 +503,7 @@ static bool test_bandwidth_known_answer(void)
 	bool saved_active = fl__sim_active;
 
 	fl__cost_ps[FL_COST_CLEAR_PAGE] = CL;
-	fl__sim_active = true;
+	use_sim(true);
 	fl__bw_curve = (struct fl_bw_curve){
 		.mem = { .n = 3, .cpus = { 1, 4, 16 }, .ps = { 34, 68, 466 } }
 	};
@@ -517,7 +524,7 @@ static bool test_bandwidth_known_answer(void)
 	fl__bw_curve = saved_bw;
 	fl__bw_limited = saved_bw.mem.n + saved_bw.llc.n >= 2;
 	fl__cost_ps[FL_COST_CLEAR_PAGE] = saved;
-	fl__sim_active = saved_active;
+	use_sim(saved_active);
 	fl__cpu = -1;
 	return true;
 }
@@ -557,7 +564,7 @@ static bool test_bandwidth_llc(void)
 	uint32_t at[256] = { 0 };
 
 	fl__cost_ps[FL_COST_CLEAR_PAGE] = CL;
-	fl__sim_active = true;
+	use_sim(true);
 	fl__bw_curve = (struct fl_bw_curve){ .mem = { .n = 1, .cpus = { 1 }, .ps = { 300 } },
 					     .llc = { .n = 1, .cpus = { 1 }, .ps = { 100 } },
 					     .llc_bytes = 64 * 4096 };
@@ -585,7 +592,7 @@ static bool test_bandwidth_llc(void)
 	fl__bw_curve = saved_bw;
 	fl__bw_limited = saved_bw.mem.n + saved_bw.llc.n >= 2;
 	fl__cost_ps[FL_COST_CLEAR_PAGE] = saved;
-	fl__sim_active = saved_active;
+	use_sim(saved_active);
 	fl__cpu = -1;
 	return true;
 }
@@ -626,7 +633,7 @@ static bool test_cpu_work(void)
 	struct timespec a, b;
 
 	fl__cost_ps[FL_COST_CLEAR_PAGE] = CL;
-	fl__sim_active = true;
+	use_sim(true);
 	fl__bw_curve = (struct fl_bw_curve){
 		.mem = { .n = 3, .cpus = { 1, 4, 16 }, .ps = { 34, 68, 466 } }
 	};
@@ -647,12 +654,12 @@ static bool test_cpu_work(void)
 	fl__bw_curve = saved_bw;
 	fl__bw_limited = saved_bw.mem.n + saved_bw.llc.n >= 2;
 	fl__cost_ps[FL_COST_CLEAR_PAGE] = saved;
-	fl__sim_active = false;
+	use_sim(false);
 	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &a);
 	fl_cpu_work(2000000); /* 2 ms of this thread's CPU time */
 	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &b);
 	ASSERT_TRUE((b.tv_sec - a.tv_sec) * 1000000000ll + (b.tv_nsec - a.tv_nsec) >= 2000000);
-	fl__sim_active = saved_active;
+	use_sim(saved_active);
 	fl__cpu = -1;
 	return true;
 }
@@ -673,7 +680,7 @@ static bool test_tick_preemption(void)
 {
 	bool saved_active = fl__sim_active;
 
-	fl__sim_active = true;
+	use_sim(true);
 	fl_sim_exit();
 	ASSERT_EQ(fl_sim_init(1, 1, H), 0);
 	ASSERT_EQ(fl_sim_spawn(0, tick_worker, (void *)(intptr_t)0), 0);
@@ -684,7 +691,7 @@ static bool test_tick_preemption(void)
 	ASSERT_EQ(fl_sim_preemptions(), 4u);
 	ASSERT_EQ(fl_sim_cpu_busy(0), 20 * 1000000000ull);
 	fl_sim_exit();
-	fl__sim_active = saved_active;
+	use_sim(saved_active);
 	return true;
 }
 
@@ -714,7 +721,7 @@ static bool test_line_table(void)
 	bool saved_active = fl__sim_active;
 	int i;
 
-	fl__sim_active = true;
+	use_sim(true);
 	fl_sim_exit();
 	ASSERT_EQ(fl_sim_init(3, 1, H), 0);
 	line_claims = 0;
@@ -727,7 +734,7 @@ static bool test_line_table(void)
 	 * another's: a transfer), 1 (its own), 2 (another's): 0 0 1 1 1 0 1
 	 */
 	ASSERT_EQ(line_claims, 0x1du);
-	fl__sim_active = saved_active;
+	use_sim(saved_active);
 	fl__cpu = -1;
 	return true;
 }
@@ -780,7 +787,7 @@ static bool test_line_queues(void)
 	bool saved_active = fl__sim_active;
 	uint64_t saved_x = fl__cost_ps[FL_COST_CACHELINE], c0, w0, wt0, transfers;
 
-	fl__sim_active = true;
+	use_sim(true);
 	fl__cost_ps[FL_COST_CACHELINE] = LINE_X;
 	c0 = fl__cost_count[FL_COST_CACHELINE];
 	w0 = fl__line_waits;
@@ -799,7 +806,7 @@ static bool test_line_queues(void)
 	ASSERT_TRUE(fl_sim_end_time() <= transfers * LINE_X + 200 * LINE_X / 10);
 	fl_sim_exit();
 	fl__cost_ps[FL_COST_CACHELINE] = saved_x;
-	fl__sim_active = saved_active;
+	use_sim(saved_active);
 	fl__cpu = -1;
 	return true;
 }
@@ -891,7 +898,7 @@ static bool test_xa_hot_nodes(void)
 	bool saved_active = fl__sim_active;
 	int i;
 
-	fl__sim_active = true;
+	use_sim(true);
 	fl_sim_exit();
 	ASSERT_EQ(fl_sim_init(2, 1, H), 0);
 	xa_cold = xa_hot_n = 0;
@@ -901,7 +908,7 @@ static bool test_xa_hot_nodes(void)
 	fl_sim_exit();
 	ASSERT_EQ(xa_cold, 2u * (FL_XA_HOT_NODES + 2));
 	ASSERT_EQ(xa_hot_n, 2u * (FL_XA_HOT_NODES + 1));
-	fl__sim_active = saved_active;
+	use_sim(saved_active);
 	fl__cpu = -1;
 	return true;
 }

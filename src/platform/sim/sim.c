@@ -20,7 +20,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include "sim.h"
-#include "platform.h"
+#include "../lock.h"
 
 #if defined(__SANITIZE_ADDRESS__)
 #include <sanitizer/common_interface_defs.h>
@@ -100,6 +100,7 @@ static struct {
  */
 uint64_t fl__sim_debt;
 unsigned int fl__sim_gen;
+unsigned char *fl__sim_tls;
 
 static void settle(void)
 {
@@ -253,7 +254,10 @@ static void switch_to_task(struct fl_sim_task *t)
 	fl__sim_debt = 0;
 	S.current = t;
 	S.switches++;
-	fl__sim_task_enter(t->cpu, t->tls);
+	/* this host thread's per-CPU state becomes the task's */
+	fl__cpu_rebind(t->cpu);
+	fl__witness_load(t->tls);
+	fl__sim_tls = t->tls;
 #if SIM_ASAN
 	__sanitizer_start_switch_fiber(&S.sched_asan_fake, t->stack, SIM_STACK);
 #endif
@@ -261,7 +265,9 @@ static void switch_to_task(struct fl_sim_task *t)
 #if SIM_ASAN
 	__sanitizer_finish_switch_fiber(S.sched_asan_fake, NULL, NULL);
 #endif
-	fl__sim_task_leave(t->tls);
+	fl__witness_save(t->tls);
+	fl__sim_tls = NULL;
+	fl__cpu_rebind(-1);
 	S.current = NULL;
 }
 

@@ -12,9 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <foliolab/foliolab.h>
-#include "cost.h"
-#include "../lib/util.h"
-#include "platform.h"
+#include "../cost.h"
+#include "../../lib/util.h"
+#include "../platform.h"
 #include "sim.h"
 
 const struct fl_cost_info fl__cost_info[FL_NR_COSTS] = {

@@ -32,8 +32,20 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "../cost.h"
 
 struct fl_sim_task;
+
+/*
+ * A task's share of the per-thread state, switched with it: the lock-order
+ * witness's (lock.h) in its first FL_SIM_TLS_WITNESS bytes, then the
+ * locks it holds (sim/lock.c). fl__sim_tls is the running task's (NULL on
+ * the host thread).
+ */
+#define FL_SIM_TLS_SIZE 640
+#define FL_SIM_TLS_WITNESS 320
+extern unsigned char *fl__sim_tls;
+#define FL_SIM_SPIN_PS 20000 /* virtual time of one round of a wait loop: 20 ns */
 
 /* A queue of tasks waiting for a lock, in arrival order. */
 struct fl_sim_waitq {
@@ -84,6 +96,15 @@ struct fl_sim_rwsem {
 	bool handoff; /* RWSEM_FLAG_HANDOFF */
 	struct fl_sim_waitq q;
 	struct fl_sim_lockstat st;
+	struct fl_cacheline line; /* the count's last CPU */
+};
+
+/* A platform spinlock's or mutex's state on sim (lock.h: struct fl_spinlock). */
+struct fl_sim_lock {
+	struct fl_cacheline line; /* the lock word's last CPU */
+	uint64_t free_at;	  /* when its last holder released it (ps) */
+	unsigned int free_gen;	  /* the simulation free_at belongs to */
+	unsigned char handoff;	  /* a mutex: MUTEX_FLAG_HANDOFF (1 asked, 2 handed over) */
 };
 
 /* what fl_sim_down_read() and fl_sim_down_write() did */
@@ -188,5 +209,18 @@ uint64_t fl_sim_switches(void);	   /* coroutine switches made */
 uint64_t fl_sim_preemptions(void); /* of them, tick preemptions */
 /* host memory the simulator holds (structures, touched task stacks); after exit: the last run's */
 size_t fl_sim_memory(void);
+
+/* sim/lock.c: the platform's waits and rwsems (platform.h: struct fl_platform_ops) */
+struct fl_waitq;
+struct fl_rwsem;
+struct fl_lock_site;
+void fl__sim_word_wait(unsigned long *word, unsigned long val);
+void fl__sim_waitq_sleep(struct fl_waitq *wq, unsigned long seen);
+bool fl__sim_waitq_sleep_timeout(struct fl_waitq *wq, unsigned long seen, uint64_t ns);
+void fl__sim_waitq_wake_all(struct fl_waitq *wq);
+void fl__sim_rwsem_lock(struct fl_rwsem *sem, struct fl_lock_site *s, bool write);
+bool fl__sim_rwsem_read_trylock(struct fl_rwsem *sem, struct fl_lock_site *s);
+void fl__sim_rwsem_unlock(struct fl_rwsem *sem, bool write);
+void fl__sim_rwsem_downgrade(struct fl_rwsem *sem, struct fl_lock_site *s);
 
 #endif /* FL_PLATFORM_SIM_H */
