@@ -33,6 +33,13 @@ else
   OPT := -O1 -g -DFL_DEBUG=3 -fsanitize=$(SAN) -fno-sanitize-recover=all
 endif
 
+# JUMP_LABEL=0: the simulator's static branches test a flag instead of
+# being patched (src/platform/jump_label.h), to compare the two; built
+# apart (build/release-flag, ...)
+ifeq ($(JUMP_LABEL),0)
+  VARIANT := $(VARIANT)-flag
+  OPT += -DFL_JUMP_LABEL=0
+endif
 B := build/$(VARIANT)
 WARN := -Wall -Wextra -Wpedantic -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
         -Wformat=2 -Wvla -Wundef

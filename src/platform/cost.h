@@ -4,8 +4,8 @@
  * CPU time one operation takes in the kernel, charged by mm/ where the
  * kernel pays it.
  *
- * On the native platform a charge is one test of a flag. On sim
- * (platform.h: fl__sim_active) it adds to the running task's debt, in
+ * On the native platform a charge is a no-op (jump_label.h: a static
+ * branch, patched into a jump when the simulator starts). On sim it adds to the running task's debt, in
  * picoseconds, which the simulator turns into virtual time at the task's
  * next scheduling point (a lock, an unlock, a wait, a clock read): time
  * needs to be exact only where CPUs can see each other.
@@ -25,6 +25,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include "compiler.h"
+#include "jump_label.h"
 
 enum fl_cost_id {
 	FL_COST_FAULT,	     /* exception entry, the fault's walk and the return, per fault */
@@ -77,25 +78,25 @@ extern uint64_t fl__cost_time[FL_NR_COSTS];
 extern uint64_t fl__line_waits, fl__line_wait_time;
 
 /* sim.c: what the running task has been charged since its last scheduling point */
-extern bool fl__sim_active;
 extern uint64_t fl__sim_debt;
 
 /*
  * fl_sim_only() - @stmt is the simulator's bookkeeping (a line's owner, an
- * IPI's receivers): mm/ names it so and runs it on sim only, one
- * well-predicted branch on native, as the kernel's static_branch_unlikely()
- * guards what only some machines need. mm/ tests no platform flag itself.
+ * IPI's receivers): mm/ names it so and runs it on sim only, behind the
+ * static branch (jump_label.h: a no-op on native), as the kernel's
+ * static_branch_unlikely() guards what only some machines need. mm/ tests
+ * no platform flag itself.
  */
 #define fl_sim_only(stmt)                                                                          \
 	do {                                                                                       \
-		if (unlikely(fl__sim_active)) {                                                    \
+		if (fl_sim_branch()) {                                                             \
 			stmt;                                                                      \
 		}                                                                                  \
 	} while (0)
 
 static __always_inline void fl_cost_n(enum fl_cost_id id, uint64_t n)
 {
-	if (unlikely(fl__sim_active)) {
+	if (fl_sim_branch()) {
 		uint64_t t = fl__cost_ps[id] * n;
 
 		fl__sim_debt += t;
@@ -146,7 +147,7 @@ void fl__cacheline_take(struct fl_cacheline *cl);
 bool fl__cacheline_claim(struct fl_cacheline *cl);
 static __always_inline void fl_cacheline_write(struct fl_cacheline *cl)
 {
-	if (unlikely(fl__sim_active))
+	if (fl_sim_branch())
 		fl__cacheline_take(cl);
 }
 
@@ -195,7 +196,7 @@ static __always_inline void fl_cost_transfers(unsigned int n)
 }
 static __always_inline void fl_line_table_write(struct fl_line_table *t, unsigned long i)
 {
-	if (unlikely(fl__sim_active))
+	if (fl_sim_branch())
 		fl__line_table_take(t, i);
 }
 
@@ -249,7 +250,7 @@ void fl__cost_mem(enum fl_cost_id id, unsigned long pfn, uint64_t pages);
 void fl__cost_xa_node(const void *node);
 static __always_inline void fl_cost_xa_node(const void *node)
 {
-	if (unlikely(fl__sim_active))
+	if (fl_sim_branch())
 		fl__cost_xa_node(node);
 }
 
@@ -259,7 +260,7 @@ static __always_inline void fl_cost_xa_node(const void *node)
  */
 static __always_inline void fl_cost_mem(enum fl_cost_id id, unsigned long pfn, uint64_t pages)
 {
-	if (unlikely(fl__sim_active)) {
+	if (fl_sim_branch()) {
 		if (fl__bw_limited)
 			fl__cost_mem(id, pfn, pages);
 		else

@@ -172,7 +172,7 @@ static __always_inline void fl_spin_lock_at(struct fl_spinlock *l, struct fl_loc
 	unsigned int expected = 0;
 
 	fl__witness_acquire(l->cls, l);
-	if (unlikely(fl__sim_active) && fl__sim_spin_lock(l, s)) {
+	if (fl_sim_branch() && fl__sim_spin_lock(l, s)) {
 		fl__lock_acquired(s, l->cls);
 		return;
 	}
@@ -188,7 +188,7 @@ static __always_inline bool fl_spin_trylock_at(struct fl_spinlock *l, struct fl_
 	unsigned int expected = 0;
 	bool got;
 
-	if (unlikely(fl__sim_active) && fl__sim_spin_trylock(l, s, &got)) {
+	if (fl_sim_branch() && fl__sim_spin_trylock(l, s, &got)) {
 		if (!got)
 			return false;
 	} else if (!fl_atomic_cmpxchg(&l->val, &expected, 1, false, __ATOMIC_ACQUIRE,
@@ -209,7 +209,7 @@ static __always_inline bool fl_spin_trylock_at(struct fl_spinlock *l, struct fl_
 static __always_inline void fl_spin_unlock(struct fl_spinlock *l)
 {
 	fl__witness_release(l->cls, l);
-	if (unlikely(fl__sim_active) && fl__sim_spin_unlock(l))
+	if (fl_sim_branch() && fl__sim_spin_unlock(l))
 		return;
 	/* release: our critical section is visible to the next holder */
 	__atomic_store_n(&l->val, 0, __ATOMIC_RELEASE);

@@ -21,6 +21,7 @@
 #include <stdint.h>
 #include "compiler.h"
 #include "bug.h"
+#include "jump_label.h"
 
 #define FL_NR_CPUS_MAX 1024
 
@@ -63,8 +64,10 @@ void fl_percpu_area_register(int slot, void *base, size_t stride);
  * chosen when a run starts (sim/platform.c: fl__sim_platform_start()) and
  * never changed while model code runs. Everything out of line goes
  * through the table; the few inline fast paths (a lock and unlock,
- * lock.h; a cost charged, cost.h; fl_user_preempt_point()) test one flag,
- * fl__sim_active, as the kernel's static_branch_unlikely() does a key.
+ * lock.h; a cost charged, cost.h; fl_user_preempt_point()) take one
+ * static branch, fl_sim_branch() (jump_label.h): a no-op on native,
+ * patched into a jump when the simulator starts, as the kernel's
+ * static_branch_unlikely().
  * mm/ tests no platform flag: it charges costs and names its simulator
  * bookkeeping (cost.h: fl_sim_only()).
  */
@@ -98,6 +101,13 @@ extern const struct fl_platform_ops fl__native_ops; /* native/ */
 extern const struct fl_platform_ops fl__sim_ops;    /* sim/ */
 extern bool fl__sim_active;			    /* fl__platform is fl__sim_ops */
 /*
+ * fl__platform_set() - put @ops in force (@sim: they are the simulator's,
+ * whose static branches are patched on, jump_label.h). Only while no
+ * other thread runs model code. Return: 0, or -errno if the program's
+ * text could not be patched (nothing changed then).
+ */
+int fl__platform_set(const struct fl_platform_ops *ops, bool sim);
+/*
  * fl__sim_platform_start() - from now on, threads are simulated tasks on
  * this host thread, one per model CPU, seeded @seed. Return: 0 or -errno.
  * fl__sim_platform_stop() goes back to the native platform.
@@ -114,7 +124,7 @@ void fl__sim_preempt_point(void);
  */
 static inline void fl_user_preempt_point(void)
 {
-	if (__builtin_expect(fl__sim_active, 0))
+	if (fl_sim_branch())
 		fl__sim_preempt_point();
 }
 /* cpu.c: this host thread's per-CPU state at @cpu (-1: none), as a simulated task runs there */

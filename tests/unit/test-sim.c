@@ -30,8 +30,7 @@ enum { N = 4, K = 3, C = 100, H = 10 };
 /* the platform in force (platform.h), as fl__sim_platform_start() and stop set it */
 static void use_sim(bool on)
 {
-	fl__sim_active = on;
-	fl__platform = on ? &fl__sim_ops : &fl__native_ops;
+	BUG_ON(fl__platform_set(on ? &fl__sim_ops : &fl__native_ops, on));
 }
 
 static struct fl_sim_spinlock lock;

@@ -33,8 +33,9 @@ int fl__sim_platform_start(uint64_t seed)
 	if (!ret && fl__cost_ps[FL_COST_WAKEUP])
 		fl_sim_set_wakeup(fl__cost_ps[FL_COST_WAKEUP]);
 	if (!ret) {
-		fl__platform = &fl__sim_ops;
-		fl__sim_active = true;
+		ret = fl__platform_set(&fl__sim_ops, true);
+		if (ret)
+			fl_sim_exit();
 	}
 	return ret;
 }
@@ -44,8 +45,8 @@ void fl__sim_platform_stop(void)
 	if (!fl__sim_active)
 		return;
 	fl_sim_exit();
-	fl__sim_active = false;
-	fl__platform = &fl__native_ops;
+	/* the text was writable at the start, so it is at the end */
+	(void)fl__platform_set(&fl__native_ops, false);
 	tasks_pending = false;
 }
 
