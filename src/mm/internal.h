@@ -433,6 +433,7 @@ void fl__khugepaged_forget(void);
 void fl__khugepaged_reset(void);
 void fl__khugepaged_wake(void);
 extern int fl__khugepaged_cpu; /* the model CPU of khugepaged's thread; -1: no thread */
+bool current_is_khugepaged(void);
 int fl__khugepaged_start(int nr_tasks);
 void fl__khugepaged_task_done(void);
 void fl__khugepaged_join(void);

@@ -1020,6 +1020,17 @@ static void khugepaged(void *arg)
 	}
 }
 
+/*
+ * current_is_khugepaged() - the caller runs on khugepaged's thread: as
+ * 6.18 compares kthread_func(current) with khugepaged(), so that reclaim
+ * for its allocations and charges counts as pgscan_khugepaged and
+ * pgsteal_khugepaged (vmscan.c). MADV_COLLAPSE runs in its caller's.
+ */
+bool current_is_khugepaged(void)
+{
+	return fl_current_fn() == khugepaged;
+}
+
 void fl__khugepaged_wake(void)
 {
 	if (fl_waitq_active(&khugepaged_wait))

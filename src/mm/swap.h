@@ -123,6 +123,14 @@ static inline long get_nr_swap_pages(void)
 	return si ? (long)READ_ONCE(si->pages) - (long)READ_ONCE(si->inuse_pages) : 0;
 }
 
+/* total_swap_pages: every swap device's slots, free or not (the model has one device) */
+static inline long total_swap_pages_read(void)
+{
+	struct swap_info_struct *si = READ_ONCE(fl__swap_info);
+
+	return si ? (long)READ_ONCE(si->pages) : 0;
+}
+
 /* vm_swap_full(): more than half the swap slots in use (mem_cgroup_swap_full() has no swap.max here) */
 static inline bool vm_swap_full(void)
 {

@@ -666,7 +666,7 @@ static unsigned long lruvec_tree_size(struct lruvec *lruvec, enum lru_list lru)
 	return node_lru_pages(lruvec->pgdat, lru);
 }
 
-/* Anon can be reclaimed (and so aged) while swap has free slots. */
+/* Anon can be reclaimed while swap has free slots (the model has no demotion). */
 static bool can_reclaim_anon_pages(void)
 {
 	return get_nr_swap_pages() > 0;
@@ -715,7 +715,10 @@ static void lru_note_cost_locked(struct lruvec *lruvec, bool file, unsigned long
 
 /*
  * lru_note_cost_unlock_irq(): note the cost in @lruvec, unlock it, then
- * in each ancestor's lruvec on the node under that one's lock
+ * in each ancestor's lruvec on the node under that one's lock; a cost of
+ * 0 (an anon shrink_active_list(), whose rotations are only executable
+ * file folios', or a batch reclaimed whole with no I/O) only unlocks, as
+ * 6.18 returns at once (mm/swap.c)
  */
 static void lru_note_cost_unlock(struct lruvec *lruvec, bool file, unsigned long nr_io,
 				 unsigned long nr_rotated)
@@ -724,6 +727,10 @@ static void lru_note_cost_unlock(struct lruvec *lruvec, bool file, unsigned long
 	struct pglist_data *pgdat = lruvec->pgdat;
 	bool child = lruvec->memcg;
 
+	if (!nr_io && !nr_rotated) {
+		spin_unlock(&lruvec->lru_lock);
+		return;
+	}
 	lru_note_cost_locked(lruvec, file, nr_io, nr_rotated);
 	spin_unlock(&lruvec->lru_lock);
 	if (!child)
@@ -833,6 +840,16 @@ static unsigned long move_folios_to_lru(struct lruvec *lruvec, struct list_head 
 static enum vm_event_item reclaimer_item(enum vm_event_item base, struct scan_control *sc)
 {
 	return (enum vm_event_item)(base + sc->reclaimer);
+}
+
+/*
+ * Who reclaims for an allocation or a charge, by 6.18's reclaimer_offset():
+ * khugepaged's thread counts as itself (pgscan_khugepaged, pgsteal_khugepaged),
+ * any other task as direct. (kswapd and proactive reclaim say so themselves.)
+ */
+static enum reclaimer direct_reclaimer(void)
+{
+	return current_is_khugepaged() ? RECLAIMER_KHUGEPAGED : RECLAIMER_DIRECT;
 }
 
 /* cgroup_reclaim(): reclaim for a memcg's limit, not for the machine */
@@ -1014,9 +1031,15 @@ static void get_scan_count(struct lruvec *lruvec, struct scan_control *sc, unsig
 	}
 }
 
+/*
+ * can_age_anon_pages() - the active anon list may be aged while swap
+ * exists, full or not (6.18: total_swap_pages > 0; the model has no
+ * demotion): with swap full the kernel goes on deactivating, so what
+ * frees slots later finds the inactive list ready.
+ */
 static bool can_age_anon_pages(void)
 {
-	return can_reclaim_anon_pages();
+	return total_swap_pages_read() > 0;
 }
 
 /*
@@ -1197,7 +1220,8 @@ static unsigned long do_try_to_free_pages(int nid, struct scan_control *sc)
 	int i, initial_priority = sc->priority;
 
 retry:
-	if (sc->reclaimer == RECLAIMER_DIRECT && !cgroup_reclaim(sc))
+	if ((sc->reclaimer == RECLAIMER_DIRECT || sc->reclaimer == RECLAIMER_KHUGEPAGED) &&
+	    !cgroup_reclaim(sc))
 		count_vm_event((sc->gfp_mask & __GFP_MOVABLE) ? ALLOCSTALL_MOVABLE
 							      : ALLOCSTALL_NORMAL);
 	do {
@@ -1248,7 +1272,7 @@ unsigned long try_to_free_pages(gfp_t gfp_mask, int order, int nid)
 				   .order = order,
 				   .priority = DEF_PRIORITY,
 				   .swappiness = (int)READ_ONCE(vm_swappiness),
-				   .reclaimer = RECLAIMER_DIRECT,
+				   .reclaimer = direct_reclaimer(),
 				   .may_writepage = 1,
 				   .may_unmap = 1,
 				   .may_swap = 1 };
@@ -1278,7 +1302,7 @@ unsigned long try_to_free_mem_cgroup_pages(struct mem_cgroup *memcg, unsigned lo
 		.gfp_mask = gfp_mask,
 		.priority = DEF_PRIORITY,
 		.swappiness = swappiness < 0 ? (int)READ_ONCE(vm_swappiness) : swappiness,
-		.reclaimer = proactive ? RECLAIMER_PROACTIVE : RECLAIMER_DIRECT,
+		.reclaimer = proactive ? RECLAIMER_PROACTIVE : direct_reclaimer(),
 		.target_mem_cgroup = memcg,
 		.may_writepage = 1,
 		.may_unmap = 1,

@@ -22,6 +22,7 @@
 
 int fl__nr_cpu_ids;
 _Thread_local int fl__cpu = -1;
+_Thread_local fl_thread_fn fl__current_fn; /* set by either platform's thread start */
 static unsigned char *cpu_owner;
 _Thread_local void *fl__this_cpu_area[FL_PERCPU_SLOTS];
 static struct {

@@ -28,6 +28,20 @@
 extern int fl__nr_cpu_ids;
 extern _Thread_local int fl__cpu;
 
+/* what a thread runs: fl__thread_start()'s @fn */
+typedef void (*fl_thread_fn)(void *);
+extern _Thread_local fl_thread_fn fl__current_fn;
+
+/**
+ * fl_current_fn() - the function the calling thread (or simulated task)
+ * was started with, as the kernel's kthread_func(current): NULL on the
+ * host thread and on a task the simulator was given directly.
+ */
+static inline fl_thread_fn fl_current_fn(void)
+{
+	return fl__current_fn;
+}
+
 /**
  * smp_processor_id() - the model CPU this thread runs on.
  * Context: the thread must be bound (fl_cpu_bind()).

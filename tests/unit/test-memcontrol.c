@@ -370,8 +370,123 @@ static bool test_swappiness_zero_never_swaps(void)
 	return mm_down_with_mm();
 }
 
+/* Acquisitions of the lru_lock at lru_note_cost_unlock()'s site, every CPU, so far. */
+static uint64_t note_cost_locks(void)
+{
+	static struct fl_lock_row rows[FL_LOCK_SITES_MAX];
+	int i, n = fl__lock_stats_read(rows);
+	uint64_t v = 0;
+
+	for (i = 0; i < n; i++)
+		if (!strcmp(rows[i].class_name, "lruvec->lru_lock") &&
+		    !strcmp(rows[i].site, "lru_note_cost_unlock"))
+			v += rows[i].st.acquired;
+	return v;
+}
+
+/*
+ * Swap present but full (every slot marked in use): 6.18 still ages the
+ * active anon list (can_age_anon_pages(): total_swap_pages > 0, not free
+ * slots), while get_scan_count() scans no anon (can_reclaim_anon_pages():
+ * free slots). 64 pages of the memcg activated, memory.stat read (the
+ * flush: active 64, inactive 0), then memory.reclaim: shrink_lruvec()
+ * finds the inactive list low and shrink_active_list() deactivates a
+ * batch of SWAP_CLUSTER_MAX at least (memory.stat's pgrefill =
+ * pgdeactivate, each marked workingset); no anon page is scanned from the inactive list or
+ * swapped. Each such aging notes a cost of 0 (anon rotates nothing):
+ * 6.18's lru_note_cost_unlock_irq() only unlocks, so the root lruvec's
+ * lock is never taken for it.
+ */
+static bool test_swap_full_still_ages_anon(void)
+{
+	uint64_t tag = 10ull << 16, locks0;
+	unsigned long a, i, inuse, ws = 0;
+
+	ASSERT_TRUE(up(4, 1024, PAGE_COUNTER_MAX));
+	a = map(64 * PAGE_SIZE);
+	ASSERT_TRUE(a && write_tags(a, 64, tag));
+	lru_add_drain();
+	for (i = 0; i < 64; i++)
+		folio_activate(mapped_folio(mm, a + i * PAGE_SIZE));
+	lru_add_drain();
+	ASSERT_EQ(stat("stat.pgactivate"), 64); /* and the flush */
+	ASSERT_EQ(memcg->nodeinfo[0].nr_flushed[LRU_ACTIVE_ANON], 64);
+	inuse = fl__swap_info->inuse_pages;
+	fl__swap_info->inuse_pages = fl__swap_info->pages; /* full */
+	locks0 = note_cost_locks();
+	mem_cgroup_reclaim(memcg, 32, -1);
+	fl__swap_info->inuse_pages = inuse;
+	ASSERT_GE(counter("pgdeactivate"), SWAP_CLUSTER_MAX);
+	/* a memcg's reclaim: pgrefill in its memory.stat only, pgdeactivate in both */
+	ASSERT_EQ(stat("stat.pgrefill"), counter("pgdeactivate"));
+	ASSERT_EQ(counter("pgrefill"), 0);
+	ASSERT_EQ(counter("pgscan_anon"), 0);
+	ASSERT_EQ(counter("pswpout"), 0);
+	ASSERT_EQ(note_cost_locks(), locks0);
+	for (i = 0; i < 64; i++)
+		ws += folio_test_workingset(mapped_folio(mm, a + i * PAGE_SIZE));
+	ASSERT_EQ(ws, (unsigned long)counter("pgdeactivate"));
+	ASSERT_EQ(wrong_tags(a, 64, tag), 0);
+	return mm_down_with_mm();
+}
+
+/*
+ * Reclaim on khugepaged's thread counts as khugepaged's (6.18's
+ * reclaimer_offset(): current_is_khugepaged()). A memcg of 1024 pages
+ * with swap; 512 pages written in a 2 MiB range at 4K, MADV_HUGEPAGE, and
+ * 448 more elsewhere: 960 charged. khugepaged's thread (CPU 1) collapses
+ * the range: the THP's charge of 512 goes over the limit and reclaims from
+ * the memcg in khugepaged's name: memory.stat's pgscan_khugepaged and
+ * pgsteal_khugepaged grow, pgscan_direct and pgsteal_direct do not (the
+ * test thread reclaims nothing meanwhile), and /proc/vmstat counts none
+ * of it (a memcg's limit). Every tag reads back.
+ */
+static bool test_khugepaged_reclaims_as_itself(void)
+{
+	uint64_t tag = 11ull << 16;
+	unsigned long a, b;
+	int64_t direct0;
+	int i;
+
+	mm_swap_mb = 64;
+	ASSERT_TRUE(mm_up(64, 1, 2));
+	memcg = fl__mem_cgroup_create("test", 1024, PAGE_COUNTER_MAX);
+	ASSERT_TRUE(memcg != NULL);
+	fl__run_memcg = memcg;
+	mm = mm_alloc(1);
+	ASSERT_TRUE(mm != NULL);
+	ASSERT_TRUE(knob("transparent_hugepage/hugepages-2048kB/enabled", "never"));
+	a = map(4ul << 20);
+	ASSERT_TRUE(a != 0);
+	a = (a + (2ul << 20) - 1) & ~((2ul << 20) - 1); /* a 2 MiB range inside */
+	ASSERT_TRUE(write_tags(a, 512, tag));
+	b = map(448 * PAGE_SIZE);
+	ASSERT_TRUE(b && write_tags(b, 448, tag + 512));
+	lru_add_drain();
+	ASSERT_TRUE(knob("transparent_hugepage/hugepages-2048kB/enabled", "madvise"));
+	ASSERT_EQ(do_madvise(mm, a, 2ul << 20, MADV_HUGEPAGE), 0);
+	direct0 = stat("stat.pgscan_direct") + stat("stat.pgsteal_direct");
+	fl__khugepaged_cpu = 1;
+	ASSERT_EQ(fl__khugepaged_start(1), 0);
+	for (i = 0; i < 5000 && !counter("khugepaged/full_scans"); i++)
+		fl_cpu_work(1000000); /* up to 5 s of this thread's CPU time */
+	fl__khugepaged_task_done();
+	fl__khugepaged_join();
+	fl__khugepaged_cpu = -1;
+	ASSERT_GT(counter("khugepaged/full_scans"), 0);
+	ASSERT_EQ(counter("thp_collapse_alloc"), 1);
+	ASSERT_GT(stat("stat.pgscan_khugepaged"), 0);
+	ASSERT_GT(stat("stat.pgsteal_khugepaged"), 0);
+	ASSERT_EQ(stat("stat.pgscan_direct") + stat("stat.pgsteal_direct"), direct0);
+	ASSERT_EQ(counter("pgscan_khugepaged") + counter("pgsteal_khugepaged"), 0);
+	ASSERT_EQ(wrong_tags(a, 512, tag), 0);
+	ASSERT_EQ(wrong_tags(b, 448, tag + 512), 0);
+	return mm_down_with_mm();
+}
+
 TEST_MAIN(TEST(test_charge_batches_and_stock), TEST(test_limit_reclaims_from_the_memcg),
 	  TEST(test_mthp_charge_fails_at_once), TEST(test_oom_in_the_memcg),
 	  TEST(test_memory_reclaim_and_swapin_charge), TEST(test_deferred_split_queue_per_memcg),
 	  TEST(test_high_reclaims_on_return), TEST(test_reclaim_reads_flushed_sizes),
-	  TEST(test_swappiness_zero_never_swaps))
+	  TEST(test_swappiness_zero_never_swaps), TEST(test_swap_full_still_ages_anon),
+	  TEST(test_khugepaged_reclaims_as_itself))

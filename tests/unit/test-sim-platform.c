@@ -445,8 +445,69 @@ static bool test_collapse_charges(void)
 	return true;
 }
 
+/*
+ * fl_current_fn() (kthread_func(current)): each thread sees the function
+ * it was started with, before and after its scheduling points (on sim
+ * the two CPUs' tasks take turns there, and the value goes with each
+ * task); the host thread sees NULL, also after the run.
+ */
+static fl_thread_fn seen_fn[4][2];
+static void who_a(void *arg)
+{
+	intptr_t i = (intptr_t)arg;
+
+	seen_fn[i][0] = fl_current_fn();
+	fl_cpu_work(20000); /* sim: a scheduling point every 10 us */
+	seen_fn[i][1] = fl_current_fn();
+}
+
+static void who_b(void *arg)
+{
+	who_a(arg); /* the same body; the thread's function is who_b */
+}
+
+static bool current_fn_on(bool sim)
+{
+	struct fl_thread_handle *h[4];
+	int i, err = 0;
+
+	memset(seen_fn, 0, sizeof(seen_fn));
+	ASSERT_EQ(fl__platform_init(2), 0);
+	if (sim)
+		ASSERT_EQ(fl__sim_platform_start(3), 0);
+	for (i = 0; i < 4; i++) {
+		/* sim: two tasks a CPU, run together; native: one thread at a time */
+		h[i] = fl__thread_start(i % 2 ? who_b : who_a, (void *)(intptr_t)i,
+					sim ? i / 2 : i % 2, -1, &err);
+		ASSERT_TRUE(h[i] != NULL);
+		if (!sim) {
+			fl__thread_join(h[i]);
+			h[i] = NULL;
+		}
+	}
+	for (i = 0; sim && i < 4; i++)
+		fl__thread_join(h[i]);
+	ASSERT_TRUE(fl_current_fn() == NULL);
+	if (sim)
+		fl__sim_platform_stop();
+	fl__platform_exit();
+	for (i = 0; i < 4; i++) {
+		ASSERT_TRUE(seen_fn[i][0] == (i % 2 ? who_b : who_a));
+		ASSERT_TRUE(seen_fn[i][1] == seen_fn[i][0]);
+	}
+	return true;
+}
+
+static bool test_current_fn(void)
+{
+	ASSERT_TRUE(fl_current_fn() == NULL);
+	ASSERT_TRUE(current_fn_on(false));
+	ASSERT_TRUE(current_fn_on(true));
+	return true;
+}
+
 TEST_MAIN(TEST(test_one_thread_same_as_native), TEST(test_threads_rule_and_seed),
 	  TEST(test_seed_changes_only_contention), TEST(test_every_workload_same_as_native),
 	  TEST(test_tasks_share_a_cpu), TEST(test_platform_mutex_sleeps),
 	  TEST(test_platform_spinlock_in_virtual_time), TEST(test_every_workload_runs),
-	  TEST(test_collapse_charges))
+	  TEST(test_collapse_charges), TEST(test_current_fn))

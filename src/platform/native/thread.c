@@ -38,7 +38,9 @@ static void *thread_main(void *p)
 		fprintf(stderr, "foliolab: model CPU %d is already bound\n", h->cpu);
 		return NULL;
 	}
+	fl__current_fn = h->fn;
 	h->fn(h->arg);
+	fl__current_fn = NULL;
 	fl_cpu_unbind();
 	return NULL;
 }

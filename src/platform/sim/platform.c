@@ -54,6 +54,7 @@ static void task_main(void *p)
 {
 	struct fl_thread_handle *h = p;
 
+	fl__current_fn = h->fn; /* the task's: sim.c switches it with the task */
 	h->fn(h->arg);
 }
 

@@ -51,6 +51,7 @@ struct fl_sim_task {
 	struct fl_sim_task *rw_next; /* an rwsem's queue: a woken writer stays in it */
 	uint64_t timeout;	     /* an rwsem waiter: when it may ask for a hand-off */
 	void *asan_fake;
+	fl_thread_fn current_fn; /* fl__current_fn while it runs */
 	unsigned char tls[FL_SIM_TLS_SIZE] __attribute__((aligned(16))); /* its per-thread state */
 };
 
@@ -258,6 +259,7 @@ static void switch_to_task(struct fl_sim_task *t)
 	fl__cpu_rebind(t->cpu);
 	fl__witness_load(t->tls);
 	fl__sim_tls = t->tls;
+	fl__current_fn = t->current_fn;
 #if SIM_ASAN
 	__sanitizer_start_switch_fiber(&S.sched_asan_fake, t->stack, SIM_STACK);
 #endif
@@ -267,6 +269,8 @@ static void switch_to_task(struct fl_sim_task *t)
 #endif
 	fl__witness_save(t->tls);
 	fl__sim_tls = NULL;
+	t->current_fn = fl__current_fn;
+	fl__current_fn = NULL;
 	fl__cpu_rebind(-1);
 	S.current = NULL;
 }
