@@ -320,6 +320,18 @@ static inline bool folio_mapped(const struct folio *f)
 }
 
 /*
+ * folio_maybe_mapped_shared() - more than one mm may map @f (6.15+,
+ * include/linux/mm.h): a small folio mapped more than once, a large one
+ * with the MM_IDS shared bit set.
+ */
+static inline bool folio_maybe_mapped_shared(const struct folio *f)
+{
+	if (!folio_test_large(f))
+		return folio_mapcount(f) > 1;
+	return folio_test_large_maybe_mapped_shared(f);
+}
+
+/*
  * folio_expected_ref_count() - references the folio's mappings and caches
  * account for; a caller adds its own.
  */

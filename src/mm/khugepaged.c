@@ -384,14 +384,6 @@ static bool skip_lazyfree(struct collapse_control *cc, struct vm_area_struct *vm
 	       !(vma->vm_flags & VM_DROPPABLE) && folio_test_lazyfree(folio) && !(v & _PAGE_DIRTY);
 }
 
-/* 6.15+: a small folio mapped more than once, or a large one with the MM_IDS bit */
-static bool folio_maybe_mapped_shared(struct folio *folio)
-{
-	if (!folio_test_large(folio))
-		return folio_mapcount(folio) > 1;
-	return folio_test_large_maybe_mapped_shared(folio);
-}
-
 /* Put an isolated order-0 folio back on the LRU (release_pte_folio()). */
 static void release_pte_folio(struct folio *folio)
 {

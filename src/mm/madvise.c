@@ -4,17 +4,20 @@
  * MADV_NOHUGEPAGE (mm/madvise.c in the kernel).
  *
  * DONTNEED zaps the range through one mmu_gather for the whole call and
- * frees PTE tables it leaves empty (CONFIG_PT_RECLAIM). FREE marks
- * exclusive anon folios lazy-free: it clears their PTEs' young and dirty
- * bits and queues them on the lru_lazyfree batch; a dirty or swap-cache
- * folio is locked for that (and gives its swap up), and swap PTEs in the
- * range are freed with their slots. COLD clears the young
- * bits and queues active folios for deactivation. (NO)HUGEPAGE split the
- * VMAs at the range ends and set or clear the flag.
+ * frees PTE tables it leaves empty (CONFIG_PT_RECLAIM). FREE marks anon
+ * folios lazy-free: it clears their PTEs' young and dirty bits and queues
+ * them on the lru_lazyfree batch; a dirty or swap-cache folio is locked
+ * for that, skipped unless this mapping alone maps it, and gives its swap
+ * up; a clean one is not checked for sharing (6.18: after fork both
+ * processes' pages go lazy-free); a PMD-mapped THP that may be mapped
+ * shared is skipped. Swap PTEs in the range are freed with their slots.
+ * COLD clears the young bits and queues active folios for deactivation.
+ * (NO)HUGEPAGE split the VMAs at the range ends and set or clear the flag.
  *
- * PAGEOUT isolates the exclusive anon folios it covers that are on the
- * LRU (not in a per-CPU batch) and reclaims them at the end of each PMD
- * range (reclaim_pages(): swap-out, or dropping lazy-free ones).
+ * COLD and PAGEOUT act only on folios on the LRU (not in a per-CPU batch)
+ * that this mapping alone maps; PAGEOUT isolates the anon ones and
+ * reclaims them at the end of each PMD range (reclaim_pages(): swap-out,
+ * or dropping lazy-free ones).
  *
  * A large folio that a FREE, COLD or PAGEOUT range covers only in part is
  * split (split_folio(), as 6.18; a PMD-mapped one loses its PMD first) and
@@ -70,7 +73,9 @@ static bool lazyfree_prepare(struct folio *folio)
 		return true;
 	if (!folio_trylock(folio))
 		return false;
-	if (folio_test_swapcache(folio) && !folio_free_swap(folio)) {
+	/* only here is sharing checked: a clean shared folio goes lazy-free */
+	if (folio_mapcount(folio) != (int)folio_nr_pages(folio) ||
+	    (folio_test_swapcache(folio) && !folio_free_swap(folio))) {
 		folio_unlock(folio);
 		return false;
 	}
@@ -108,8 +113,11 @@ static void madvise_huge_pmd(struct mmu_gather *tlb, struct pgtable *pmdt, pteva
 	if (!pmd_trans_huge(v) || is_huge_zero_pmd(v))
 		goto unlock;
 	folio = pfn_folio(pte_pfn(v));
+	/* madvise_free_huge_pmd(), madvise_cold_or_pageout_pte_range(): not if shared */
+	if (folio_maybe_mapped_shared(folio))
+		goto unlock;
 	if (behavior == MADV_PAGEOUT) {
-		if (folio_test_anon(folio) && folio_mapcount(folio) == 1)
+		if (folio_test_anon(folio))
 			pageout_isolate(folio, folio_list);
 		goto unlock;
 	}
@@ -151,7 +159,7 @@ static int madvise_split_partial(struct folio *folio, struct fl_spinlock *ptl)
 {
 	int err;
 
-	if (folio_mapcount(folio) > (int)folio_nr_pages(folio) || !folio_trylock(folio))
+	if (folio_maybe_mapped_shared(folio) || !folio_trylock(folio))
 		return -1;
 	folio_get(folio);
 	spin_unlock(ptl);
@@ -275,17 +283,20 @@ static void madvise_lru_range(struct mmu_gather *tlb, struct vm_area_struct *vma
 					dropped = true;
 					break;
 				}
-				if ((unsigned long)folio_mapcount(folio) != nr) {
-					addr += PAGE_SIZE;
-					continue;
-				}
-			} else if (folio_mapcount(folio) != 1) {
-				addr += PAGE_SIZE;
+			}
+			/*
+			 * COLD and PAGEOUT: only a folio on the LRU that this
+			 * mapping alone maps; FREE checks sharing only for a
+			 * dirty or swap-cache one (lazyfree_prepare())
+			 */
+			if (!lazyfree && (!folio_test_lru(folio) ||
+					  (unsigned long)folio_mapcount(folio) != nr)) {
+				addr += nr * PAGE_SIZE;
 				continue;
 			}
 			if (pageout) {
-				/* anon only, and not while a per-CPU batch holds it */
-				if (folio_test_anon(folio) && folio_test_lru(folio))
+				/* anon only (file and shmem PAGEOUT are not modelled) */
+				if (folio_test_anon(folio))
 					pageout_isolate(folio, &folio_list);
 				addr += nr * PAGE_SIZE;
 				continue;

@@ -489,8 +489,58 @@ static bool test_swap_cache_write(void)
 	return mm_down_with_mm();
 }
 
+/*
+ * MADV_FREE and MADV_COLD after fork, by 6.18's madvise_free_pte_range(),
+ * madvise_free_huge_pmd() and madvise_cold_or_pageout_pte_range():
+ * 64 order-0 pages written, forked: the parent's MADV_COLD skips every one
+ * (mapped twice), but its MADV_FREE makes all 64 lazy-free (pglazyfree
+ * +64): they are clean and not in the swap cache, where no sharing is
+ * checked. A PMD-mapped THP shared with a child is skipped by MADV_FREE
+ * (folio_maybe_mapped_shared(): +0); once the child is gone, the same
+ * advice makes its 512 pages lazy-free. Every page reads back its tag.
+ */
+static bool test_madv_free_after_fork(void)
+{
+	unsigned long a, b;
+	int64_t lazy, deact;
+
+	ASSERT_TRUE(mm_up_with_mm(64));
+	ASSERT_TRUE(knob("foliolab/lru_cache", "order0"));
+	a = map(64 * PAGE_SIZE);
+	ASSERT_TRUE(a && write_tags(a, 64, 300));
+	ASSERT_TRUE(knob(THP "hugepages-2048kB/enabled", "always"));
+	b = map(2 * SZ_2M);
+	ASSERT_TRUE(b != 0);
+	b = (b + SZ_2M - 1) & ~(SZ_2M - 1);
+	ASSERT_TRUE(write_tags(b, 512, 3000));
+	ASSERT_TRUE(pmd_mapped(mm, b));
+	ASSERT_TRUE(fork_child());
+	lru_add_drain();
+	deact = counter("pgdeactivate");
+	lazy = counter("pglazyfree");
+	ASSERT_EQ(do_madvise(mm, a, 64 * PAGE_SIZE, MADV_COLD), 0);
+	lru_add_drain();
+	ASSERT_EQ(counter("pgdeactivate") - deact, 0);
+	ASSERT_EQ(do_madvise(mm, a, 64 * PAGE_SIZE, MADV_FREE), 0);
+	lru_add_drain();
+	ASSERT_EQ(counter("pglazyfree") - lazy, 64);
+	ASSERT_EQ(do_madvise(mm, b, SZ_2M, MADV_FREE), 0);
+	lru_add_drain();
+	ASSERT_EQ(counter("pglazyfree") - lazy, 64);
+	ASSERT_TRUE(pmd_mapped(mm, b) && pmd_mapped(child, b));
+	ASSERT_EQ(peek(child, a + 5 * PAGE_SIZE), 305);
+	ASSERT_EQ(peek(child, b + 5 * PAGE_SIZE), 3005);
+	mmput(child);
+	ASSERT_EQ(do_madvise(mm, b, SZ_2M, MADV_FREE), 0);
+	lru_add_drain();
+	ASSERT_EQ(counter("pglazyfree") - lazy, 64 + 512);
+	ASSERT_EQ(wrong_tags(a, 64, 300), 0);
+	ASSERT_EQ(wrong_tags(b, 512, 3000), 0);
+	return mm_down_with_mm();
+}
+
 TEST_MAIN(TEST(test_order0_reuse_and_copy), TEST(test_large_reuse_and_copy),
 	  TEST(test_64k_reuse_and_copy), TEST(test_mm_id_third_mm), TEST(test_cow_reuse_drain),
 	  TEST(test_pmd_cow), TEST(test_huge_zero_fork), TEST(test_wipeonfork),
 	  TEST(test_fork_swap_entries), TEST(test_swap_readahead_window),
-	  TEST(test_swap_cache_write))
+	  TEST(test_swap_cache_write), TEST(test_madv_free_after_fork))
