@@ -1253,6 +1253,19 @@ static bool folio_referenced_one(struct folio *folio, struct vm_area_struct *vma
 			pra->vm_flags |= VM_LOCKED;
 			return false;
 		}
+		/*
+		 * 6.18: an unshared swap-backed folio of an mm that is exiting
+		 * (mm_users 0: exit_mmap() will free it) is not worth swapping
+		 * out: -1, which folio_check_references() keeps. (6.18 also
+		 * asks check_stable_address_space(): the model has no OOM reaper.)
+		 */
+		if (!fl_atomic_load(&vma->vm_mm->mm_users, __ATOMIC_ACQUIRE) &&
+		    folio_test_anon(folio) && folio_test_swapbacked(folio) &&
+		    !folio_maybe_mapped_shared(folio)) {
+			pra->referenced = -1;
+			page_vma_mapped_walk_done(&pvmw);
+			return false;
+		}
 		if (fl_atomic_fetch_and(slot, ~_PAGE_ACCESSED, __ATOMIC_RELAXED) & _PAGE_ACCESSED)
 			referenced++;
 		pra->mapcount--;

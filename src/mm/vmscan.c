@@ -419,7 +419,7 @@ static enum folio_references folio_check_references(struct folio *folio)
 
 	if (vm_flags & VM_LOCKED)
 		return FOLIOREF_ACTIVATE;
-	if (referenced_ptes == -1) /* rmap lock contention: rotate */
+	if (referenced_ptes == -1) /* rmap lock contention, or an exiting mm's: keep */
 		return FOLIOREF_KEEP;
 	referenced_folio = folio_test_clear_referenced(folio);
 	if (referenced_ptes) {

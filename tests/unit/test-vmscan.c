@@ -236,6 +236,45 @@ static bool test_lazyfree_dropped_by_the_scan(void)
 	return mm_down_with_mm();
 }
 
+/*
+ * An exiting mm's memory is kept, not swapped (6.18's folio_referenced_one():
+ * an unshared swap-backed folio of an mm with mm_users 0 answers -1, and
+ * folio_check_references() keeps it): 64 pages written, their accessed
+ * bits cleared, the mm's users at 0 as between mmput()'s last drop and
+ * exit_mmap(); proactive reclaim looks at every one (at least 64 scanned)
+ * and takes none: pgsteal and pswpout 0, nothing activated, all 64 still
+ * inactive. With the user back, the same reclaim swaps them out (all but
+ * the few its last tries of 0 pages leave, as in test_anon_needs_two_looks).
+ */
+static bool test_exiting_mm_kept(void)
+{
+	uint64_t tag = 6ull << 16;
+	unsigned long a, i, vm_flags;
+
+	ASSERT_TRUE(up(64, 64));
+	a = map(64 * PAGE_SIZE);
+	ASSERT_TRUE(a && write_tags(a, 64, tag));
+	lru_add_drain();
+	for (i = 0; i < 64; i++) {
+		struct folio *f = mapped_folio(mm, a + i * PAGE_SIZE);
+
+		folio_lock(f);
+		ASSERT_EQ(folio_referenced(f, true, &vm_flags), 1); /* the bit goes */
+		folio_unlock(f);
+	}
+	fl_atomic_store(&mm->mm_users, 0, __ATOMIC_RELEASE);
+	ASSERT_EQ(node_reclaim_proactive(0, 64, SWAPPINESS_ANON_ONLY), -EAGAIN);
+	fl_atomic_store(&mm->mm_users, 1, __ATOMIC_RELEASE);
+	ASSERT_GE(counter("pgscan_anon"), 64); /* looked at, every one, and kept */
+	ASSERT_EQ(counter("pgsteal_anon") + counter("pswpout") + counter("pgactivate"), 0);
+	ASSERT_EQ(lruvec0()->nr_pages[LRU_INACTIVE_ANON], 64);
+	(void)node_reclaim_proactive(0, 64, SWAPPINESS_ANON_ONLY);
+	ASSERT_GT(counter("pswpout"), 0);
+	ASSERT_EQ(counter("pgsteal_anon"), counter("pswpout"));
+	ASSERT_EQ(wrong_tags(a, 64, tag), 0);
+	return mm_down_with_mm();
+}
+
 TEST_MAIN(TEST(test_anon_needs_two_looks), TEST(test_referenced_twice_activates),
 	  TEST(test_no_swap_no_anon_scan), TEST(test_direct_reclaim), TEST(test_oom_without_swap),
-	  TEST(test_lazyfree_dropped_by_the_scan))
+	  TEST(test_lazyfree_dropped_by_the_scan), TEST(test_exiting_mm_kept))
