@@ -370,20 +370,6 @@ static bool test_swappiness_zero_never_swaps(void)
 	return mm_down_with_mm();
 }
 
-/* Acquisitions of the lru_lock at lru_note_cost_unlock()'s site, every CPU, so far. */
-static uint64_t note_cost_locks(void)
-{
-	static struct fl_lock_row rows[FL_LOCK_SITES_MAX];
-	int i, n = fl__lock_stats_read(rows);
-	uint64_t v = 0;
-
-	for (i = 0; i < n; i++)
-		if (!strcmp(rows[i].class_name, "lruvec->lru_lock") &&
-		    !strcmp(rows[i].site, "lru_note_cost_unlock"))
-			v += rows[i].st.acquired;
-	return v;
-}
-
 /*
  * Swap present but full (every slot marked in use): 6.18 still ages the
  * active anon list (can_age_anon_pages(): total_swap_pages > 0, not free
@@ -413,7 +399,7 @@ static bool test_swap_full_still_ages_anon(void)
 	ASSERT_EQ(memcg->nodeinfo[0].nr_flushed[LRU_ACTIVE_ANON], 64);
 	inuse = fl__swap_info->inuse_pages;
 	fl__swap_info->inuse_pages = fl__swap_info->pages; /* full */
-	locks0 = note_cost_locks();
+	locks0 = lock_stat("lruvec->lru_lock", "lru_note_cost_unlock", false);
 	mem_cgroup_reclaim(memcg, 32, -1);
 	fl__swap_info->inuse_pages = inuse;
 	ASSERT_GE(counter("pgdeactivate"), SWAP_CLUSTER_MAX);
@@ -422,7 +408,7 @@ static bool test_swap_full_still_ages_anon(void)
 	ASSERT_EQ(counter("pgrefill"), 0);
 	ASSERT_EQ(counter("pgscan_anon"), 0);
 	ASSERT_EQ(counter("pswpout"), 0);
-	ASSERT_EQ(note_cost_locks(), locks0);
+	ASSERT_EQ(lock_stat("lruvec->lru_lock", "lru_note_cost_unlock", false), locks0);
 	for (i = 0; i < 64; i++)
 		ws += folio_test_workingset(mapped_folio(mm, a + i * PAGE_SIZE));
 	ASSERT_EQ(ws, (unsigned long)counter("pgdeactivate"));

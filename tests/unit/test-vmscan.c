@@ -38,6 +38,28 @@ static bool up(unsigned long mem_mb, unsigned long swap_mb)
 }
 
 /*
+ * Look at the @pages pages from @a once, under each folio's lock: each is
+ * young (1), and the look clears the bit (0 the second time). With
+ * @referenced, PG_referenced is set too, as folio_check_references() sets it.
+ */
+static bool first_look(unsigned long a, unsigned long pages, bool referenced)
+{
+	unsigned long i, vm_flags;
+
+	for (i = 0; i < pages; i++) {
+		struct folio *f = mapped_folio(mm, a + i * PAGE_SIZE);
+
+		folio_lock(f);
+		ASSERT_EQ(folio_referenced(f, true, &vm_flags), 1);
+		ASSERT_EQ(folio_referenced(f, true, &vm_flags), 0); /* the bit is cleared */
+		folio_unlock(f);
+		if (referenced)
+			folio_set_referenced(f);
+	}
+	return true;
+}
+
+/*
  * 64 freshly faulted pages, proactive reclaim of 64 with swappiness=max
  * (anon only). The first try's priorities 6..1 look at 1, 2, 4, 8, 16 and
  * 32 pages from the tail (63 pages, each young: kept with PG_referenced
@@ -98,15 +120,7 @@ static bool test_referenced_twice_activates(void)
 	ASSERT_TRUE(a && write_tags(a, 32, tag));
 	lru_add_drain();
 	/* the first look, as folio_check_references() takes it: young, so referenced */
-	for (i = 0; i < 32; i++) {
-		struct folio *f = mapped_folio(mm, a + i * PAGE_SIZE);
-
-		folio_lock(f);
-		ASSERT_EQ(folio_referenced(f, true, &vm_flags), 1);
-		ASSERT_EQ(folio_referenced(f, true, &vm_flags), 0); /* the bit is cleared */
-		folio_unlock(f);
-		folio_set_referenced(f);
-	}
+	ASSERT_TRUE(first_look(a, 32, true));
 	ASSERT_TRUE(write_tags(a, 32, tag)); /* used again: the accessed bits are set */
 	ASSERT_EQ(node_reclaim_proactive(0, 32, SWAPPINESS_ANON_ONLY), -EAGAIN);
 	ASSERT_EQ(counter("pgactivate"), 1 + 2 + 3 + 6 + 10 + 10);
@@ -249,19 +263,13 @@ static bool test_lazyfree_dropped_by_the_scan(void)
 static bool test_exiting_mm_kept(void)
 {
 	uint64_t tag = 6ull << 16;
-	unsigned long a, i, vm_flags;
+	unsigned long a;
 
 	ASSERT_TRUE(up(64, 64));
 	a = map(64 * PAGE_SIZE);
 	ASSERT_TRUE(a && write_tags(a, 64, tag));
 	lru_add_drain();
-	for (i = 0; i < 64; i++) {
-		struct folio *f = mapped_folio(mm, a + i * PAGE_SIZE);
-
-		folio_lock(f);
-		ASSERT_EQ(folio_referenced(f, true, &vm_flags), 1); /* the bit goes */
-		folio_unlock(f);
-	}
+	ASSERT_TRUE(first_look(a, 64, false)); /* the accessed bits go */
 	fl_atomic_store(&mm->mm_users, 0, __ATOMIC_RELEASE);
 	ASSERT_EQ(node_reclaim_proactive(0, 64, SWAPPINESS_ANON_ONLY), -EAGAIN);
 	fl_atomic_store(&mm->mm_users, 1, __ATOMIC_RELEASE);
