@@ -584,18 +584,38 @@ static bool should_reclaim_retry(unsigned int order, unsigned int alloc_flags, b
 }
 
 /*
+ * __alloc_pages_direct_reclaim() - the freelist retry after a reclaim try
+ * that made progress. Reclaim's frees may sit on the per-CPU lists, which
+ * the watermarks do not count: when the retry fails, drain every CPU's
+ * lists and retry once more. Each try may drain (6.18: @drained is this
+ * function's, not the slow path's); the highatomic reserve it would also
+ * give back is not modelled.
+ */
+static struct page *__alloc_pages_direct_reclaim(gfp_t gfp, unsigned int order,
+						 unsigned int alloc_flags, int nid, int *pnid)
+{
+	struct page *page = get_page_from_freelist(gfp, order, alloc_flags, nid, pnid);
+
+	if (!page) {
+		drain_all_pages(NULL);
+		page = get_page_from_freelist(gfp, order, alloc_flags, nid, pnid);
+	}
+	return page;
+}
+
+/*
  * __alloc_pages_slowpath() - the zones are below their low watermark:
  * try down to min (half of it for __GFP_HIGH, all of it for reclaim's own
- * allocations), then reclaim directly if the caller may, draining the
- * pcp lists once, until the allocation succeeds, gives up (a costly order
- * or __GFP_NORETRY after one try) or runs out of hope (out_of_memory()).
+ * allocations), then reclaim directly if the caller may, each try that
+ * made progress retrying the freelists (and draining the pcp lists when
+ * that fails), until the allocation succeeds, gives up (a costly order or
+ * __GFP_NORETRY after one try) or runs out of hope (out_of_memory()).
  */
 static noinline struct page *__alloc_pages_slowpath(gfp_t gfp, unsigned int order, int nid,
 						    int *pnid)
 {
 	unsigned int alloc_flags = WMARK_MIN | ((gfp & __GFP_HIGH) ? ALLOC_MIN_RESERVE : 0);
 	int no_progress_loops = 0, tries = 0;
-	bool drained = false;
 	struct page *page;
 
 	/* the rest of the fast path's pass: every node at the low watermark */
@@ -620,12 +640,7 @@ static noinline struct page *__alloc_pages_slowpath(gfp_t gfp, unsigned int orde
 
 		tries++;
 		if (progress) {
-			page = get_page_from_freelist(gfp, order, alloc_flags, nid, pnid);
-			if (!page && !drained) {
-				drain_all_pages(NULL);
-				drained = true;
-				page = get_page_from_freelist(gfp, order, alloc_flags, nid, pnid);
-			}
+			page = __alloc_pages_direct_reclaim(gfp, order, alloc_flags, nid, pnid);
 			if (page)
 				return page;
 		}

@@ -283,6 +283,53 @@ static bool test_exiting_mm_kept(void)
 	return mm_down_with_mm();
 }
 
+/*
+ * Reclaim's frees go to the reclaiming CPU's pcp lists, which the
+ * watermarks do not count. 6.18's __alloc_pages_direct_reclaim() drains
+ * every CPU's lists after each reclaim try whose freelist retry failed, so
+ * each try's frees reach the buddy before the next. 12 MiB of anon in a
+ * 16 MiB machine with swap, the buddy taken down to 16 free pages (min is
+ * 128) by reclaim's own __GFP_MEMALLOC: one GFP_KERNEL page then needs
+ * free > 128, at least 113 pages, and each try reclaims SWAP_CLUSTER_MAX
+ * (32) or more, so at most 4 tries (allocstall_normal, once each: every
+ * try frees something). Draining once per slow path instead leaves the
+ * later tries' frees on the lists until pcp->high (512) is reached.
+ */
+static bool test_direct_reclaim_drains_each_try(void)
+{
+	uint64_t tag = 6ull << 16;
+	unsigned long pages = (12ul << 20) / PAGE_SIZE, a, n = 0, i;
+	static struct page *held[4096];
+	struct zone *z;
+	uint64_t drains;
+	struct page *p;
+
+	ASSERT_TRUE(up(16, 32));
+	z = &NODE_DATA(0)->node_zones[0];
+	ASSERT_EQ(min_wmark_pages(z), 128);
+	a = map(pages * PAGE_SIZE);
+	ASSERT_TRUE(a && write_tags(a, pages, tag));
+	while (z->free_pages > 16 && (p = alloc_pages(__GFP_MEMALLOC, 0)) != NULL) {
+		held[n++] = p;
+		drain_all_pages(NULL);
+	}
+	ASSERT_EQ(z->free_pages, 16);
+	ASSERT_EQ(counter("allocstall_normal"), 0);
+	drains = lock_stat("pcp->lock", "drain_pages_zone", false);
+	p = alloc_pages(GFP_KERNEL, 0);
+	ASSERT_TRUE(p != NULL);
+	ASSERT_GT(counter("allocstall_normal"), 0);
+	ASSERT_LE(counter("allocstall_normal"), 4);
+	ASSERT_GE(lock_stat("pcp->lock", "drain_pages_zone", false) - drains,
+		  (uint64_t)counter("allocstall_normal") - 1);
+	__free_pages(p, 0);
+	for (i = 0; i < n; i++)
+		__free_pages(held[i], 0);
+	ASSERT_EQ(wrong_tags(a, pages, tag), 0);
+	return mm_down_with_mm();
+}
+
 TEST_MAIN(TEST(test_anon_needs_two_looks), TEST(test_referenced_twice_activates),
 	  TEST(test_no_swap_no_anon_scan), TEST(test_direct_reclaim), TEST(test_oom_without_swap),
-	  TEST(test_lazyfree_dropped_by_the_scan), TEST(test_exiting_mm_kept))
+	  TEST(test_lazyfree_dropped_by_the_scan), TEST(test_exiting_mm_kept),
+	  TEST(test_direct_reclaim_drains_each_try))
