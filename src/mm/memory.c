@@ -691,10 +691,14 @@ static noinline int do_swap_page(struct vm_fault *vmf, pteval_t orig)
 	/* a fresh folio is ours alone; a cached one as its PTE says */
 	exclusive = !swapcache || is_swap_entry_exclusive(entry);
 	swap_free_nr(swapcache ? slot : start, (int)nr_pages);
-	/* should_try_to_free_swap(): swap more than half full, or a write to a folio nobody else holds */
-	if (swapcache &&
-	    (vm_swap_full() || ((vmf->flags & FAULT_FLAG_WRITE) &&
-				folio_ref_count(folio) == 1 + (int)folio_nr_pages(folio))))
+	/*
+	 * should_try_to_free_swap(): swap more than half full, a locked VMA or
+	 * folio, or a write to a folio nobody else holds
+	 */
+	if (swapcache && (mem_cgroup_swap_full(folio) || (vma->vm_flags & VM_LOCKED) ||
+			  folio_test_mlocked(folio) ||
+			  ((vmf->flags & FAULT_FLAG_WRITE) &&
+			   folio_ref_count(folio) == 1 + (int)folio_nr_pages(folio))))
 		folio_free_swap(folio);
 	if (folio_ref_count(folio) == 1)
 		exclusive = true; /* no other reference: nobody else can map it */

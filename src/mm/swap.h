@@ -131,12 +131,23 @@ static inline long total_swap_pages_read(void)
 	return si ? (long)READ_ONCE(si->pages) : 0;
 }
 
-/* vm_swap_full(): more than half the swap slots in use (mem_cgroup_swap_full() has no swap.max here) */
+/* vm_swap_full(): more than half the swap slots in use (cache-only slots count as used) */
 static inline bool vm_swap_full(void)
 {
 	struct swap_info_struct *si = READ_ONCE(fl__swap_info);
 
 	return si && get_nr_swap_pages() * 2 < (long)si->pages;
+}
+
+/*
+ * mem_cgroup_swap_full() - vm_swap_full(), or on cgroup v2 a memcg of
+ * @folio's at half its swap.high or swap.max; the model has neither limit
+ * (they stay at "max"), so it is vm_swap_full() on both versions.
+ */
+static inline bool mem_cgroup_swap_full(struct folio *folio)
+{
+	(void)folio;
+	return vm_swap_full();
 }
 
 /* swapfile.c */
@@ -189,7 +200,11 @@ void swap_cache_del_folio(struct folio *folio);
 struct folio *swap_cache_get_folio(swp_entry_t entry);
 void swap_cache_replace_split(struct folio *folio, struct folio *end);
 bool folio_free_swap(struct folio *folio);
-void try_to_reclaim_swap(swp_entry_t entry);
+/* __try_to_reclaim_swap()'s conditions: reclaim the cache-only slot's folio ... */
+#define TTRS_ANYWAY 0x1	  /* whatever maps it */
+#define TTRS_UNMAPPED 0x2 /* if nothing maps it */
+#define TTRS_FULL 0x4	  /* if swap (or the folio's memcg's) is more than half full */
+int __try_to_reclaim_swap(struct swap_info_struct *si, unsigned long offset, unsigned long flags);
 struct vm_fault;
 void swap_update_readahead(struct folio *folio, struct vm_area_struct *vma, unsigned long addr);
 struct folio *swapin_readahead(swp_entry_t entry, struct vm_fault *vmf, bool *oom);

@@ -146,22 +146,52 @@ bool folio_free_swap(struct folio *folio)
 	return true;
 }
 
-/*
- * try_to_reclaim_swap() - the slot of @entry is only cached: free the
- * folio's swap if it is unmapped and its lock is free.
+/**
+ * __try_to_reclaim_swap() - the slot at @offset is held only by the swap
+ * cache: its folio leaves the cache (dirty, as folio_free_swap()) when
+ * @flags allow it (TTRS_*), its lock is free, it is not under writeback
+ * and none of its slots is named by a swap PTE any more.
+ * Return: the folio's pages if it left, minus them if it stayed, 0 if the
+ * slot had no folio.
  */
-void try_to_reclaim_swap(swp_entry_t entry)
+int __try_to_reclaim_swap(struct swap_info_struct *si, unsigned long offset, unsigned long flags)
 {
-	struct folio *folio = swap_cache_get_folio(entry);
+	struct folio *folio = swap_cache_get_folio(swp_entry(0, offset));
+	struct swap_cluster_info *ci;
+	bool reclaim, only_cache = true;
+	unsigned long nr, i;
+	int ret;
 
 	if (!folio)
-		return;
-	if (folio_trylock(folio)) {
-		if (!folio_mapped(folio))
-			folio_free_swap(folio);
-		folio_unlock(folio);
-	}
+		return 0;
+	nr = folio_nr_pages(folio);
+	ret = -(int)nr;
+	if (!folio_trylock(folio))
+		goto out;
+	/* it may have left the cache before the lock was had */
+	if (!folio_test_swapcache(folio) ||
+	    swp_offset(folio_swap_entry(folio, 0)) != ALIGN_DOWN(offset, nr))
+		goto out_unlock;
+	offset = swp_offset(folio_swap_entry(folio, 0));
+	reclaim = (flags & TTRS_ANYWAY) || ((flags & TTRS_UNMAPPED) && !folio_mapped(folio)) ||
+		  ((flags & TTRS_FULL) && mem_cgroup_swap_full(folio));
+	if (!reclaim || folio_test_writeback(folio))
+		goto out_unlock;
+	ci = swap_cluster_lock(si, offset);
+	for (i = 0; i < nr; i++)
+		if (READ_ONCE(si->swap_map[offset + i]) != SWAP_HAS_CACHE)
+			only_cache = false;
+	swap_cluster_unlock(ci);
+	if (!only_cache)
+		goto out_unlock;
+	swap_cache_del_folio(folio);
+	folio_set_dirty(folio);
+	ret = (int)nr;
+out_unlock:
+	folio_unlock(folio);
+out:
 	folio_put(folio);
+	return ret;
 }
 
 /* free_swap_cache() - a zapped swap-cache folio no PTE maps gives its slots up. */

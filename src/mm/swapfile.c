@@ -145,19 +145,86 @@ static bool cluster_is_usable(const struct swap_cluster_info *ci, int order)
 }
 
 /*
- * alloc_swap_scan_cluster() - @nr = 2^@order free slots, aligned to @nr,
- * from @offset to the cluster's end; marks them SWAP_HAS_CACHE, refiles
- * the cluster and remembers this CPU's next offset.
+ * cluster_scan_range() - can the @nr slots at @start be had? Free ones
+ * can; with swap more than half full, so can ones only the swap cache
+ * holds (*@need_reclaim), once their folios leave it.
+ * Context: the cluster's lock held.
+ */
+static bool cluster_scan_range(struct swap_info_struct *si, struct swap_cluster_info *ci,
+			       unsigned long start, unsigned long nr, bool *need_reclaim)
+{
+	unsigned long i;
+
+	if (!ci->count)
+		return true;
+	for (i = start; i < start + nr; i++) {
+		unsigned char map = READ_ONCE(si->swap_map[i]);
+
+		if (!map)
+			continue;
+		if (map != SWAP_HAS_CACHE || !vm_swap_full())
+			return false;
+		*need_reclaim = true;
+	}
+	return true;
+}
+
+/*
+ * cluster_reclaim_range() - take the cache-only slots from @start to @end
+ * back from their folios (TTRS_ANYWAY), with both locks dropped, as
+ * reclaiming takes the cluster's lock and a free may refile it.
+ * Return: whether the range is now free (rechecked: the locks were dropped).
+ * Context: si->lock and the cluster's lock held, dropped and taken again.
+ */
+static bool cluster_reclaim_range(struct swap_info_struct *si, struct swap_cluster_info *ci,
+				  unsigned long start, unsigned long end)
+{
+	FL_LOCK_SITE(site_si);
+	FL_LOCK_SITE(site_ci);
+	unsigned long off = start;
+
+	spin_unlock(&ci->lock);
+	spin_unlock(&si->lock);
+	while (off < end) {
+		unsigned char map = READ_ONCE(si->swap_map[off]);
+		int ret;
+
+		if (!map) {
+			off++;
+			continue;
+		}
+		if (map != SWAP_HAS_CACHE)
+			break;
+		ret = __try_to_reclaim_swap(si, off, TTRS_ANYWAY);
+		if (ret <= 0)
+			break;
+		off += (unsigned long)ret;
+	}
+	fl_spin_lock_at(&si->lock, &site_si);
+	fl_spin_lock_at(&ci->lock, &site_ci);
+	for (off = start; off < end; off++)
+		if (READ_ONCE(si->swap_map[off]))
+			return false;
+	return true;
+}
+
+/*
+ * alloc_swap_scan_cluster() - @nr = 2^@order slots, aligned to @nr, from
+ * @offset (the cluster's start if it is empty) to the cluster's end:
+ * free ones, or with swap more than half full ones that only the swap
+ * cache holds, taken back (*@dropped: the locks were let go for that).
+ * Marks them SWAP_HAS_CACHE, refiles the cluster and remembers this CPU's
+ * next offset while the cluster has room for another.
  * Return: the first slot, or 0.
  * Context: si->lock held.
  */
 static unsigned long alloc_swap_scan_cluster(struct swap_info_struct *si,
 					     struct swap_cluster_info *ci, unsigned long offset,
-					     int order)
+					     int order, bool *dropped)
 {
 	FL_LOCK_SITE(site);
 	unsigned long nr = 1ul << order, start = cluster_offset(si, ci);
-	unsigned long end = start + SWAPFILE_CLUSTER, found = 0, i, next;
+	unsigned long end = start + SWAPFILE_CLUSTER, found = 0, i, next = 0;
 
 	if (end > si->max)
 		end = si->max;
@@ -179,14 +246,25 @@ static unsigned long alloc_swap_scan_cluster(struct swap_info_struct *si,
 		if (!ci->table_page)
 			goto out;
 	}
+	if (!ci->count)
+		offset = start;
 	for (offset = ALIGN_UP(offset, nr); offset + nr <= end; offset += nr) {
-		for (i = 0; i < nr; i++)
-			if (si->swap_map[offset + i])
-				break;
-		if (i == nr) {
-			found = offset;
-			break;
+		bool need_reclaim = false;
+
+		if (!cluster_scan_range(si, ci, offset, nr, &need_reclaim))
+			continue;
+		if (need_reclaim) {
+			bool freed = cluster_reclaim_range(si, ci, offset, offset + nr);
+
+			*dropped = true;
+			/* meanwhile another order may have it, or its last slot gone (no table) */
+			if (!cluster_is_usable(ci, order) || !ci->table_page)
+				goto out;
+			if (!freed)
+				continue;
 		}
+		found = offset;
+		break;
 	}
 	if (!found)
 		goto out;
@@ -196,15 +274,19 @@ static unsigned long alloc_swap_scan_cluster(struct swap_info_struct *si,
 		WRITE_ONCE(si->swap_map[found + i], SWAP_HAS_CACHE);
 	ci->count += (unsigned short)nr;
 	stat_add(&si->inuse_pages, (long)nr);
+	if (ci->count < SWAPFILE_CLUSTER && found + 2 * nr <= end)
+		next = found + nr;
 out:
 	relocate_cluster(si, ci);
 	spin_unlock(&ci->lock);
-	next = found ? found + nr : 0;
-	si->percpu_next[smp_processor_id()][order] = next < end ? next : 0;
+	si->percpu_next[smp_processor_id()][order] = next;
 	return found;
 }
 
-/* The first cluster of @list that gives @order, trying each in turn. */
+/*
+ * The first cluster of @list that gives @order, trying each in turn; a
+ * scan that let si->lock go ends the walk (the list may have changed).
+ */
 static unsigned long alloc_swap_scan_list(struct swap_info_struct *si, struct list_head *list,
 					  int order, bool one)
 {
@@ -212,28 +294,69 @@ static unsigned long alloc_swap_scan_list(struct swap_info_struct *si, struct li
 
 	for (pos = list->next, n = pos->next; pos != list; pos = n, n = pos->next) {
 		struct swap_cluster_info *ci = list_entry(pos, struct swap_cluster_info, list);
-		unsigned long found = alloc_swap_scan_cluster(si, ci, cluster_offset(si, ci),
-							      order);
+		bool dropped = false;
+		unsigned long found = alloc_swap_scan_cluster(si, ci, cluster_offset(si, ci), order,
+							      &dropped);
 
-		if (found || one)
+		if (found || one || dropped)
 			return found;
 	}
 	return 0;
 }
 
 /*
+ * swap_reclaim_full_clusters() - take the first full cluster off its list
+ * and have every slot in it that only the swap cache holds back
+ * (TTRS_ANYWAY), the locks let go for each; then refile it.
+ * Context: si->lock held, dropped and taken again.
+ */
+static void swap_reclaim_full_clusters(struct swap_info_struct *si)
+{
+	FL_LOCK_SITE(site_si);
+	FL_LOCK_SITE(site_ci);
+	struct swap_cluster_info *ci;
+	unsigned long off, end;
+
+	if (list_empty(&si->full_clusters))
+		return;
+	ci = list_entry(si->full_clusters.next, struct swap_cluster_info, list);
+	fl_spin_lock_at(&ci->lock, &site_ci);
+	list_del(&ci->list); /* isolated: a free does not refile it */
+	ci->flags = CLUSTER_FLAG_NONE;
+	spin_unlock(&ci->lock);
+	spin_unlock(&si->lock);
+	off = cluster_offset(si, ci);
+	end = off + SWAPFILE_CLUSTER < si->max ? off + SWAPFILE_CLUSTER : si->max;
+	while (off < end) {
+		int ret = 0;
+
+		if (READ_ONCE(si->swap_map[off]) == SWAP_HAS_CACHE)
+			ret = __try_to_reclaim_swap(si, off, TTRS_ANYWAY);
+		off += ret ? (unsigned long)(ret < 0 ? -ret : ret) : 1;
+	}
+	fl_spin_lock_at(&si->lock, &site_si);
+	fl_spin_lock_at(&ci->lock, &site_ci);
+	if (ci->flags == CLUSTER_FLAG_NONE)
+		relocate_cluster(si, ci);
+	spin_unlock(&ci->lock);
+}
+
+/*
  * cluster_alloc_swap_entry(): this CPU's cluster for @order, then
- * nonfull[order], a free cluster, one frag[order] cluster, and for order
- * 0 the frag and nonfull clusters of the other orders.
- * Context: si->lock held.
+ * nonfull[order], a free cluster, (swap more than half full: one full
+ * cluster's cache-only slots taken back), one frag[order] cluster, and for
+ * order 0 the frag and nonfull clusters of the other orders.
+ * Context: si->lock held (let go while cache-only slots are taken back).
  */
 static unsigned long cluster_alloc_swap_entry(struct swap_info_struct *si, int order)
 {
 	unsigned long next = si->percpu_next[smp_processor_id()][order], found = 0;
+	bool dropped = false;
 	int o;
 
 	if (next && next < si->max) {
-		found = alloc_swap_scan_cluster(si, offset_cluster(si, next), next, order);
+		found = alloc_swap_scan_cluster(si, offset_cluster(si, next), next, order,
+						&dropped);
 		if (found)
 			return found;
 	}
@@ -245,6 +368,8 @@ static unsigned long cluster_alloc_swap_entry(struct swap_info_struct *si, int o
 	found = alloc_swap_scan_list(si, &si->free_clusters, order, true);
 	if (found)
 		return found;
+	if (vm_swap_full())
+		swap_reclaim_full_clusters(si);
 	if (order < PMD_ORDER) {
 		found = alloc_swap_scan_list(si, &si->frag_clusters[order], order, true);
 		if (found)
@@ -459,28 +584,35 @@ bool swap_zeromap_uniform(swp_entry_t entry, int nr, bool *zero)
 
 /**
  * free_swap_and_cache_nr() - @nr swap PTEs from @entry were zapped: their
- * counts go, and a slot left with only its swap cache gives the cached
- * folio up when nothing maps it and its lock is free (the kernel's
- * __try_to_reclaim_swap() with TTRS_UNMAPPED | TTRS_FULL).
+ * counts go, and each folio left holding its slots only in the swap cache
+ * gives them up when nothing maps it or swap is more than half full
+ * (TTRS_UNMAPPED | TTRS_FULL), a folio's slots at a time.
  * Context: the PTE table's lock held.
  */
 void free_swap_and_cache_nr(swp_entry_t entry, int nr)
 {
 	struct swap_info_struct *si = fl__swap_info;
-	unsigned long offset = swp_offset(entry);
+	unsigned long offset = swp_offset(entry), end = offset + (unsigned long)nr, step;
 	struct swap_cluster_info *ci = swap_cluster_lock(si, offset);
 	bool refile = swap_entries_put(si, ci, offset, (unsigned int)nr, 1), cached = false;
-	int i;
+	unsigned long i;
 
-	for (i = 0; i < nr; i++)
-		if (si->swap_map[offset + (unsigned long)i] == SWAP_HAS_CACHE)
+	for (i = offset; i < end; i++)
+		if (si->swap_map[i] == SWAP_HAS_CACHE)
 			cached = true;
 	swap_cluster_unlock(ci);
 	if (refile)
 		swap_cluster_refile(si, offset);
-	if (cached)
-		for (i = 0; i < nr; i++)
-			try_to_reclaim_swap(swp_entry(0, offset + (unsigned long)i));
+	if (!cached)
+		return;
+	for (i = offset; i < end; i += step) {
+		int ret = 0;
+
+		if (READ_ONCE(si->swap_map[i]) == SWAP_HAS_CACHE)
+			ret = __try_to_reclaim_swap(si, i, TTRS_UNMAPPED | TTRS_FULL);
+		/* folios are aligned in swap: on to the next one's start */
+		step = ALIGN_UP(i + 1, (unsigned long)(ret < 0 ? -ret : ret ? ret : 1)) - i;
+	}
 }
 
 /* ---- zsmalloc ---- */
@@ -831,7 +963,7 @@ void fl__swap_drop_cache(void)
 		return;
 	for (off = 1; off < si->max; off++)
 		if (READ_ONCE(si->swap_map[off]) == SWAP_HAS_CACHE && READ_ONCE(si->table[off]))
-			try_to_reclaim_swap(swp_entry(0, off));
+			__try_to_reclaim_swap(si, off, TTRS_UNMAPPED);
 }
 
 /* The pages swap keeps while it is on: the header cluster's swap table. */

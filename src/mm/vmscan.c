@@ -570,6 +570,10 @@ activate_locked_split:
 			nr_pages = 1;
 		}
 activate_locked:
+		/* swap more than half full: an active folio need not keep its slots */
+		if (folio_test_swapcache(folio) &&
+		    (mem_cgroup_swap_full(folio) || folio_test_mlocked(folio)))
+			folio_free_swap(folio);
 		if (!folio_test_mlocked(folio)) {
 			folio_set_active(folio);
 			stat->nr_activate += nr_pages;

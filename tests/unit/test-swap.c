@@ -368,8 +368,100 @@ static bool test_partial_folio_is_split(void)
 	return mm_down_with_mm();
 }
 
+/*
+ * Slots that only the swap cache holds, with swap more than half full
+ * (6.18's cluster_scan_range() and swap_reclaim_full_clusters()): the
+ * allocator takes them back from their folios, mapped or not
+ * (TTRS_ANYWAY), which leave the cache dirty.
+ *
+ * 400 pages out, then a fork: each slot has two swap PTEs, so the read
+ * back goes through the swap cache (no synchronous bypass with a count
+ * above 1). The child's exit leaves the 400 folios mapped by the parent,
+ * in the cache, their slots held only by it: swap is not half full (400
+ * of 1023), so the zap's TTRS_FULL does not free them. Then 700 other
+ * pages go out: the 111 free slots of cluster 0 (slot 0 is the header,
+ * the 400 are 1-400), which fills first, then cluster 1's 512. With
+ * every slot in use the next allocation, swap being more than half full,
+ * takes the first full cluster (0) off its list and every cache-only slot
+ * in it back, all 400, so all 700 go out (without that, 77 are
+ * activated), and 700 slots stay in use. The 400 left the cache dirty,
+ * their tags intact.
+ */
+static bool test_swap_full_takes_cache_only_slots(void)
+{
+	uint64_t tag = 12ull << 16;
+	struct mm_struct *child;
+	unsigned long a, b;
+
+	ASSERT_TRUE(up(4));
+	ASSERT_EQ(fl__swap_info->pages, 1023);
+	a = map(SZ_2M);
+	b = map(2 * SZ_2M);
+	ASSERT_TRUE(a && b && write_tags(a, 400, tag) && write_tags(b, 700, tag + 1000));
+	lru_add_drain();
+	ASSERT_EQ(do_madvise(mm, a, 400 * PAGE_SIZE, MADV_PAGEOUT), 0);
+	ASSERT_EQ(counter("pswpout"), 400);
+	child = mm_alloc(2);
+	ASSERT_TRUE(child && dup_mmap(child, mm) == 0);
+	ASSERT_EQ(wrong_tags(a, 400, tag), 0);
+	ASSERT_EQ(counter("nr_swapcached"), 400);
+	mmput(child);
+	ASSERT_EQ(fl__swap_info->inuse_pages, 400);
+	ASSERT_EQ(counter("nr_swapcached"), 400);
+	ASSERT_TRUE(!vm_swap_full());
+	lru_add_drain();
+	ASSERT_EQ(do_madvise(mm, b, 700 * PAGE_SIZE, MADV_PAGEOUT), 0);
+	ASSERT_EQ(counter("pswpout"), 400 + 700);
+	ASSERT_EQ(counter("pgactivate"), 0);
+	ASSERT_EQ(counter("nr_swapcached"), 0);
+	ASSERT_EQ(fl__swap_info->inuse_pages, 700);
+	ASSERT_TRUE(folio_test_dirty(mapped_folio(mm, a)));
+	ASSERT_EQ(wrong_tags(a, 400, tag), 0);
+	ASSERT_EQ(wrong_tags(b, 700, tag + 1000), 0);
+	return mm_down_with_mm();
+}
+
+/*
+ * Swap more than half full, a zap that leaves a slot held only by the
+ * swap cache frees it even while its folio is mapped
+ * (free_swap_and_cache_nr()'s TTRS_FULL). 400 pages out, then 200 more:
+ * 600 of 1023 in use. A fork, and the 400 read back through the cache
+ * (two swap PTEs a slot). The child's exit zaps its swap PTEs (a above
+ * b: b's first, each left with the parent's PTE, then a's): each a slot left cache-only is freed while swap stays more than half
+ * full (free * 2 < 1023), so until 511 are in use: 89 of them, 311 stay.
+ */
+static bool test_swap_full_zap_frees_cache_only_slots(void)
+{
+	uint64_t tag = 13ull << 16;
+	struct mm_struct *child;
+	unsigned long a, b;
+
+	ASSERT_TRUE(up(4));
+	a = map(SZ_2M);
+	b = map(SZ_2M);
+	ASSERT_TRUE(a && b && a > b);
+	ASSERT_TRUE(write_tags(a, 400, tag) && write_tags(b, 200, tag + 1000));
+	lru_add_drain();
+	ASSERT_EQ(do_madvise(mm, a, 400 * PAGE_SIZE, MADV_PAGEOUT), 0);
+	ASSERT_EQ(do_madvise(mm, b, 200 * PAGE_SIZE, MADV_PAGEOUT), 0);
+	ASSERT_EQ(fl__swap_info->inuse_pages, 600);
+	child = mm_alloc(2);
+	ASSERT_TRUE(child && dup_mmap(child, mm) == 0);
+	ASSERT_EQ(wrong_tags(a, 400, tag), 0);
+	ASSERT_EQ(counter("nr_swapcached"), 400);
+	mmput(child);
+	ASSERT_EQ(fl__swap_info->inuse_pages, 511);
+	ASSERT_EQ(counter("nr_swapcached"), 400 - (600 - 511));
+	ASSERT_TRUE(!vm_swap_full());
+	ASSERT_EQ(wrong_tags(a, 400, tag), 0);
+	ASSERT_EQ(wrong_tags(b, 200, tag + 1000), 0);
+	return mm_down_with_mm();
+}
+
 TEST_MAIN(TEST(test_pageout_order0), TEST(test_pageout_mthp),
 	  TEST(test_swapin_order0_when_mthp_off), TEST(test_pageout_without_swap),
 	  TEST(test_lazyfree_dropped_or_kept), TEST(test_zero_pages_use_the_zeromap),
 	  TEST(test_pmd_thp_swaps_whole), TEST(test_zap_frees_slots), TEST(test_swap_full),
-	  TEST(test_workingset_refault), TEST(test_partial_folio_is_split))
+	  TEST(test_workingset_refault), TEST(test_partial_folio_is_split),
+	  TEST(test_swap_full_takes_cache_only_slots),
+	  TEST(test_swap_full_zap_frees_cache_only_slots))
