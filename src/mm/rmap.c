@@ -1147,18 +1147,23 @@ static bool try_to_unmap_one(struct folio *folio, struct vm_area_struct *vma, un
 
 		VM_BUG_ON(pvmw.pmd);
 		if (folio_test_anon(folio) && !folio_test_swapbacked(folio)) {
-			/* lazy-free: written again since MADV_FREE, or held, it stays */
+			/*
+			 * lazy-free: written again since MADV_FREE (droppable
+			 * memory is dropped written or not), or held, it stays
+			 */
+			bool redirtied;
+
 			nr = lazyfree_pte_batch(&pvmw, folio, pfn, &pteval);
 			cleared = true;
 			if (pteval & _PAGE_DIRTY)
 				folio_set_dirty(folio);
-			if (folio_test_dirty(folio) ||
-			    folio_ref_count(folio) != 1 + folio_mapcount(folio)) {
+			redirtied = folio_test_dirty(folio) && !(vma->vm_flags & VM_DROPPABLE);
+			if (redirtied || folio_ref_count(folio) != 1 + folio_mapcount(folio)) {
 				for (i = 0; i < nr; i++)
 					entry_store(&pvmw.pte[i],
 						    pfn_pte(pfn + (unsigned long)i,
 							    pteval & ~(pteval_t)PTE_PFN_MASK));
-				if (folio_test_dirty(folio))
+				if (redirtied)
 					folio_set_swapbacked(folio);
 				ta->ret = false;
 				page_vma_mapped_walk_done(&pvmw);

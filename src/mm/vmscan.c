@@ -528,6 +528,16 @@ static unsigned long shrink_folio_list(struct list_head *folio_list, struct scan
 				goto activate_locked;
 			}
 		}
+		/*
+		 * dirty and not swap-backed: a droppable folio, unmapped
+		 * written; 6.18 takes it for a dirty file folio (no kswapd
+		 * writeback in the model): marked for immediate reclaim and
+		 * activated, it is freed when put back, its last reference gone
+		 */
+		if (folio_test_dirty(folio) && !folio_test_swapbacked(folio)) {
+			folio_set_reclaim(folio);
+			goto activate_locked;
+		}
 		if (folio_test_dirty(folio) && folio_test_swapbacked(folio)) {
 			switch (pageout(folio)) {
 			case PAGE_KEEP:
@@ -551,10 +561,6 @@ static unsigned long shrink_folio_list(struct list_head *folio_list, struct scan
 			/* lazy-free: dropped unless somebody holds it or wrote it */
 			if (!folio_ref_freeze(folio, 1))
 				goto keep_locked;
-			if (folio_test_dirty(folio)) {
-				folio_ref_unfreeze(folio, 1);
-				goto keep_locked;
-			}
 			count_vm_events(PGLAZYFREED, nr_pages);
 			count_memcg_folio_events(folio, PGLAZYFREED, nr_pages);
 		} else if (!__remove_mapping(folio)) {

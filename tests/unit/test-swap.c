@@ -458,10 +458,48 @@ static bool test_swap_full_zap_frees_cache_only_slots(void)
 	return mm_down_with_mm();
 }
 
+/*
+ * Droppable memory (MAP_DROPPABLE) is never swap-backed: reclaim drops it
+ * written or not. 6.18's try_to_unmap_one() discards a dirty droppable
+ * folio's PTEs (only one it holds elsewhere stays mapped, and stays
+ * droppable); shrink_folio_list() then finds it dirty and not swap-backed,
+ * marks it for immediate reclaim and activates it (pgactivate, no
+ * pglazyfreed, no pgsteal), and it is freed when put back. 16 pages
+ * written, MADV_PAGEOUT: all unmapped and freed, nothing swapped; the
+ * range reads zeros after; a second PAGEOUT finds nothing.
+ */
+static bool test_droppable_written_is_dropped(void)
+{
+	uint64_t tag = 14ull << 16;
+	unsigned long a = 0;
+	int64_t free0;
+
+	ASSERT_TRUE(up(64));
+	ASSERT_EQ(do_mmap(mm, 16 * PAGE_SIZE, VM_READ | VM_WRITE | VM_DROPPABLE, &a), 0);
+	ASSERT_TRUE(write_tags(a, 16, tag));
+	ASSERT_TRUE(!folio_test_swapbacked(mapped_folio(mm, a)));
+	lru_add_drain();
+	free0 = counter("nr_free_pages");
+	ASSERT_EQ(do_madvise(mm, a, 16 * PAGE_SIZE, MADV_PAGEOUT), 0);
+	lru_add_drain();
+	ASSERT_EQ(fl__mm_counter(mm, MM_ANONPAGES), 0);
+	ASSERT_TRUE(fl__pte_lookup(mm, a, NULL) && !*fl__pte_lookup(mm, a, NULL));
+	ASSERT_EQ(counter("pgactivate"), 16);
+	ASSERT_EQ(counter("pglazyfreed"), 0);
+	ASSERT_EQ(counter("pswpout") + counter("swpout_zero"), 0);
+	ASSERT_EQ(counter("nr_anon_pages"), 0);
+	drain_all_pages(NULL);
+	ASSERT_GE(counter("nr_free_pages") - free0, 16);
+	ASSERT_EQ(do_madvise(mm, a, 16 * PAGE_SIZE, MADV_PAGEOUT), 0);
+	ASSERT_EQ(counter("pgactivate"), 16);
+	ASSERT_EQ(wrong_tags(a, 16, 0), 0);
+	return mm_down_with_mm();
+}
+
 TEST_MAIN(TEST(test_pageout_order0), TEST(test_pageout_mthp),
 	  TEST(test_swapin_order0_when_mthp_off), TEST(test_pageout_without_swap),
 	  TEST(test_lazyfree_dropped_or_kept), TEST(test_zero_pages_use_the_zeromap),
 	  TEST(test_pmd_thp_swaps_whole), TEST(test_zap_frees_slots), TEST(test_swap_full),
 	  TEST(test_workingset_refault), TEST(test_partial_folio_is_split),
 	  TEST(test_swap_full_takes_cache_only_slots),
-	  TEST(test_swap_full_zap_frees_cache_only_slots))
+	  TEST(test_swap_full_zap_frees_cache_only_slots), TEST(test_droppable_written_is_dropped))
