@@ -541,12 +541,18 @@ static void __collapse_huge_page_copy(struct pgtable *ptet, struct folio *folio,
 		fl_cost_n(FL_COST_ZAP_PTE, (uint64_t)nr); /* the clear and the rmap, as a zap's */
 		folio_remove_rmap_ptes(src, page, nr, vma);
 		spin_unlock(&ptet->ptl);
-		folio_put_refs(src, nr); /* free_folio_and_swap_cache(): the PTEs' references */
+		/* free_folio_and_swap_cache(): the PTEs' references, and the slots if unmapped */
+		free_swap_cache(src);
+		folio_put_refs(src, nr);
 	}
 	list_for_each_entry_safe(src, tmp, compound, lru)
 	{
 		list_del(&src->lru);
-		release_pte_folio(src);
+		mod_node_page_state(folio_pgdat(src), NR_ISOLATED_ANON, -(long)folio_nr_pages(src));
+		folio_unlock(src);
+		free_swap_cache(src);
+		folio_add_lru(src); /* folio_putback_lru() */
+		folio_put(src);
 	}
 }
 

@@ -355,8 +355,10 @@ static int wp_page_copy(struct vm_fault *vmf, pteval_t orig, struct folio *old,
 	entry_store(&ptet->e[i], pfn_pte(folio_pfn(new), vma_pte_prot(vma)));
 	vmf_access(vmf, folio_pfn(new));
 	spin_unlock(&ptet->ptl);
-	if (old)
-		folio_put(old); /* the old mapping's reference */
+	if (old) {
+		folio_put(old);	      /* the old mapping's reference */
+		free_swap_cache(old); /* unmapped now: its slots may go (the fault holds it) */
+	}
 	return 0;
 }
 

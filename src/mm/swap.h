@@ -200,6 +200,7 @@ void swap_cache_del_folio(struct folio *folio);
 struct folio *swap_cache_get_folio(swp_entry_t entry);
 void swap_cache_replace_split(struct folio *folio, struct folio *end);
 bool folio_free_swap(struct folio *folio);
+void free_swap_cache(struct folio *folio);
 /* __try_to_reclaim_swap()'s conditions: reclaim the cache-only slot's folio ... */
 #define TTRS_ANYWAY 0x1	  /* whatever maps it */
 #define TTRS_UNMAPPED 0x2 /* if nothing maps it */

@@ -195,7 +195,7 @@ out:
 }
 
 /* free_swap_cache() - a zapped swap-cache folio no PTE maps gives its slots up. */
-static void free_swap_cache(struct folio *folio)
+void free_swap_cache(struct folio *folio)
 {
 	if (folio_test_swapcache(folio) && !folio_mapped(folio) && folio_trylock(folio)) {
 		folio_free_swap(folio);

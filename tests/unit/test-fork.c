@@ -539,8 +539,82 @@ static bool test_madv_free_after_fork(void)
 	return mm_down_with_mm();
 }
 
+/*
+ * Pages read back through the swap cache after a fork (two swap PTEs a
+ * slot) and left there, mapped, once the child is gone: their slots are
+ * held only by the cache. A write that copies one (6.18's wp_page_copy(),
+ * here for a folio somebody else holds a reference on) lets the old folio's
+ * slots go once it is unmapped (free_swap_cache()), as a reuse does
+ * (wp_can_reuse_anon_folio()); a collapse does the same for the folios it
+ * copies (__collapse_huge_page_copy_succeeded()). Either way nothing is
+ * left in the swap cache.
+ */
+static unsigned long cache_only_swapped(unsigned long pages)
+{
+	unsigned long a = map(2 * SZ_2M);
+
+	a = ALIGN_UP(a, SZ_2M);
+	if (!write_tags(a, pages, 70))
+		return 0;
+	lru_add_drain();
+	if (do_madvise(mm, a, pages * PAGE_SIZE, MADV_PAGEOUT) || !fork_child() ||
+	    wrong_tags(a, pages, 70))
+		return 0;
+	mmput(child);
+	return counter("nr_swapcached") == (int64_t)pages ? a : 0;
+}
+
+static bool test_cow_copy_frees_swap_cache(void)
+{
+	struct folio *held[4];
+	unsigned long a, i;
+	int64_t reuse;
+
+	mm_swap_mb = 16;
+	ASSERT_TRUE(mm_up_with_mm(64));
+	mm_swap_mb = 0;
+	a = cache_only_swapped(16);
+	ASSERT_TRUE(a != 0);
+	/* a reference held elsewhere (a GUP pin, say) on 4: those are copied */
+	for (i = 0; i < 4; i++)
+		held[i] = mapped_folio(mm, a + i * PAGE_SIZE);
+	for (i = 0; i < 4; i++)
+		folio_get(held[i]);
+	reuse = counter("pgreuse");
+	for (i = 0; i < 16; i++)
+		ASSERT_EQ(touch(mm, a + i * PAGE_SIZE, 80 + i), 0);
+	ASSERT_EQ(counter("pgreuse") - reuse, 12);
+	ASSERT_EQ(counter("nr_swapcached"), 0);
+	for (i = 0; i < 4; i++)
+		ASSERT_TRUE(!folio_test_swapcache(held[i]));
+	for (i = 0; i < 4; i++)
+		folio_put(held[i]);
+	ASSERT_EQ(fl__swap_info->inuse_pages, 0);
+	ASSERT_EQ(wrong_tags(a, 16, 80), 0);
+	return mm_down_with_mm();
+}
+
+static bool test_collapse_frees_swap_cache(void)
+{
+	unsigned long a;
+
+	mm_swap_mb = 16;
+	ASSERT_TRUE(mm_up_with_mm(64));
+	mm_swap_mb = 0;
+	a = cache_only_swapped(HPAGE_PMD_NR);
+	ASSERT_TRUE(a != 0);
+	lru_add_drain();
+	ASSERT_EQ(do_madvise(mm, a, SZ_2M, MADV_COLLAPSE), 0);
+	ASSERT_TRUE(pmd_mapped(mm, a));
+	ASSERT_EQ(counter("nr_swapcached"), 0);
+	ASSERT_EQ(fl__swap_info->inuse_pages, 0);
+	ASSERT_EQ(wrong_tags(a, HPAGE_PMD_NR, 70), 0);
+	return mm_down_with_mm();
+}
+
 TEST_MAIN(TEST(test_order0_reuse_and_copy), TEST(test_large_reuse_and_copy),
 	  TEST(test_64k_reuse_and_copy), TEST(test_mm_id_third_mm), TEST(test_cow_reuse_drain),
 	  TEST(test_pmd_cow), TEST(test_huge_zero_fork), TEST(test_wipeonfork),
 	  TEST(test_fork_swap_entries), TEST(test_swap_readahead_window),
-	  TEST(test_swap_cache_write), TEST(test_madv_free_after_fork))
+	  TEST(test_swap_cache_write), TEST(test_madv_free_after_fork),
+	  TEST(test_cow_copy_frees_swap_cache), TEST(test_collapse_frees_swap_cache))
