@@ -622,8 +622,8 @@ static noinline int do_swap_page(struct vm_fault *vmf, pteval_t orig)
 	if (!si || swp_type(entry) != 0 || swp_offset(entry) >= si->max)
 		return VM_FAULT_SIGBUS;
 	slot = swp_entry_slot(entry);
-	if (vmf_anon_prepare(vmf))
-		return VM_FAULT_RETRY;
+	/* a swap PTE was an anon page's: the VMA has its anon_vma (6.18 prepares none here) */
+	VM_BUG_ON(!fl_atomic_load(&vma->anon_vma, __ATOMIC_ACQUIRE));
 	folio = swap_cache_get_folio(slot);
 	if (folio) {
 		swapcache = folio;

@@ -360,6 +360,9 @@ static pageout_t pageout(struct folio *folio)
 		return PAGE_CLEAN; /* folio_clear_dirty_for_io() found it clean */
 	folio_set_reclaim(folio);
 	swap_writeout(folio); /* clears dirty, writes synchronously, unlocks */
+	/* written at once, or not at all (zero-filled, slots freed): no end_writeback to clear it */
+	if (!folio_test_writeback(folio))
+		folio_clear_reclaim(folio);
 	mod_node_page_state(folio_pgdat(folio), NR_VMSCAN_WRITE, (long)folio_nr_pages(folio));
 	return PAGE_SUCCESS;
 }
