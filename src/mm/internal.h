@@ -140,10 +140,12 @@ int fl__kswapd_start(int nr_tasks);
 void fl__kswapd_task_done(void);
 void fl__kswapd_join(void);
 int node_reclaim_proactive(int nid, unsigned long nr_pages, int swappiness);
+extern int sysctl_min_unmapped_ratio; /* vm.min_unmapped_ratio, percent */
 unsigned long zone_reclaimable_pages(struct zone *zone);
 void lru_note_cost_refault(struct folio *folio);
 /* workingset.c */
-unsigned long workingset_eviction(struct folio *folio);
+unsigned long workingset_eviction(struct folio *folio, struct mem_cgroup *target_memcg);
+void workingset_activation(struct folio *folio);
 void workingset_age_nonresident(struct lruvec *lruvec, unsigned long nr);
 void workingset_refault(struct folio *folio, unsigned long shadow);
 /**

@@ -126,6 +126,16 @@ static const struct knob knobs[] = {
 	  .var = &watermark_scale_factor,
 	  .vtype = V_INT,
 	  .store = watermark_store },
+	{ .info = { .name = "vm/min_unmapped_ratio",
+		    NUMBER(0, 100),
+		    .dflt = "1",
+		    .flags = FL_KNOB_HOST,
+		    .group = "sysctls (both targets)",
+		    .help = "node reclaim (a write to nodeN/reclaim) runs only while more than "
+			    "this "
+			    "percent of the node is unmapped page cache" },
+	  .var = &sysctl_min_unmapped_ratio,
+	  .vtype = V_INT },
 	{ .info = { .name = "vm/page-cluster",
 		    NUMBER(0, 31),
 		    .flags = FL_KNOB_HOST,

@@ -156,6 +156,19 @@ static inline unsigned long node_lru_pages(struct pglist_data *pgdat, enum lru_l
 	return n;
 }
 
+/*
+ * lruvec_tree_size() - an LRU size as lruvec_page_state() reads it:
+ * hierarchical, so the root's lruvec counts the whole node; a memcg's as
+ * of the last stats flush (memcontrol.h). The root's is read exact: the
+ * kernel's root memcg lruvec reads flushed sizes too (not modelled)
+ */
+static inline unsigned long lruvec_tree_size(struct lruvec *lruvec, enum lru_list lru)
+{
+	if (lruvec->memcg)
+		return memcg_lruvec_flushed(lruvec, lru);
+	return node_lru_pages(lruvec->pgdat, lru);
+}
+
 /* count_memcg_events() - an event in memory.stat (no-op for the root) */
 static inline void count_memcg_events(struct mem_cgroup *memcg, enum vm_event_item item,
 				      unsigned long n)

@@ -314,11 +314,15 @@ struct pglist_data {
 	int kswapd_order;    /* atomic: the largest order a waker asked for */
 	int kswapd_cpu;	     /* the model CPU kswapd runs on; -1: no kswapd */
 	int memcg_iter_pos;  /* atomic: where partial memcg walks go on (the reclaim cookie) */
+	unsigned long flags; /* atomic: PGDAT_* */
 	struct fl_waitq kswapd_wait;
 	int node_id;
 	unsigned long node_start_pfn;
 	unsigned long node_spanned_pages;
 };
+
+/* pgdat->flags */
+#define PGDAT_RECLAIM_LOCKED 0x1ul /* node reclaim under way */
 
 extern struct pglist_data *fl__node_data[MAX_NUMNODES];
 extern int fl__nr_node_ids;

@@ -372,7 +372,7 @@ static pageout_t pageout(struct folio *folio)
  * references may be left; it leaves the cache with its refcount frozen at 0.
  * Return: true if it can be freed.
  */
-static bool __remove_mapping(struct folio *folio)
+static bool __remove_mapping(struct folio *folio, struct mem_cgroup *target_memcg)
 {
 	int refcount = 1 + (int)folio_nr_pages(folio);
 	swp_entry_t entry;
@@ -386,7 +386,7 @@ static bool __remove_mapping(struct folio *folio)
 		return false;
 	}
 	entry = folio_swap_entry(folio, 0);
-	__swap_cache_del_folio(folio, workingset_eviction(folio));
+	__swap_cache_del_folio(folio, workingset_eviction(folio, target_memcg));
 	put_swap_folio(folio, entry);
 	return true;
 }
@@ -566,7 +566,7 @@ static unsigned long shrink_folio_list(struct list_head *folio_list, struct scan
 				goto keep_locked;
 			count_vm_events(PGLAZYFREED, nr_pages);
 			count_memcg_folio_events(folio, PGLAZYFREED, nr_pages);
-		} else if (!__remove_mapping(folio)) {
+		} else if (!__remove_mapping(folio, sc->target_mem_cgroup)) {
 			goto keep_locked;
 		}
 		folio_unlock(folio);
@@ -664,19 +664,6 @@ static struct lruvec *tree_lruvec(struct mem_cgroup *target, struct pglist_data 
 	if (!i)
 		return &pgdat->__lruvec;
 	return i <= fl__nr_memcgs ? mem_cgroup_lruvec(fl__memcgs[i], pgdat) : NULL;
-}
-
-/*
- * lruvec_tree_size() - an LRU size as lruvec_page_state() reads it:
- * hierarchical, so the root's lruvec counts the whole node; a memcg's as
- * of the last stats flush (memcontrol.h). The root's is read exact: the
- * kernel's root memcg lruvec reads flushed sizes too (not modelled)
- */
-static unsigned long lruvec_tree_size(struct lruvec *lruvec, enum lru_list lru)
-{
-	if (lruvec->memcg)
-		return memcg_lruvec_flushed(lruvec, lru);
-	return node_lru_pages(lruvec->pgdat, lru);
 }
 
 /* Anon can be reclaimed while swap has free slots (the model has no demotion). */
@@ -1328,13 +1315,36 @@ unsigned long try_to_free_mem_cgroup_pages(struct mem_cgroup *memcg, unsigned lo
 	return nr;
 }
 
+int sysctl_min_unmapped_ratio = 1;
+
+/*
+ * node_pagecache_reclaimable() - what __node_reclaim() counts on (node
+ * reclaim mode 0): the file LRUs' pages not mapped (6.18's
+ * node_unmapped_file_pages(): file LRU minus NR_FILE_MAPPED, at least 0),
+ * less the dirty ones (none in the model). Lazy-free anon sits on the file
+ * LRUs and is not NR_FILE_MAPPED: it counts.
+ */
+static unsigned long node_pagecache_reclaimable(struct pglist_data *pgdat)
+{
+	unsigned long file = node_lru_pages(pgdat, LRU_INACTIVE_FILE) +
+			     node_lru_pages(pgdat, LRU_ACTIVE_FILE);
+	unsigned long mapped = node_page_state(pgdat, NR_FILE_MAPPED);
+
+	return file > mapped ? file - mapped : 0;
+}
+
 /**
  * node_reclaim_proactive() - reclaim @nr_pages from node @nid as a write
  * to /sys/devices/system/node/nodeN/reclaim does (user_proactive_reclaim()
  * and __node_reclaim()): tries of a quarter of what is left (at least
  * SWAP_CLUSTER_MAX), each shrinking the node at falling priority until it
- * has its share; gives up after MAX_RECLAIM_RETRIES + 1 tries that free
- * nothing. Counted as proactive (pgscan_proactive, pgsteal_proactive).
+ * has its share, but only while the node's unmapped page cache is above
+ * vm.min_unmapped_ratio of it (the slab half of the gate, min_slab_ratio,
+ * never opens: no reclaimable slab here), so an anon-only node gives
+ * nothing; gives up after MAX_RECLAIM_RETRIES + 1 tries that free
+ * nothing. A second writer while one reclaims fails at once (EBUSY, which
+ * the sysfs file turns into EAGAIN). Counted as proactive
+ * (pgscan_proactive, pgsteal_proactive).
  * @swappiness: 0..200, SWAPPINESS_ANON_ONLY, or -1 for vm.swappiness.
  * Return: 0, or -EAGAIN if less than asked came free.
  */
@@ -1346,6 +1356,9 @@ int node_reclaim_proactive(int nid, unsigned long nr_pages, int swappiness)
 
 	while (nr_reclaimed < nr_pages) {
 		unsigned long batch = (nr_pages - nr_reclaimed) / 4;
+		unsigned long min_unmapped = pgdat->node_zones[0].managed_pages *
+					     (unsigned long)READ_ONCE(sysctl_min_unmapped_ratio) /
+					     100;
 		struct scan_control sc = { .nr_to_reclaim = fl_max_ul(batch, SWAP_CLUSTER_MAX),
 					   .gfp_mask = GFP_KERNEL,
 					   .priority = DEF_PRIORITY,
@@ -1359,9 +1372,15 @@ int node_reclaim_proactive(int nid, unsigned long nr_pages, int swappiness)
 
 		if (!nr_retries)
 			lru_add_drain_all(); /* the last try: the per-CPU batches too */
-		do {
-			shrink_node(pgdat, &sc);
-		} while (sc.nr_reclaimed < batch && --sc.priority >= 0);
+		if (fl_atomic_fetch_or(&pgdat->flags, PGDAT_RECLAIM_LOCKED, __ATOMIC_ACQUIRE) &
+		    PGDAT_RECLAIM_LOCKED)
+			return -EAGAIN;
+		if (node_pagecache_reclaimable(pgdat) > min_unmapped) {
+			do {
+				shrink_node(pgdat, &sc);
+			} while (sc.nr_reclaimed < batch && --sc.priority >= 0);
+		}
+		fl_atomic_fetch_and(&pgdat->flags, ~PGDAT_RECLAIM_LOCKED, __ATOMIC_RELEASE);
 		if (!sc.nr_reclaimed && !nr_retries--)
 			return -EAGAIN;
 		nr_reclaimed += sc.nr_reclaimed;

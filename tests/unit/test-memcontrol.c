@@ -470,9 +470,57 @@ static bool test_khugepaged_reclaims_as_itself(void)
 	return mm_down_with_mm();
 }
 
+/*
+ * workingset (6.18's workingset_eviction() and workingset_test_recent()):
+ * an eviction ages the lruvec of the reclaim's target and its ancestors,
+ * and the refault distance is read there. MADV_PAGEOUT reclaims for no
+ * memcg: the root's lruvec. 16 pages of the memcg out: the root's age is
+ * 16, the memcg's 0. Then 128 pages of a process in the root out: 144.
+ * The 16 read back: each distance is at least 144 - 15, more than the
+ * workingset (the node's 32 active anon pages, none on the file lists),
+ * so none is activated; all 16 are refaults.
+ */
+static bool test_workingset_ages_the_target(void)
+{
+	uint64_t tag = 12ull << 16;
+	struct mm_struct *in_memcg, *in_root;
+	struct lruvec *root;
+	unsigned long x, y, r, i;
+
+	ASSERT_TRUE(up(64, PAGE_COUNTER_MAX, PAGE_COUNTER_MAX));
+	root = &NODE_DATA(0)->__lruvec;
+	x = map(16 * PAGE_SIZE);
+	y = map(32 * PAGE_SIZE);
+	ASSERT_TRUE(x && y && write_tags(x, 16, tag) && write_tags(y, 32, tag + 100));
+	lru_add_drain();
+	for (i = 0; i < 32; i++)
+		folio_activate(mapped_folio(mm, y + i * PAGE_SIZE));
+	lru_add_drain();
+	ASSERT_EQ(memcg->nodeinfo[0].nr_pages[LRU_ACTIVE_ANON], 32);
+	ASSERT_EQ(do_madvise(mm, x, 16 * PAGE_SIZE, MADV_PAGEOUT), 0);
+	ASSERT_EQ(root->nonresident_age, 16);
+	ASSERT_EQ(memcg->nodeinfo[0].nonresident_age, 0);
+	in_memcg = mm;
+	fl__run_memcg = NULL;
+	in_root = mm = mm_alloc(1);
+	ASSERT_TRUE(mm != NULL);
+	r = map(128 * PAGE_SIZE);
+	ASSERT_TRUE(r && write_tags(r, 128, tag + 200));
+	lru_add_drain();
+	ASSERT_EQ(do_madvise(mm, r, 128 * PAGE_SIZE, MADV_PAGEOUT), 0);
+	ASSERT_EQ(root->nonresident_age, 144);
+	mm = in_memcg;
+	fl__run_memcg = memcg;
+	ASSERT_EQ(wrong_tags(x, 16, tag), 0);
+	ASSERT_EQ(counter("workingset_refault_anon"), 16);
+	ASSERT_EQ(counter("workingset_activate_anon"), 0);
+	mmput(in_root);
+	return mm_down_with_mm();
+}
+
 TEST_MAIN(TEST(test_charge_batches_and_stock), TEST(test_limit_reclaims_from_the_memcg),
 	  TEST(test_mthp_charge_fails_at_once), TEST(test_oom_in_the_memcg),
 	  TEST(test_memory_reclaim_and_swapin_charge), TEST(test_deferred_split_queue_per_memcg),
 	  TEST(test_high_reclaims_on_return), TEST(test_reclaim_reads_flushed_sizes),
 	  TEST(test_swappiness_zero_never_swaps), TEST(test_swap_full_still_ages_anon),
-	  TEST(test_khugepaged_reclaims_as_itself))
+	  TEST(test_khugepaged_reclaims_as_itself), TEST(test_workingset_ages_the_target))

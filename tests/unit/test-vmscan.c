@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * test-vmscan.c - reclaim by scanning the LRU (shrink_node() and below),
- * proactive and direct. Each expectation follows from the 6.18 rule it
- * names, for memory of known contents:
+ * proactive (the root cgroup's memory.reclaim: a node's reclaim file
+ * shrinks an anon-only node not at all) and direct. Each expectation
+ * follows from the 6.18 rule it names, for memory of known contents:
  *
  *   - a scan at priority p looks at (list size >> p) pages, from the
  *     tail, SWAP_CLUSTER_MAX (32) at a time;
@@ -60,14 +61,15 @@ static bool first_look(unsigned long a, unsigned long pages, bool referenced)
 }
 
 /*
- * 64 freshly faulted pages, proactive reclaim of 64 with swappiness=max
- * (anon only). The first try's priorities 6..1 look at 1, 2, 4, 8, 16 and
- * 32 pages from the tail (63 pages, each young: kept with PG_referenced
- * and rotated to the head); priority 0 looks at all 64 in two batches: the
- * one page not looked at yet is young and kept, the 63 others are
- * reclaimed. The last page asks for a try of 0 pages ((64 - 63) / 4): one
- * pass at priority 12 scans 1 >> 12 = 0 pages, so the 17 tries allowed
- * free nothing and the write fails with EAGAIN.
+ * 64 freshly faulted pages, the root's memory.reclaim of 64 with
+ * swappiness=max (anon only). The first try (a batch of 16: at least
+ * SWAP_CLUSTER_MAX, 32, asked) at priorities 6..1 looks at 1, 2, 4, 8, 16
+ * and 32 pages from the tail (63 pages, each young: kept with
+ * PG_referenced and rotated to the head); priority 0 looks at all 64 in
+ * two batches: the one page not looked at yet is young and kept, the 63
+ * others are reclaimed. The second try (a batch of 0, 32 asked) finds
+ * nothing to scan until priority 0, where the last page, referenced but
+ * no longer young, is reclaimed: 64, and the write succeeds.
  */
 static bool test_anon_needs_two_looks(void)
 {
@@ -79,36 +81,36 @@ static bool test_anon_needs_two_looks(void)
 	ASSERT_TRUE(a && write_tags(a, 64, tag));
 	lru_add_drain();
 	ASSERT_EQ(lruvec0()->nr_pages[LRU_INACTIVE_ANON], 64);
-	ASSERT_EQ(node_reclaim_proactive(0, 64, SWAPPINESS_ANON_ONLY), -EAGAIN);
-	ASSERT_EQ(counter("pgscan_proactive"), 1 + 2 + 4 + 8 + 16 + 32 + 64);
-	ASSERT_EQ(counter("pgscan_anon"), 127);
-	ASSERT_EQ(counter("pgsteal_proactive"), 63);
-	ASSERT_EQ(counter("pgsteal_anon"), 63);
-	ASSERT_EQ(counter("pswpout"), 63);
+	ASSERT_EQ(mem_cgroup_reclaim(NULL, 64, SWAPPINESS_ANON_ONLY), 0);
+	ASSERT_EQ(counter("pgscan_proactive"), 1 + 2 + 4 + 8 + 16 + 32 + 64 + 1);
+	ASSERT_EQ(counter("pgscan_anon"), 128);
+	ASSERT_EQ(counter("pgsteal_proactive"), 64);
+	ASSERT_EQ(counter("pgsteal_anon"), 64);
+	ASSERT_EQ(counter("pswpout"), 64);
 	ASSERT_EQ(counter("pgscan_direct") + counter("pgscan_kswapd"), 0);
 	ASSERT_EQ(counter("allocstall_normal") + counter("allocstall_movable"), 0);
 	ASSERT_EQ(counter("pgactivate"), 0);
-	ASSERT_EQ(lruvec0()->nr_pages[LRU_INACTIVE_ANON], 1);
+	ASSERT_EQ(lruvec0()->nr_pages[LRU_INACTIVE_ANON], 0);
 	ASSERT_EQ(counter("nr_isolated_anon"), 0);
 	/* the data comes back from swap */
 	ASSERT_EQ(wrong_tags(a, 64, tag), 0);
-	ASSERT_EQ(counter("pswpin"), 63);
+	ASSERT_EQ(counter("pswpin"), 64);
 	return mm_down_with_mm();
 }
 
 /*
  * 32 pages looked at once (each kept with PG_referenced), then all used
- * again, then proactive reclaim of 32 at swappiness=max. Try 1 (a batch of
- * 8): priorities 5, 4, 3, 2, 1 look at 32 >> 5 = 1, 31 >> 4 = 1... of the
- * inactive list as it shrinks: 1, 2, 3, 6 and 10 pages, each young with
- * PG_referenced: activated. With 10 inactive and 22 active the inactive
- * list is low, so shrink_active_list() deactivates all 22 (their bits
- * were cleared by the look that activated them; PG_referenced was
- * cleared too). Priority 0 looks at all 32 inactive: the 10 never looked
- * at are activated, the 22 reclaimed; the 10 then go back the same way
- * (pgrefill, pgdeactivate), keeping PG_referenced. Tries 2 to 6 (batches
- * of 2, 1, 1, 1, 1) reclaim 3, 1, 1, 1 and 1 of them; the last 3 ask for
- * batches of 0, which scan nothing: EAGAIN after 17 such tries.
+ * again, then the root's memory.reclaim of 32 at swappiness=max. Try 1 (a
+ * batch of 8, 32 asked): priorities 5, 4, 3, 2, 1 look at 32 >> 5 = 1,
+ * 31 >> 4 = 1... of the inactive list as it shrinks: 1, 2, 3, 6 and 10
+ * pages, each young with PG_referenced: activated. With 10 inactive and
+ * 22 active the inactive list is low, so shrink_active_list() deactivates
+ * all 22 (their bits were cleared by the look that activated them;
+ * PG_referenced was cleared too). Priority 0 looks at all 32 inactive: the
+ * 10 never looked at are activated, the 22 reclaimed; the 10 then go back
+ * the same way (pgrefill, pgdeactivate), keeping PG_referenced. Try 2 (a
+ * batch of 2, 32 asked) goes down to priority 0 and reclaims all 10, no
+ * longer young: the write succeeds, nothing is left.
  */
 static bool test_referenced_twice_activates(void)
 {
@@ -122,20 +124,16 @@ static bool test_referenced_twice_activates(void)
 	/* the first look, as folio_check_references() takes it: young, so referenced */
 	ASSERT_TRUE(first_look(a, 32, true));
 	ASSERT_TRUE(write_tags(a, 32, tag)); /* used again: the accessed bits are set */
-	ASSERT_EQ(node_reclaim_proactive(0, 32, SWAPPINESS_ANON_ONLY), -EAGAIN);
+	ASSERT_EQ(mem_cgroup_reclaim(NULL, 32, SWAPPINESS_ANON_ONLY), 0);
 	ASSERT_EQ(counter("pgactivate"), 1 + 2 + 3 + 6 + 10 + 10);
 	ASSERT_EQ(counter("pgrefill"), 22 + 10);
 	ASSERT_EQ(counter("pgdeactivate"), 22 + 10);
-	ASSERT_EQ(counter("pgsteal_proactive"), 22 + 3 + 1 + 1 + 1 + 1);
-	ASSERT_EQ(lruvec0()->nr_pages[LRU_INACTIVE_ANON], 3);
+	ASSERT_EQ(counter("pgsteal_proactive"), 22 + 10);
+	ASSERT_EQ(lruvec0()->nr_pages[LRU_INACTIVE_ANON], 0);
 	ASSERT_EQ(lruvec0()->nr_pages[LRU_ACTIVE_ANON], 0);
-	/* the 3 still resident went through shrink_active_list(): workingset */
-	for (i = 0, vm_flags = 0; i < 32; i++) {
-		struct folio *f = mapped_folio(mm, a + i * PAGE_SIZE);
-
-		vm_flags += f && folio_test_workingset(f);
-	}
-	ASSERT_EQ(vm_flags, 3);
+	for (i = 0, vm_flags = 0; i < 32; i++)
+		vm_flags += mapped_folio(mm, a + i * PAGE_SIZE) != NULL;
+	ASSERT_EQ(vm_flags, 0);
 	ASSERT_EQ(wrong_tags(a, 32, tag), 0);
 	return mm_down_with_mm();
 }
@@ -150,7 +148,7 @@ static bool test_no_swap_no_anon_scan(void)
 	a = map(64 * PAGE_SIZE);
 	ASSERT_TRUE(a && write_tags(a, 64, tag));
 	lru_add_drain();
-	ASSERT_EQ(node_reclaim_proactive(0, 64, -1), -EAGAIN);
+	ASSERT_EQ(mem_cgroup_reclaim(NULL, 64, -1), -EAGAIN);
 	ASSERT_EQ(counter("pgscan_proactive"), 0);
 	ASSERT_EQ(counter("pgscan_anon"), 0);
 	ASSERT_EQ(wrong_tags(a, 64, tag), 0);
@@ -207,12 +205,11 @@ static bool test_oom_without_swap(void)
 /*
  * Lazy-free pages go to the inactive file list (MADV_FREE cleared their
  * accessed and dirty bits), so reclaim finds them without swap and drops
- * them on the first look (pglazyfreed). 64 such pages, proactive reclaim
- * of 64 at the default swappiness: no swap, so file only. Try 1 (batch
- * 16) at priorities 6, 5, 4, 3, 2 looks at 1, 2, 3 (61 >> 4), 7 (58 >> 3)
- * and 12 (51 >> 2) pages, all dropped (25, enough); the next tries, of
- * batches 9, 6, 4, 2, 2, 1, 1 and 1, drop 15, 8, 5, 3, 2, 1, 1 and 1 the
- * same way; the last 3 pages ask for batches of 0: EAGAIN.
+ * them on the first look (pglazyfreed). 64 such pages, the root's
+ * memory.reclaim of 64 at the default swappiness: no swap, so file only.
+ * Each try asks for at least 32 and goes down to priority 0 unless it has
+ * them, where it looks at the whole list: every page is dropped, the
+ * write succeeds.
  */
 static bool test_lazyfree_dropped_by_the_scan(void)
 {
@@ -226,14 +223,14 @@ static bool test_lazyfree_dropped_by_the_scan(void)
 	ASSERT_EQ(do_madvise(mm, a, 64 * PAGE_SIZE, MADV_FREE), 0);
 	lru_add_drain();
 	ASSERT_EQ(lruvec0()->nr_pages[LRU_INACTIVE_FILE], 64);
-	ASSERT_EQ(node_reclaim_proactive(0, 64, -1), -EAGAIN);
-	ASSERT_EQ(counter("pglazyfreed"), 61);
-	ASSERT_EQ(counter("pgscan_file"), 61);
-	ASSERT_EQ(counter("pgsteal_file"), 61);
-	ASSERT_EQ(counter("pgscan_proactive"), 61);
+	ASSERT_EQ(mem_cgroup_reclaim(NULL, 64, -1), 0);
+	ASSERT_EQ(counter("pglazyfreed"), 64);
+	ASSERT_EQ(counter("pgscan_file"), 64);
+	ASSERT_EQ(counter("pgsteal_file"), 64);
+	ASSERT_EQ(counter("pgscan_proactive"), 64);
 	ASSERT_EQ(counter("pgscan_anon"), 0);
 	ASSERT_EQ(counter("pswpout"), 0);
-	ASSERT_EQ(lruvec0()->nr_pages[LRU_INACTIVE_FILE], 3);
+	ASSERT_EQ(lruvec0()->nr_pages[LRU_INACTIVE_FILE], 0);
 	/* the dropped pages read zero now, the kept ones their tags */
 	{
 		unsigned long i, zero = 0, kept = 0;
@@ -244,8 +241,8 @@ static bool test_lazyfree_dropped_by_the_scan(void)
 			zero += got == 0;
 			kept += got == tag + i;
 		}
-		ASSERT_EQ(zero, 61);
-		ASSERT_EQ(kept, 3);
+		ASSERT_EQ(zero, 64);
+		ASSERT_EQ(kept, 0);
 	}
 	return mm_down_with_mm();
 }
@@ -255,7 +252,7 @@ static bool test_lazyfree_dropped_by_the_scan(void)
  * an unshared swap-backed folio of an mm with mm_users 0 answers -1, and
  * folio_check_references() keeps it): 64 pages written, their accessed
  * bits cleared, the mm's users at 0 as between mmput()'s last drop and
- * exit_mmap(); proactive reclaim looks at every one (at least 64 scanned)
+ * exit_mmap(); the root's memory.reclaim looks at every one (at least 64 scanned)
  * and takes none: pgsteal and pswpout 0, nothing activated, all 64 still
  * inactive. With the user back, the same reclaim swaps them out (all but
  * the few its last tries of 0 pages leave, as in test_anon_needs_two_looks).
@@ -271,12 +268,12 @@ static bool test_exiting_mm_kept(void)
 	lru_add_drain();
 	ASSERT_TRUE(first_look(a, 64, false)); /* the accessed bits go */
 	fl_atomic_store(&mm->mm_users, 0, __ATOMIC_RELEASE);
-	ASSERT_EQ(node_reclaim_proactive(0, 64, SWAPPINESS_ANON_ONLY), -EAGAIN);
+	ASSERT_EQ(mem_cgroup_reclaim(NULL, 64, SWAPPINESS_ANON_ONLY), -EAGAIN);
 	fl_atomic_store(&mm->mm_users, 1, __ATOMIC_RELEASE);
 	ASSERT_GE(counter("pgscan_anon"), 64); /* looked at, every one, and kept */
 	ASSERT_EQ(counter("pgsteal_anon") + counter("pswpout") + counter("pgactivate"), 0);
 	ASSERT_EQ(lruvec0()->nr_pages[LRU_INACTIVE_ANON], 64);
-	(void)node_reclaim_proactive(0, 64, SWAPPINESS_ANON_ONLY);
+	(void)mem_cgroup_reclaim(NULL, 64, SWAPPINESS_ANON_ONLY);
 	ASSERT_GT(counter("pswpout"), 0);
 	ASSERT_EQ(counter("pgsteal_anon"), counter("pswpout"));
 	ASSERT_EQ(wrong_tags(a, 64, tag), 0);
@@ -329,7 +326,59 @@ static bool test_direct_reclaim_drains_each_try(void)
 	return mm_down_with_mm();
 }
 
+/*
+ * A write to /sys/devices/system/node/nodeN/reclaim (6.18's
+ * user_proactive_reclaim() into __node_reclaim()) shrinks the node only
+ * while its unmapped page cache is above vm.min_unmapped_ratio (1%) of it:
+ * 16384 pages here, so more than 163. An anon-only node gives nothing
+ * (EAGAIN, nothing scanned), whatever its swap. Lazy-free pages are on the
+ * file LRUs and not NR_FILE_MAPPED: (without swap) 64 of them do not open
+ * the gate, 200 do, and so do the 64 with the ratio at 0. A write while another is under way fails at once (EBUSY,
+ * which the file turns into EAGAIN).
+ */
+static bool test_node_reclaim_gate(void)
+{
+	uint64_t tag = 7ull << 16;
+	unsigned long a, b;
+	int64_t freed;
+
+	ASSERT_TRUE(up(64, 64));
+	ASSERT_EQ(NODE_DATA(0)->node_zones[0].managed_pages * 1 / 100, 163);
+	a = map(64 * PAGE_SIZE);
+	ASSERT_TRUE(a && write_tags(a, 64, tag));
+	lru_add_drain();
+	ASSERT_EQ(node_reclaim_proactive(0, 64, SWAPPINESS_ANON_ONLY), -EAGAIN);
+	ASSERT_EQ(counter("pgscan_proactive"), 0);
+	ASSERT_TRUE(mm_down_with_mm());
+	/* no swap from here: only the lazy-free pages can go */
+	ASSERT_TRUE(up(64, 0));
+	a = map(64 * PAGE_SIZE);
+	b = map(200 * PAGE_SIZE);
+	ASSERT_TRUE(a && b && write_tags(a, 64, tag) && write_tags(b, 200, tag + 100));
+	lru_add_drain();
+	ASSERT_EQ(do_madvise(mm, a, 64 * PAGE_SIZE, MADV_FREE), 0);
+	lru_add_drain();
+	ASSERT_EQ(node_reclaim_proactive(0, 64, -1), -EAGAIN);
+	ASSERT_EQ(counter("pgscan_proactive"), 0);
+	ASSERT_TRUE(knob("vm/min_unmapped_ratio", "0"));
+	fl_atomic_fetch_or(&NODE_DATA(0)->flags, PGDAT_RECLAIM_LOCKED, __ATOMIC_RELAXED);
+	ASSERT_EQ(node_reclaim_proactive(0, 64, -1), -EAGAIN);
+	ASSERT_EQ(counter("pgscan_proactive"), 0);
+	fl_atomic_fetch_and(&NODE_DATA(0)->flags, ~PGDAT_RECLAIM_LOCKED, __ATOMIC_RELAXED);
+	(void)node_reclaim_proactive(0, 64, -1);
+	ASSERT_GT(counter("pglazyfreed"), 0);
+	ASSERT_TRUE(knob("vm/min_unmapped_ratio", "1"));
+	ASSERT_EQ(do_madvise(mm, b, 200 * PAGE_SIZE, MADV_FREE), 0);
+	lru_add_drain();
+	freed = counter("pglazyfreed");
+	/* the tries go on while more than 3 are missing (a try of a quarter of them) */
+	ASSERT_EQ(node_reclaim_proactive(0, 32, -1), -EAGAIN);
+	ASSERT_GE(counter("pglazyfreed") - freed, 32 - 3);
+	ASSERT_EQ(NODE_DATA(0)->flags, 0);
+	return mm_down_with_mm();
+}
+
 TEST_MAIN(TEST(test_anon_needs_two_looks), TEST(test_referenced_twice_activates),
 	  TEST(test_no_swap_no_anon_scan), TEST(test_direct_reclaim), TEST(test_oom_without_swap),
 	  TEST(test_lazyfree_dropped_by_the_scan), TEST(test_exiting_mm_kept),
-	  TEST(test_direct_reclaim_drains_each_try))
+	  TEST(test_direct_reclaim_drains_each_try), TEST(test_node_reclaim_gate))
