@@ -22,6 +22,13 @@
  * VMA readahead (window "swapin": pgmajfault, swap_ra, swap_ra_hit,
  * pswpin); the writes then meet folios the swap cache still holds.
  *
+ * fork-cow --free on: after the fork (and the children's reads) the
+ * parent MADV_FREEs its memory while the children still map it (window
+ * "free": pglazyfree). 6.18 makes a clean small folio lazy-free however
+ * many map it, a dirty or swap-cache one only if the parent alone maps
+ * it, and skips a PMD-mapped THP that may be mapped shared; the writes
+ * after it make the freed folios anon again.
+ *
  * The writes after the fork are counted in the window "cow"
  * (cow:pgfault, cow:pgreuse, cow:thp_split_pmd, ...). Every process reads
  * back its own tags at the end, so a write that leaked into another
@@ -43,6 +50,7 @@ struct fc_params {
 	long children;
 	bool stay;   /* fork-cow: the children write and stay; cow-reuse: one exits at once */
 	int pageout; /* fork-cow --pageout on (1): swapped out before the fork */
+	int free;    /* fork-cow --free on (1): the parent MADV_FREEs after the fork */
 };
 
 static const char *const fc_off_on[] = { "off", "on", NULL };
@@ -62,6 +70,10 @@ static const struct fl_workload_param_info fc_param_info[] = {
 			"on: the parent pages its memory out before the fork (MADV_PAGEOUT; "
 			"needs --swap zram:SIZE), so the children read it back through the swap "
 			"cache with readahead"),
+	FL_PARAM_CHOICE("free", "off", fc_off_on, struct fc_params, free,
+			"on: after the fork the parent MADV_FREEs its memory (counted in the "
+			"window free): 6.18 makes a clean shared small folio lazy-free, skips a "
+			"PMD-mapped THP that may be shared"),
 	FL_PARAM_END,
 };
 
@@ -98,7 +110,7 @@ static uint64_t fc_mem_needed(const void *params)
 	       (uint64_t)p->children * (p->size / PMD_BYTES + 4) * 4096;
 }
 
-enum { FC_MAP, FC_PAGEOUT, FC_WRITE, FC_READ, FC_READ_UNMAP };
+enum { FC_MAP, FC_PAGEOUT, FC_FREE, FC_WRITE, FC_READ, FC_READ_UNMAP };
 
 /*
  * The step a task takes and what the tasks of every process share: in
@@ -108,7 +120,7 @@ enum { FC_MAP, FC_PAGEOUT, FC_WRITE, FC_READ, FC_READ_UNMAP };
 struct fc_shared {
 	struct fl_tag_tally tags;
 	int error;
-	int kind;      /* FC_MAP, FC_PAGEOUT, FC_WRITE, FC_READ, FC_READ_UNMAP */
+	int kind;      /* FC_MAP, FC_PAGEOUT, FC_FREE, FC_WRITE, FC_READ, FC_READ_UNMAP */
 	uint64_t size; /* of the mapping */
 	uint64_t addr; /* the mapping, the same in every process */
 	uint64_t tag;  /* what the step writes (or reads) at page 0, + 1 a page */
@@ -127,6 +139,9 @@ static void fc_task(struct fl_thread *th, void *arg)
 		break;
 	case FC_PAGEOUT:
 		ret = fl_madvise(th, sh->addr, sh->size, FL_MADV_PAGEOUT);
+		break;
+	case FC_FREE:
+		ret = fl_madvise(th, sh->addr, sh->size, FL_MADV_FREE);
 		break;
 	case FC_WRITE:
 		ret = fl_write(th, sh->addr, sh->size, 4096, sh->tag, 1);
@@ -208,6 +223,17 @@ static int fc_run(struct fl_wl_ctx *ctx, const void *params)
 	if (!ret && !p->stay) {
 		while (!ret && forked > 0)
 			ret = ops->proc_exit(child[--forked]);
+	}
+	/* the parent's advice over memory the children still map */
+	if (!ret && p->free) {
+		ret = fl__window_begin(ctx);
+		if (!ret) {
+			ret = fc_do(parent, sh, FC_FREE, 0);
+			if (ret)
+				fl__window_discard(ctx);
+			else
+				ret = fl__window_end(ctx, "free");
+		}
 	}
 	if (!ret)
 		ret = fl__window_begin(ctx);

@@ -986,9 +986,28 @@ if command -v python3 >/dev/null; then
 		nok "fork-cow --pageout on (exit $rc): $got, wanted 130 894 894 1024 3072 0 2048 5120 0"
 		sed 's/^/# /' "$T/stderr"
 	fi
+	# fork-cow --free on: the parent MADV_FREEs 8 MiB the child still maps.
+	# 6.18 makes every clean small folio lazy-free however many map it (16K:
+	# all 2048 pages, each folio on the LRU), and skips a PMD-mapped THP
+	# that may be mapped shared (2M: 0).
+	for case in "16K 2048" "2M 0"; do
+		set -- $case
+		"$FL" run fork-cow --size 8M --children 1 --mthp "$1" --free on --lru-cache order0 \
+			--json "$T/ff.json" >"$T/stdout" 2>"$T/stderr"
+		rc=$?
+		got="$(jcount "$T/ff.json" free:pglazyfree) $(jcount "$T/ff.json" fl_tag_mismatch)"
+		if [ $rc -eq 0 ] && [ "$got" = "$2 0" ]; then
+			ok "fork-cow --free on --mthp $1: pglazyfree $2 after the fork, tags right"
+		else
+			nok "fork-cow --free on --mthp $1 (exit $rc): $got, wanted $2 0"
+			sed 's/^/# /' "$T/stderr"
+		fi
+	done
 else
 	skip "cow-reuse counts" "python3 is not installed"
 	skip "fork-cow counts" "python3 is not installed"
+	skip "fork-cow --free on --mthp 16K" "python3 is not installed"
+	skip "fork-cow --free on --mthp 2M" "python3 is not installed"
 fi
 # khugepaged and MADV_COLLAPSE on the model, counts from 6.18's rules.
 # khugepaged-lazyfree --size 4M: hot1, cold and hot2 have 2 PMD ranges
