@@ -195,12 +195,18 @@ out:
 }
 
 /* free_swap_cache() - a zapped swap-cache folio no PTE maps gives its slots up. */
-void free_swap_cache(struct folio *folio)
+static inline void __free_swap_cache(struct folio *folio)
 {
 	if (folio_test_swapcache(folio) && !folio_mapped(folio) && folio_trylock(folio)) {
 		folio_free_swap(folio);
 		folio_unlock(folio);
 	}
+}
+
+/* ... out of line, for a CoW copy and a collapse (the zap's stays inline) */
+void free_swap_cache(struct folio *folio)
+{
+	__free_swap_cache(folio);
 }
 
 void free_pages_and_swap_cache(struct encoded_page **pages, int nr)
@@ -213,7 +219,7 @@ void free_pages_and_swap_cache(struct encoded_page **pages, int nr)
 	for (i = 0; i < nr; i++) {
 		struct folio *folio = page_folio(encoded_page_ptr(pages[i]));
 
-		free_swap_cache(folio);
+		__free_swap_cache(folio);
 		refs[folios.nr] = 1;
 		if (encoded_page_flags(pages[i]) & ENCODED_PAGE_BIT_NR_PAGES_NEXT)
 			refs[folios.nr] = (unsigned int)encoded_nr_pages(pages[++i]);
