@@ -12,7 +12,7 @@
  * fast path, the min one in the slow path, which then reclaims directly
  * (try_to_free_pages()) and retries while reclaim makes progress or could,
  * and ends in out_of_memory(): no process is killed, the run ends with
- * the report. kswapd is not modelled yet: nobody reclaims ahead of need.
+ * the report; kswapd (vmscan.c) reclaims ahead of need.
  *
  * Memory that was never handed out stays above zone->frontier_pfn: it is
  * free, counted in free_pages, and its descriptors are never touched, so
