@@ -369,16 +369,32 @@ static bool test_partial_folio_is_split(void)
 }
 
 /*
+ * A fork while @n pages at @a are swapped out, each slot then named by
+ * two swap PTEs: the parent's read goes through the swap cache (no
+ * synchronous bypass for a count above 1) and leaves the folios there,
+ * mapped; the child's exit drops its PTEs.
+ */
+static bool read_back_after_fork(unsigned long a, unsigned long n, uint64_t tag)
+{
+	struct mm_struct *child = mm_alloc(2);
+
+	ASSERT_TRUE(child && dup_mmap(child, mm) == 0);
+	ASSERT_EQ(wrong_tags(a, n, tag), 0);
+	ASSERT_EQ(counter("nr_swapcached"), (int64_t)n);
+	mmput(child);
+	return true;
+}
+
+/*
  * Slots that only the swap cache holds, with swap more than half full
  * (6.18's cluster_scan_range() and swap_reclaim_full_clusters()): the
  * allocator takes them back from their folios, mapped or not
  * (TTRS_ANYWAY), which leave the cache dirty.
  *
- * 400 pages out, then a fork: each slot has two swap PTEs, so the read
- * back goes through the swap cache (no synchronous bypass with a count
- * above 1). The child's exit leaves the 400 folios mapped by the parent,
- * in the cache, their slots held only by it: swap is not half full (400
- * of 1023), so the zap's TTRS_FULL does not free them. Then 700 other
+ * 400 pages out, then a fork and the read back (read_back_after_fork()).
+ * The child's exit leaves the 400 folios mapped by the parent, in the
+ * cache, their slots held only by it: swap is not half full (400 of
+ * 1023), so the zap's TTRS_FULL does not free them. Then 700 other
  * pages go out: the 111 free slots of cluster 0 (slot 0 is the header,
  * the 400 are 1-400), which fills first, then cluster 1's 512. With
  * every slot in use the next allocation, swap being more than half full,
@@ -390,7 +406,6 @@ static bool test_partial_folio_is_split(void)
 static bool test_swap_full_takes_cache_only_slots(void)
 {
 	uint64_t tag = 12ull << 16;
-	struct mm_struct *child;
 	unsigned long a, b;
 
 	ASSERT_TRUE(up(4));
@@ -401,11 +416,7 @@ static bool test_swap_full_takes_cache_only_slots(void)
 	lru_add_drain();
 	ASSERT_EQ(do_madvise(mm, a, 400 * PAGE_SIZE, MADV_PAGEOUT), 0);
 	ASSERT_EQ(counter("pswpout"), 400);
-	child = mm_alloc(2);
-	ASSERT_TRUE(child && dup_mmap(child, mm) == 0);
-	ASSERT_EQ(wrong_tags(a, 400, tag), 0);
-	ASSERT_EQ(counter("nr_swapcached"), 400);
-	mmput(child);
+	ASSERT_TRUE(read_back_after_fork(a, 400, tag));
 	ASSERT_EQ(fl__swap_info->inuse_pages, 400);
 	ASSERT_EQ(counter("nr_swapcached"), 400);
 	ASSERT_TRUE(!vm_swap_full());
@@ -426,14 +437,14 @@ static bool test_swap_full_takes_cache_only_slots(void)
  * swap cache frees it even while its folio is mapped
  * (free_swap_and_cache_nr()'s TTRS_FULL). 400 pages out, then 200 more:
  * 600 of 1023 in use. A fork, and the 400 read back through the cache
- * (two swap PTEs a slot). The child's exit zaps its swap PTEs (a above
- * b: b's first, each left with the parent's PTE, then a's): each a slot left cache-only is freed while swap stays more than half
- * full (free * 2 < 1023), so until 511 are in use: 89 of them, 311 stay.
+ * (read_back_after_fork()). The child's exit zaps its swap PTEs (a above
+ * b: b's first, each left with the parent's PTE, then a's): each a slot
+ * left cache-only is freed while swap stays more than half full (free x
+ * 2 < 1023), so until 511 are in use: 89 of them, 311 stay.
  */
 static bool test_swap_full_zap_frees_cache_only_slots(void)
 {
 	uint64_t tag = 13ull << 16;
-	struct mm_struct *child;
 	unsigned long a, b;
 
 	ASSERT_TRUE(up(4));
@@ -445,11 +456,7 @@ static bool test_swap_full_zap_frees_cache_only_slots(void)
 	ASSERT_EQ(do_madvise(mm, a, 400 * PAGE_SIZE, MADV_PAGEOUT), 0);
 	ASSERT_EQ(do_madvise(mm, b, 200 * PAGE_SIZE, MADV_PAGEOUT), 0);
 	ASSERT_EQ(fl__swap_info->inuse_pages, 600);
-	child = mm_alloc(2);
-	ASSERT_TRUE(child && dup_mmap(child, mm) == 0);
-	ASSERT_EQ(wrong_tags(a, 400, tag), 0);
-	ASSERT_EQ(counter("nr_swapcached"), 400);
-	mmput(child);
+	ASSERT_TRUE(read_back_after_fork(a, 400, tag));
 	ASSERT_EQ(fl__swap_info->inuse_pages, 511);
 	ASSERT_EQ(counter("nr_swapcached"), 400 - (600 - 511));
 	ASSERT_TRUE(!vm_swap_full());
