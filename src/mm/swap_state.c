@@ -156,22 +156,27 @@ bool folio_free_swap(struct folio *folio)
  */
 int __try_to_reclaim_swap(struct swap_info_struct *si, unsigned long offset, unsigned long flags)
 {
-	struct folio *folio = swap_cache_get_folio(swp_entry(0, offset));
 	struct swap_cluster_info *ci;
 	bool reclaim, only_cache = true;
+	struct folio *folio;
 	unsigned long nr, i;
 	int ret;
 
+again:
+	folio = swap_cache_get_folio(swp_entry(0, offset));
 	if (!folio)
 		return 0;
 	nr = folio_nr_pages(folio);
 	ret = -(int)nr;
 	if (!folio_trylock(folio))
 		goto out;
-	/* it may have left the cache before the lock was had */
+	/* it may have left the cache, or been split, before the lock was had: look again */
 	if (!folio_test_swapcache(folio) ||
-	    swp_offset(folio_swap_entry(folio, 0)) != ALIGN_DOWN(offset, nr))
-		goto out_unlock;
+	    swp_offset(folio_swap_entry(folio, 0)) != ALIGN_DOWN(offset, nr)) {
+		folio_unlock(folio);
+		folio_put(folio);
+		goto again;
+	}
 	offset = swp_offset(folio_swap_entry(folio, 0));
 	reclaim = (flags & TTRS_ANYWAY) || ((flags & TTRS_UNMAPPED) && !folio_mapped(folio)) ||
 		  ((flags & TTRS_FULL) && mem_cgroup_swap_full(folio));

@@ -210,7 +210,8 @@ static bool cluster_reclaim_range(struct swap_info_struct *si, struct swap_clust
 
 /*
  * alloc_swap_scan_cluster() - @nr = 2^@order slots, aligned to @nr, from
- * @offset (the cluster's start if it is empty) to the cluster's end:
+ * @offset to the cluster's end (@percpu: this CPU's cluster, which must
+ * still have its table):
  * free ones, or with swap more than half full ones that only the swap
  * cache holds, taken back (*@dropped: the locks were let go for that).
  * Marks them SWAP_HAS_CACHE, refiles the cluster and remembers this CPU's
@@ -220,7 +221,7 @@ static bool cluster_reclaim_range(struct swap_info_struct *si, struct swap_clust
  */
 static unsigned long alloc_swap_scan_cluster(struct swap_info_struct *si,
 					     struct swap_cluster_info *ci, unsigned long offset,
-					     int order, bool *dropped)
+					     int order, bool percpu, bool *dropped)
 {
 	FL_LOCK_SITE(site);
 	unsigned long nr = 1ul << order, start = cluster_offset(si, ci);
@@ -230,6 +231,9 @@ static unsigned long alloc_swap_scan_cluster(struct swap_info_struct *si,
 		end = si->max;
 	fl_spin_lock_at(&ci->lock, &site);
 	if (!cluster_is_usable(ci, order) || ci->count + nr > SWAPFILE_CLUSTER)
+		goto out;
+	/* 6.18's cluster_is_usable(): the per-CPU path takes no cluster without a table */
+	if (percpu && !ci->table_page)
 		goto out;
 	if (!ci->table_page) {
 		/*
@@ -246,8 +250,6 @@ static unsigned long alloc_swap_scan_cluster(struct swap_info_struct *si,
 		if (!ci->table_page)
 			goto out;
 	}
-	if (!ci->count)
-		offset = start;
 	for (offset = ALIGN_UP(offset, nr); offset + nr <= end; offset += nr) {
 		bool need_reclaim = false;
 
@@ -260,6 +262,8 @@ static unsigned long alloc_swap_scan_cluster(struct swap_info_struct *si,
 			/* meanwhile another order may have it, or its last slot gone (no table) */
 			if (!cluster_is_usable(ci, order) || !ci->table_page)
 				goto out;
+			if (!ci->count)
+				offset = start;
 			if (!freed)
 				continue;
 		}
@@ -296,7 +300,7 @@ static unsigned long alloc_swap_scan_list(struct swap_info_struct *si, struct li
 		struct swap_cluster_info *ci = list_entry(pos, struct swap_cluster_info, list);
 		bool dropped = false;
 		unsigned long found = alloc_swap_scan_cluster(si, ci, cluster_offset(si, ci), order,
-							      &dropped);
+							      false, &dropped);
 
 		if (found || one || dropped)
 			return found;
@@ -307,38 +311,43 @@ static unsigned long alloc_swap_scan_list(struct swap_info_struct *si, struct li
 /*
  * swap_reclaim_full_clusters() - take the first full cluster off its list
  * and have every slot in it that only the swap cache holds back
- * (TTRS_ANYWAY), the locks let go for each; then refile it.
+ * (TTRS_ANYWAY), the locks let go for each; then refile it (a free may
+ * have already). @force: as many clusters as the slots in use fill
+ * (6.18's reclaim_work), else one.
  * Context: si->lock held, dropped and taken again.
  */
-static void swap_reclaim_full_clusters(struct swap_info_struct *si)
+static void swap_reclaim_full_clusters(struct swap_info_struct *si, bool force)
 {
 	FL_LOCK_SITE(site_si);
 	FL_LOCK_SITE(site_ci);
-	struct swap_cluster_info *ci;
-	unsigned long off, end;
+	long to_scan = force ? (long)(READ_ONCE(si->inuse_pages) / SWAPFILE_CLUSTER) : 1;
 
-	if (list_empty(&si->full_clusters))
-		return;
-	ci = list_entry(si->full_clusters.next, struct swap_cluster_info, list);
-	fl_spin_lock_at(&ci->lock, &site_ci);
-	list_del(&ci->list); /* isolated: a free does not refile it */
-	ci->flags = CLUSTER_FLAG_NONE;
-	spin_unlock(&ci->lock);
-	spin_unlock(&si->lock);
-	off = cluster_offset(si, ci);
-	end = off + SWAPFILE_CLUSTER < si->max ? off + SWAPFILE_CLUSTER : si->max;
-	while (off < end) {
-		int ret = 0;
+	while (!list_empty(&si->full_clusters)) {
+		struct swap_cluster_info *ci = list_entry(si->full_clusters.next,
+							  struct swap_cluster_info, list);
+		unsigned long off = cluster_offset(si, ci), end;
 
-		if (READ_ONCE(si->swap_map[off]) == SWAP_HAS_CACHE)
-			ret = __try_to_reclaim_swap(si, off, TTRS_ANYWAY);
-		off += ret ? (unsigned long)(ret < 0 ? -ret : ret) : 1;
+		end = off + SWAPFILE_CLUSTER < si->max ? off + SWAPFILE_CLUSTER : si->max;
+		fl_spin_lock_at(&ci->lock, &site_ci);
+		list_del(&ci->list); /* isolated: CLUSTER_FLAG_NONE */
+		ci->flags = CLUSTER_FLAG_NONE;
+		spin_unlock(&ci->lock);
+		spin_unlock(&si->lock);
+		while (off < end) {
+			int ret = 0;
+
+			if (READ_ONCE(si->swap_map[off]) == SWAP_HAS_CACHE)
+				ret = __try_to_reclaim_swap(si, off, TTRS_ANYWAY);
+			off += ret ? (unsigned long)(ret < 0 ? -ret : ret) : 1;
+		}
+		fl_spin_lock_at(&si->lock, &site_si);
+		fl_spin_lock_at(&ci->lock, &site_ci);
+		if (ci->flags == CLUSTER_FLAG_NONE)
+			relocate_cluster(si, ci);
+		spin_unlock(&ci->lock);
+		if (--to_scan <= 0)
+			break;
 	}
-	fl_spin_lock_at(&si->lock, &site_si);
-	fl_spin_lock_at(&ci->lock, &site_ci);
-	if (ci->flags == CLUSTER_FLAG_NONE)
-		relocate_cluster(si, ci);
-	spin_unlock(&ci->lock);
 }
 
 /*
@@ -355,7 +364,7 @@ static unsigned long cluster_alloc_swap_entry(struct swap_info_struct *si, int o
 	int o;
 
 	if (next && next < si->max) {
-		found = alloc_swap_scan_cluster(si, offset_cluster(si, next), next, order,
+		found = alloc_swap_scan_cluster(si, offset_cluster(si, next), next, order, true,
 						&dropped);
 		if (found)
 			return found;
@@ -369,7 +378,7 @@ static unsigned long cluster_alloc_swap_entry(struct swap_info_struct *si, int o
 	if (found)
 		return found;
 	if (vm_swap_full())
-		swap_reclaim_full_clusters(si);
+		swap_reclaim_full_clusters(si, false);
 	if (order < PMD_ORDER) {
 		found = alloc_swap_scan_list(si, &si->frag_clusters[order], order, true);
 		if (found)
@@ -399,6 +408,9 @@ int folio_alloc_swap(struct folio *folio)
 
 	if (!si || order >= SWAP_NR_ORDERS)
 		return -ENOMEM;
+	/* a full device is off the avail list until a slot is freed */
+	if (READ_ONCE(si->inuse_pages) >= si->pages)
+		return -ENOMEM;
 	fl_spin_lock_at(&si->lock, &site);
 	offset = cluster_alloc_swap_entry(si, order);
 	spin_unlock(&si->lock);
@@ -406,6 +418,17 @@ int folio_alloc_swap(struct folio *folio)
 		return -ENOMEM;
 	mem_cgroup_try_charge_swap(folio, swp_entry(0, offset)); /* no swap.max: cannot fail */
 	swap_cache_add_folio(folio, swp_entry(0, offset));
+	/*
+	 * This allocation filled the device with swap more than half full:
+	 * 6.18 queues reclaim_work (swap_range_alloc()), which takes the
+	 * cache-only slots of the full clusters back; the model runs it at
+	 * once, on this task.
+	 */
+	if (READ_ONCE(si->inuse_pages) >= si->pages && vm_swap_full()) {
+		fl_spin_lock_at(&si->lock, &site);
+		swap_reclaim_full_clusters(si, true);
+		spin_unlock(&si->lock);
+	}
 	return 0;
 }
 
@@ -454,8 +477,7 @@ static bool swap_entries_put(struct swap_info_struct *si, struct swap_cluster_in
 			stat_add(&si->inuse_pages, -1);
 		}
 	}
-	return ci->count != before && (!ci->count || (ci->flags != CLUSTER_FLAG_NONFULL &&
-						      ci->flags != CLUSTER_FLAG_NONE));
+	return ci->count != before && (!ci->count || ci->flags != CLUSTER_FLAG_NONFULL);
 }
 
 /* Refile the cluster of @offset after a free (partial_free_cluster()). */
@@ -467,8 +489,7 @@ static void swap_cluster_refile(struct swap_info_struct *si, unsigned long offse
 
 	fl_spin_lock_at(&si->lock, &site_si);
 	fl_spin_lock_at(&ci->lock, &site_ci);
-	if (ci->flags != CLUSTER_FLAG_NONE)
-		partial_free_cluster(si, ci);
+	partial_free_cluster(si, ci); /* an isolated one (CLUSTER_FLAG_NONE) too, as 6.18 */
 	spin_unlock(&ci->lock);
 	spin_unlock(&si->lock);
 }

@@ -396,12 +396,13 @@ static bool read_back_after_fork(unsigned long a, unsigned long n, uint64_t tag)
  * cache, their slots held only by it: swap is not half full (400 of
  * 1023), so the zap's TTRS_FULL does not free them. Then 700 other
  * pages go out: the 111 free slots of cluster 0 (slot 0 is the header,
- * the 400 are 1-400), which fills first, then cluster 1's 512. With
- * every slot in use the next allocation, swap being more than half full,
- * takes the first full cluster (0) off its list and every cache-only slot
- * in it back, all 400, so all 700 go out (without that, 77 are
- * activated), and 700 slots stay in use. The 400 left the cache dirty,
- * their tags intact.
+ * the 400 are 1-400), which fills first, then cluster 1's 512. The
+ * allocation that fills the device, swap being more than half full,
+ * queues reclaim_work (run at once in the model): it takes as many full
+ * clusters as the slots in use fill (1023 / 512 = 1), the first (0), off
+ * its list and every cache-only slot in it back, all 400, so all 700 go
+ * out (without that, 77 are activated), and 700 slots stay in use. The
+ * 400 left the cache dirty, their tags intact.
  */
 static bool test_swap_full_takes_cache_only_slots(void)
 {

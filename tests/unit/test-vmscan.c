@@ -3,7 +3,11 @@
  * test-vmscan.c - reclaim by scanning the LRU (shrink_node() and below),
  * proactive (the root cgroup's memory.reclaim: a node's reclaim file
  * shrinks an anon-only node not at all) and direct. Each expectation
- * follows from the 6.18 rule it names, for memory of known contents:
+ * follows from the 6.18 rule it names, for memory of known contents; the
+ * one exception is where the root's memory.reclaim is counted: the model
+ * reclaims it as global reclaim, in /proc/vmstat's pgscan_proactive and
+ * pgsteal_proactive, where 6.18 counts it in the root's memory.stat only
+ * (docs/kernel-facts.md):
  *
  *   - a scan at priority p looks at (list size >> p) pages, from the
  *     tail, SWAP_CLUSTER_MAX (32) at a time;
@@ -288,8 +292,9 @@ static bool test_exiting_mm_kept(void)
  * 16 MiB machine with swap, the buddy taken down to 16 free pages (min is
  * 128) by reclaim's own __GFP_MEMALLOC: one GFP_KERNEL page then needs
  * free > 128, at least 113 pages, and each try reclaims SWAP_CLUSTER_MAX
- * (32) or more, so at most 4 tries (allocstall_normal, once each: every
- * try frees something). Draining once per slow path instead leaves the
+ * (32) or more, less what zram's store takes from the buddy (a zspage
+ * page per about 97 pages swapped), so at most 4 tries (allocstall_normal,
+ * once each: every try frees something). Draining once per slow path instead leaves the
  * later tries' frees on the lists until pcp->high (512) is reached.
  */
 static bool test_direct_reclaim_drains_each_try(void)
