@@ -156,12 +156,12 @@ bool folio_free_swap(struct folio *folio)
  */
 int __try_to_reclaim_swap(struct swap_info_struct *si, unsigned long offset, unsigned long flags)
 {
-	struct swap_cluster_info *ci;
-	bool reclaim, only_cache = true;
 	struct folio *folio;
-	unsigned long nr, i;
+	unsigned long nr;
+	bool reclaim;
 	int ret;
 
+	(void)si; /* the model's one device */
 again:
 	folio = swap_cache_get_folio(swp_entry(0, offset));
 	if (!folio)
@@ -177,22 +177,11 @@ again:
 		folio_put(folio);
 		goto again;
 	}
-	offset = swp_offset(folio_swap_entry(folio, 0));
 	reclaim = (flags & TTRS_ANYWAY) || ((flags & TTRS_UNMAPPED) && !folio_mapped(folio)) ||
 		  ((flags & TTRS_FULL) && mem_cgroup_swap_full(folio));
-	if (!reclaim || folio_test_writeback(folio))
-		goto out_unlock;
-	ci = swap_cluster_lock(si, offset);
-	for (i = 0; i < nr; i++)
-		if (READ_ONCE(si->swap_map[offset + i]) != SWAP_HAS_CACHE)
-			only_cache = false;
-	swap_cluster_unlock(ci);
-	if (!only_cache)
-		goto out_unlock;
-	swap_cache_del_folio(folio);
-	folio_set_dirty(folio);
-	ret = (int)nr;
-out_unlock:
+	/* every slot held by the cache alone: no swap PTE names one (folio_free_swap()) */
+	if (reclaim && folio_free_swap(folio))
+		ret = (int)nr;
 	folio_unlock(folio);
 out:
 	folio_put(folio);

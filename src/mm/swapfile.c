@@ -69,6 +69,14 @@ static unsigned long cluster_offset(struct swap_info_struct *si, struct swap_clu
 	return (unsigned long)(ci - si->cluster_info) * SWAPFILE_CLUSTER;
 }
 
+/* the slot after @ci's last (the device's end for the last cluster) */
+static unsigned long cluster_end(struct swap_info_struct *si, struct swap_cluster_info *ci)
+{
+	unsigned long end = cluster_offset(si, ci) + SWAPFILE_CLUSTER;
+
+	return end < si->max ? end : si->max;
+}
+
 struct swap_cluster_info *__swap_cluster_lock(struct swap_info_struct *si, unsigned long offset,
 					      struct fl_lock_site *site)
 {
@@ -225,10 +233,8 @@ static unsigned long alloc_swap_scan_cluster(struct swap_info_struct *si,
 {
 	FL_LOCK_SITE(site);
 	unsigned long nr = 1ul << order, start = cluster_offset(si, ci);
-	unsigned long end = start + SWAPFILE_CLUSTER, found = 0, i, next = 0;
+	unsigned long end = cluster_end(si, ci), found = 0, i, next = 0;
 
-	if (end > si->max)
-		end = si->max;
 	fl_spin_lock_at(&ci->lock, &site);
 	if (!cluster_is_usable(ci, order) || ci->count + nr > SWAPFILE_CLUSTER)
 		goto out;
@@ -325,9 +331,8 @@ static void swap_reclaim_full_clusters(struct swap_info_struct *si, bool force)
 	while (!list_empty(&si->full_clusters)) {
 		struct swap_cluster_info *ci = list_entry(si->full_clusters.next,
 							  struct swap_cluster_info, list);
-		unsigned long off = cluster_offset(si, ci), end;
+		unsigned long off = cluster_offset(si, ci), end = cluster_end(si, ci);
 
-		end = off + SWAPFILE_CLUSTER < si->max ? off + SWAPFILE_CLUSTER : si->max;
 		fl_spin_lock_at(&ci->lock, &site_ci);
 		list_del(&ci->list); /* isolated: CLUSTER_FLAG_NONE */
 		ci->flags = CLUSTER_FLAG_NONE;

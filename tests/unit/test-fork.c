@@ -33,6 +33,17 @@ static bool fork_child(void)
 	return child && dup_mmap(child, mm) == 0;
 }
 
+/* a model of 64 MiB with 16 MiB of swap (the later cases' ups have none) */
+static bool up_with_swap(void)
+{
+	bool up;
+
+	mm_swap_mb = 16;
+	up = mm_up_with_mm(64);
+	mm_swap_mb = 0;
+	return up;
+}
+
 static bool pmd_mapped(struct mm_struct *m, unsigned long a)
 {
 	return pmd_huge_present(fl__pmd_entry(m, a));
@@ -350,9 +361,7 @@ static bool test_fork_swap_entries(void)
 {
 	unsigned long a;
 
-	mm_swap_mb = 16;
-	ASSERT_TRUE(mm_up_with_mm(64));
-	mm_swap_mb = 0;
+	ASSERT_TRUE(up_with_swap());
 	ASSERT_TRUE(knob("foliolab/lru_cache", "order0"));
 	a = map(4 * PAGE_SIZE);
 	ASSERT_TRUE(write_tags(a, 4, 40));
@@ -379,12 +388,9 @@ static bool test_fork_swap_entries(void)
 static unsigned long shared_swapped_pages(const char *cluster)
 {
 	unsigned long a, b;
-	bool up;
 
-	mm_swap_mb = 16;
-	up = mm_up_with_mm(64);
-	mm_swap_mb = 0;
-	if (!up || !knob("foliolab/lru_cache", "order0") || !knob("vm/page-cluster", cluster))
+	if (!up_with_swap() || !knob("foliolab/lru_cache", "order0") ||
+	    !knob("vm/page-cluster", cluster))
 		return 0;
 	a = map(4 * SZ_2M);
 	b = ALIGN_UP(a, SZ_2M);
@@ -570,9 +576,7 @@ static bool test_cow_copy_frees_swap_cache(void)
 	unsigned long a, i;
 	int64_t reuse;
 
-	mm_swap_mb = 16;
-	ASSERT_TRUE(mm_up_with_mm(64));
-	mm_swap_mb = 0;
+	ASSERT_TRUE(up_with_swap());
 	a = cache_only_swapped(16);
 	ASSERT_TRUE(a != 0);
 	/* a reference held elsewhere (a GUP pin, say) on 4: those are copied */
@@ -598,9 +602,7 @@ static bool test_collapse_frees_swap_cache(void)
 {
 	unsigned long a;
 
-	mm_swap_mb = 16;
-	ASSERT_TRUE(mm_up_with_mm(64));
-	mm_swap_mb = 0;
+	ASSERT_TRUE(up_with_swap());
 	a = cache_only_swapped(HPAGE_PMD_NR);
 	ASSERT_TRUE(a != 0);
 	lru_add_drain();

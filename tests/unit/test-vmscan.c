@@ -256,9 +256,9 @@ static bool test_lazyfree_dropped_by_the_scan(void)
  * an unshared swap-backed folio of an mm with mm_users 0 answers -1, and
  * folio_check_references() keeps it): 64 pages written, their accessed
  * bits cleared, the mm's users at 0 as between mmput()'s last drop and
- * exit_mmap(); the root's memory.reclaim looks at every one (at least 64 scanned)
- * and takes none: pgsteal and pswpout 0, nothing activated, all 64 still
- * inactive. With the user back, the same reclaim swaps them out (all but
+ * exit_mmap(); the root's memory.reclaim looks at every one (at least 64
+ * scanned) and takes none: pgsteal and pswpout 0, nothing activated, all
+ * 64 still inactive. With the user back, the same reclaim swaps them out (all but
  * the few its last tries of 0 pages leave, as in test_anon_needs_two_looks).
  */
 static bool test_exiting_mm_kept(void)
@@ -294,8 +294,9 @@ static bool test_exiting_mm_kept(void)
  * free > 128, at least 113 pages, and each try reclaims SWAP_CLUSTER_MAX
  * (32) or more, less what zram's store takes from the buddy (a zspage
  * page per about 97 pages swapped), so at most 4 tries (allocstall_normal,
- * once each: every try frees something). Draining once per slow path instead leaves the
- * later tries' frees on the lists until pcp->high (512) is reached.
+ * once each: every try frees something). Draining once per slow path
+ * instead leaves the later tries' frees on the lists until pcp->high
+ * (512) is reached.
  */
 static bool test_direct_reclaim_drains_each_try(void)
 {
@@ -338,8 +339,9 @@ static bool test_direct_reclaim_drains_each_try(void)
  * 16384 pages here, so more than 163. An anon-only node gives nothing
  * (EAGAIN, nothing scanned), whatever its swap. Lazy-free pages are on the
  * file LRUs and not NR_FILE_MAPPED: (without swap) 64 of them do not open
- * the gate, 200 do, and so do the 64 with the ratio at 0. A write while another is under way fails at once (EBUSY,
- * which the file turns into EAGAIN).
+ * the gate, 200 do, and so do the 64 with the ratio at 0. A write while
+ * another is under way fails at once (EBUSY, which the file turns into
+ * EAGAIN).
  */
 static bool test_node_reclaim_gate(void)
 {
