@@ -79,6 +79,20 @@ static const char *const vm_event_names[NR_VM_EVENT_ITEMS] = {
 	[ALLOCSTALL_NORMAL] = "allocstall_normal",
 	[ALLOCSTALL_MOVABLE] = "allocstall_movable",
 	[OOM_KILL] = "oom_kill",
+	[PGMIGRATE_SUCCESS] = "pgmigrate_success",
+	[PGMIGRATE_FAIL] = "pgmigrate_fail",
+	[THP_MIGRATION_SUCCESS] = "thp_migration_success",
+	[THP_MIGRATION_FAIL] = "thp_migration_fail",
+	[THP_MIGRATION_SPLIT] = "thp_migration_split",
+	[COMPACTMIGRATE_SCANNED] = "compact_migrate_scanned",
+	[COMPACTFREE_SCANNED] = "compact_free_scanned",
+	[COMPACTISOLATED] = "compact_isolated",
+	[COMPACTSTALL] = "compact_stall",
+	[COMPACTFAIL] = "compact_fail",
+	[COMPACTSUCCESS] = "compact_success",
+	[KCOMPACTD_WAKE] = "compact_daemon_wake",
+	[KCOMPACTD_MIGRATE_SCANNED] = "compact_daemon_migrate_scanned",
+	[KCOMPACTD_FREE_SCANNED] = "compact_daemon_free_scanned",
 };
 
 static const char *const mthp_stat_names[__MTHP_STAT_COUNT] = {

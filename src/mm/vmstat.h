@@ -79,6 +79,20 @@ enum vm_event_item {
 	ALLOCSTALL_NORMAL,
 	ALLOCSTALL_MOVABLE,
 	OOM_KILL,
+	PGMIGRATE_SUCCESS, /* pages migrated */
+	PGMIGRATE_FAIL,	   /* pages that failed to */
+	THP_MIGRATION_SUCCESS,
+	THP_MIGRATION_FAIL,
+	THP_MIGRATION_SPLIT,
+	COMPACTMIGRATE_SCANNED, /* pages the migrate scanner looked at */
+	COMPACTFREE_SCANNED,	/* pages the free scanner looked at */
+	COMPACTISOLATED,	/* pages either scanner isolated */
+	COMPACTSTALL,		/* direct compactions */
+	COMPACTFAIL,		/* of those, that did not give the allocation its page */
+	COMPACTSUCCESS,		/* and that did */
+	KCOMPACTD_WAKE,
+	KCOMPACTD_MIGRATE_SCANNED,
+	KCOMPACTD_FREE_SCANNED,
 	NR_VM_EVENT_ITEMS
 };
 
