@@ -115,23 +115,31 @@ bool folio_isolate_lru(struct folio *folio);
 unsigned long reclaim_pages(struct list_head *folio_list);
 #define MAX_RECLAIM_RETRIES 16
 #define SWAP_CLUSTER_MAX 32ul
+/* wmark_pages(): a watermark plus the boost that fallbacks added (racy read) */
+static inline unsigned long wmark_pages(const struct zone *z, enum zone_watermarks i)
+{
+	return READ_ONCE(z->wmark[i]);
+}
 static inline unsigned long min_wmark_pages(const struct zone *z)
 {
-	return z->_watermark[WMARK_MIN];
+	return wmark_pages(z, WMARK_MIN);
 }
 static inline unsigned long low_wmark_pages(const struct zone *z)
 {
-	return z->_watermark[WMARK_LOW];
+	return wmark_pages(z, WMARK_LOW);
 }
 static inline unsigned long high_wmark_pages(const struct zone *z)
 {
-	return z->_watermark[WMARK_HIGH];
+	return wmark_pages(z, WMARK_HIGH);
 }
 #define SWAPPINESS_ANON_ONLY (MAX_SWAPPINESS + 1) /* memory.reclaim's swappiness=max */
 #define MAX_SWAPPINESS 200
 unsigned long try_to_free_pages(gfp_t gfp_mask, int order, int nid);
 bool zone_watermark_ok(struct zone *z, unsigned int order, unsigned long mark);
 void wakeup_kswapd(struct pglist_data *pgdat, int order);
+void zone_unboost(struct zone *zone, unsigned long boost);
+int fl__fraginfo_snapshot(struct fl_counters *c);
+void wakeup_kcompactd(struct pglist_data *pgdat, int order);
 /*
  * kswapd runs on a model CPU of its own per node (the last ones), which
  * the target's machine has when it was booted with room for them.

@@ -42,6 +42,9 @@
 #define MAX_PAGE_ORDER 10
 #define NR_PAGE_ORDERS (MAX_PAGE_ORDER + 1)
 #define PAGE_ALLOC_COSTLY_ORDER 3
+/* the unit of mobility: a pageblock's free pages sit on its type's lists */
+#define pageblock_order HPAGE_PMD_ORDER
+#define pageblock_nr_pages (1ul << pageblock_order)
 #define MAX_NUMNODES 8
 #define FOLIO_BATCH_SIZE 31
 
@@ -69,6 +72,7 @@ typedef uint64_t pteval_t;
 #define __GFP_NOMEMALLOC 0x400u
 #define __GFP_IO 0x800u
 #define __GFP_FS 0x1000u
+#define __GFP_RECLAIMABLE 0x2000u /* slab a shrinker frees: MIGRATE_RECLAIMABLE */
 #define __GFP_RECLAIM (__GFP_DIRECT_RECLAIM | __GFP_KSWAPD_RECLAIM)
 #define GFP_ATOMIC (__GFP_HIGH | __GFP_KSWAPD_RECLAIM)
 #define GFP_KERNEL (__GFP_RECLAIM | __GFP_IO | __GFP_FS)
@@ -246,13 +250,28 @@ struct lruvec {
 	unsigned long refaults[2]; /* workingset activations at the last reclaim (anon, file) */
 } __cacheline_aligned;
 
-struct free_area {
-	struct list_head free_list; /* zone->lock */
-	unsigned long nr_free;	    /* zone->lock */
+/*
+ * A pageblock's mobility (include/linux/mmzone.h). Every block starts
+ * MOVABLE; a fallback allocation may claim one for its own type. 6.18's
+ * HIGHATOMIC, CMA and ISOLATE types are not modelled (no high-order
+ * atomic allocations, no CMA area, no memory offlining).
+ */
+enum migratetype {
+	MIGRATE_UNMOVABLE,
+	MIGRATE_MOVABLE,
+	MIGRATE_RECLAIMABLE,
+	MIGRATE_PCPTYPES, /* the types with pcp lists: all the model has */
+	MIGRATE_TYPES = MIGRATE_PCPTYPES
 };
 
-/* pcp lists: orders 0..PAGE_ALLOC_COSTLY_ORDER, then the PMD order */
-#define NR_PCP_LISTS (PAGE_ALLOC_COSTLY_ORDER + 2)
+struct free_area {
+	struct list_head free_list[MIGRATE_TYPES]; /* zone->lock */
+	unsigned long nr_free;			   /* zone->lock: all types */
+};
+
+/* pcp lists: per type, orders 0..PAGE_ALLOC_COSTLY_ORDER; then the PMD order, movable or not */
+#define NR_LOWORDER_PCP_LISTS (MIGRATE_PCPTYPES * (PAGE_ALLOC_COSTLY_ORDER + 1))
+#define NR_PCP_LISTS (NR_LOWORDER_PCP_LISTS + 2)
 
 struct per_cpu_pages {
 	struct fl_spinlock lock;
@@ -280,6 +299,9 @@ struct per_cpu_pages {
 
 enum zone_watermarks { WMARK_MIN, WMARK_LOW, WMARK_HIGH, NR_WMARK };
 
+/* zone->flags */
+#define ZONE_BOOSTED_WATERMARK_BIT 0 /* the next allocation that may wake kswapd does */
+
 struct zone {
 	struct fl_spinlock lock;
 	struct free_area free_area[NR_PAGE_ORDERS]; /* lock */
@@ -290,6 +312,9 @@ struct zone {
 	unsigned long frontier_pfn;	       /* lock; [frontier, end) is free, never touched */
 	long free_pages;		       /* lock; NR_FREE_PAGES: buddy + frontier */
 	unsigned long _watermark[NR_WMARK];    /* setup_per_zone_wmarks() */
+	unsigned long watermark_boost;	       /* lock: added to every watermark */
+	unsigned long wmark[NR_WMARK];	       /* lock to write: _watermark + watermark_boost */
+	unsigned long flags;		       /* atomic: ZONE_* */
 	struct per_cpu_pages *per_cpu_pageset; /* [nr_cpu_ids] */
 	struct pglist_data *zone_pgdat;
 	const char *name;
@@ -328,6 +353,8 @@ extern struct pglist_data *fl__node_data[MAX_NUMNODES];
 extern int fl__nr_node_ids;
 extern struct page *mem_map;
 extern uint64_t *fl__page_tags;
+/* each pageblock's migratetype, by pfn >> pageblock_order (zone->lock to write) */
+extern unsigned char *fl__pageblock_mt;
 /* sim: each struct page's line (its lru entry, its flags), by pfn */
 extern struct fl_line_table fl__page_lines;
 extern unsigned long fl__max_pfn;

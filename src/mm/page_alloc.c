@@ -48,12 +48,13 @@ struct pglist_data *fl__node_data[MAX_NUMNODES];
 int fl__nr_node_ids;
 struct page *mem_map;
 uint64_t *fl__page_tags;
+unsigned char *fl__pageblock_mt;
 unsigned long fl__max_pfn;
 unsigned long fl__zero_pfn;
 int *fl__cpu_node;
 unsigned long fl__fail_page_alloc_orders; /* test hook: orders that fail */
 
-static size_t mem_map_bytes, tags_bytes, lines_bytes, clears_bytes;
+static size_t mem_map_bytes, tags_bytes, lines_bytes, clears_bytes, pageblock_bytes;
 struct fl_line_table fl__page_lines;
 
 static const struct fl_lock_class zone_lock_class = { .name = "zone->lock",
@@ -63,14 +64,26 @@ static const struct fl_lock_class pcp_lock_class = {
 	.percpu = true, .name = "pcp->lock", .rank = FL_RANK_PCP, .kind = FL_LOCK_SPIN
 };
 
-static inline int order_to_pindex(unsigned int order)
+/* a pcp list per (type, order) up to the costly order; the PMD order's two: movable or not */
+static inline int order_to_pindex(int mt, unsigned int order)
 {
-	return order == HPAGE_PMD_ORDER ? NR_PCP_LISTS - 1 : (int)order;
+	if (order > PAGE_ALLOC_COSTLY_ORDER)
+		return NR_LOWORDER_PCP_LISTS + (mt == MIGRATE_MOVABLE);
+	return MIGRATE_PCPTYPES * (int)order + mt;
 }
 
 static inline unsigned int pindex_to_order(int pindex)
 {
-	return pindex == NR_PCP_LISTS - 1 ? HPAGE_PMD_ORDER : (unsigned int)pindex;
+	return pindex >= NR_LOWORDER_PCP_LISTS ? HPAGE_PMD_ORDER
+					       : (unsigned int)(pindex / MIGRATE_PCPTYPES);
+}
+
+/* gfp_migratetype(): the mobility an allocation asks for */
+static inline int gfp_migratetype(gfp_t gfp)
+{
+	if (gfp & __GFP_MOVABLE)
+		return MIGRATE_MOVABLE;
+	return (gfp & __GFP_RECLAIMABLE) ? MIGRATE_RECLAIMABLE : MIGRATE_UNMOVABLE;
 }
 
 static inline bool pcp_allowed_order(unsigned int order)
@@ -100,9 +113,54 @@ static inline void set_buddy_order(struct page *page, unsigned int order, int ni
 	WRITE_ONCE(page->private, (unsigned long)order);
 }
 
-static inline void add_to_free_list(struct page *page, struct zone *zone, unsigned int order)
+/* get_pfnblock_migratetype(): the type of the pageblock that holds @pfn */
+static inline int get_pfnblock_migratetype(unsigned long pfn)
 {
-	list_add(&page->lru, &zone->free_area[order].free_list);
+	return READ_ONCE(fl__pageblock_mt[pfn >> pageblock_order]);
+}
+
+static inline void set_pageblock_migratetype(unsigned long pfn, int mt)
+{
+	WRITE_ONCE(fl__pageblock_mt[pfn >> pageblock_order], (unsigned char)mt);
+}
+
+/* zone->lock held: the boost, and the watermarks that include it */
+static void set_watermark_boost(struct zone *zone, unsigned long boost)
+{
+	int i;
+
+	WRITE_ONCE(zone->watermark_boost, boost);
+	for (i = 0; i < NR_WMARK; i++)
+		WRITE_ONCE(zone->wmark[i], zone->_watermark[i] + boost);
+}
+
+/* zone_unboost(): kswapd reclaimed for @boost of the zone's boost */
+void zone_unboost(struct zone *zone, unsigned long boost)
+{
+	spin_lock(&zone->lock);
+	set_watermark_boost(zone, zone->watermark_boost - fl_min_ul(zone->watermark_boost, boost));
+	spin_unlock(&zone->lock);
+}
+
+/* change_pageblock_range(): every pageblock of a 2^@order block (order >= pageblock_order) */
+static void change_pageblock_range(unsigned long pfn, unsigned int order, int mt)
+{
+	unsigned long i;
+
+	for (i = 0; i < 1ul << (order - pageblock_order); i++)
+		set_pageblock_migratetype(pfn + i * pageblock_nr_pages, mt);
+}
+
+/* A free block sits on the list of its pageblock's type; at the tail it is taken last. */
+static inline void add_to_free_list(struct page *page, struct zone *zone, unsigned int order,
+				    int mt, bool tail)
+{
+	struct list_head *list = &zone->free_area[order].free_list[mt];
+
+	if (tail)
+		list_add_tail(&page->lru, list);
+	else
+		list_add(&page->lru, list);
 	WRITE_ONCE(zone->free_area[order].nr_free, zone->free_area[order].nr_free + 1);
 }
 
@@ -114,8 +172,9 @@ static inline void del_page_from_free_list(struct page *page, struct zone *zone,
 	WRITE_ONCE(zone->free_area[order].nr_free, zone->free_area[order].nr_free - 1);
 }
 
-/* Split a 2^high block down to 2^low, returning the upper halves. */
-static void expand(struct zone *zone, struct page *page, unsigned int low, unsigned int high)
+/* Split a 2^high block down to 2^low, returning the upper halves to @mt's lists. */
+static void expand(struct zone *zone, struct page *page, unsigned int low, unsigned int high,
+		   int mt)
 {
 	int nid = zone->zone_pgdat->node_id;
 
@@ -125,40 +184,318 @@ static void expand(struct zone *zone, struct page *page, unsigned int low, unsig
 		high--;
 		half = page + (1ul << high);
 		set_buddy_order(half, high, nid);
-		add_to_free_list(half, zone, high);
+		add_to_free_list(half, zone, high, mt, false);
 	}
 }
 
-/* zone->lock held: the smallest free block that fits, split to @order. */
-static struct page *__rmqueue_smallest(struct zone *zone, unsigned int order)
+/*
+ * get_page_from_free_area() - the first free block of @order on @mt's
+ * list. Never-touched memory is the tail of the movable max-order list:
+ * when that list is empty, a block comes off the frontier onto it.
+ */
+static struct page *get_page_from_free_area(struct zone *zone, unsigned int order, int mt)
 {
-	unsigned int o;
+	struct list_head *list = &zone->free_area[order].free_list[mt];
 	struct page *page;
 
-	for (o = order; o < NR_PAGE_ORDERS; o++) {
-		struct free_area *area = &zone->free_area[o];
-
-		if (list_empty(&area->free_list))
-			continue;
-		page = list_first_entry(&area->free_list, struct page, lru);
-		del_page_from_free_list(page, zone, o);
-		expand(zone, page, order, o);
-		goto found;
-	}
-	/* never-touched memory is the last resort, one max-order block at a time */
-	if (zone->frontier_pfn >= zone_end_pfn(zone))
+	if (likely(!list_empty(list)))
+		return list_first_entry(list, struct page, lru);
+	if (order != MAX_PAGE_ORDER || mt != MIGRATE_MOVABLE ||
+	    zone->frontier_pfn >= zone_end_pfn(zone))
 		return NULL;
 	page = pfn_to_page(zone->frontier_pfn);
 	WRITE_ONCE(zone->frontier_pfn, zone->frontier_pfn + (1ul << MAX_PAGE_ORDER));
-	expand(zone, page, order, MAX_PAGE_ORDER);
-found:
-	WRITE_ONCE(zone->free_pages, zone->free_pages - (1l << order));
+	set_buddy_order(page, MAX_PAGE_ORDER, zone->zone_pgdat->node_id);
+	add_to_free_list(page, zone, MAX_PAGE_ORDER, mt, false);
 	return page;
 }
 
-/* zone->lock held: return a block and merge it with free buddies. */
+static inline bool free_area_empty(struct zone *zone, unsigned int order, int mt)
+{
+	return list_empty(&zone->free_area[order].free_list[mt]) &&
+	       (order != MAX_PAGE_ORDER || mt != MIGRATE_MOVABLE ||
+		zone->frontier_pfn >= zone_end_pfn(zone));
+}
+
+/* zone->lock held: take the free block @page of @high on @mt's lists, split to @low. */
+static inline void page_del_and_expand(struct zone *zone, struct page *page, unsigned int low,
+				       unsigned int high, int mt)
+{
+	del_page_from_free_list(page, zone, high);
+	expand(zone, page, low, high, mt);
+	WRITE_ONCE(zone->free_pages, zone->free_pages - (1l << low));
+}
+
+/* zone->lock held: the smallest free block of @mt that fits, split to @order. */
+static struct page *__rmqueue_smallest(struct zone *zone, unsigned int order, int mt)
+{
+	unsigned int o;
+
+	for (o = order; o < NR_PAGE_ORDERS; o++) {
+		struct page *page = get_page_from_free_area(zone, o, mt);
+
+		if (!page)
+			continue;
+		page_del_and_expand(zone, page, order, o, mt);
+		return page;
+	}
+	return NULL;
+}
+
+#define ALLOC_WMARK_MASK 0x3u /* enum zone_watermarks */
+#define ALLOC_NO_WATERMARKS 0x4u
+#define ALLOC_MIN_RESERVE 0x8u		  /* __GFP_HIGH: down to half of min */
+#define ALLOC_NOFRAGMENT 0x10u		  /* no fallback below a whole pageblock */
+#define ALLOC_KSWAPD __GFP_KSWAPD_RECLAIM /* may wake kswapd: the gfp bit, as 6.18 */
+
+/* the types a type falls back to, in order (6.18's fallbacks[]) */
+static const int fallbacks[MIGRATE_PCPTYPES][MIGRATE_PCPTYPES - 1] = {
+	[MIGRATE_UNMOVABLE] = { MIGRATE_RECLAIMABLE, MIGRATE_MOVABLE },
+	[MIGRATE_MOVABLE] = { MIGRATE_RECLAIMABLE, MIGRATE_UNMOVABLE },
+	[MIGRATE_RECLAIMABLE] = { MIGRATE_UNMOVABLE, MIGRATE_MOVABLE },
+};
+
+int watermark_boost_factor = 15000; /* vm.watermark_boost_factor */
+
+/*
+ * boost_watermark() - a fallback inside a pageblock raises the watermarks
+ * by a pageblock, up to watermark_boost_factor/10000 of the high one, so
+ * kswapd reclaims (without swap or writeback) to spare the next fallback.
+ * A machine without a kswapd CPU (docs/model.md) boosts nothing.
+ */
+static bool boost_watermark(struct zone *zone)
+{
+	unsigned long max_boost;
+
+	/* the model's own: without a kswapd to reclaim it away, a boost would stay */
+	if (zone->zone_pgdat->kswapd_cpu < 0)
+		return false;
+	if (!watermark_boost_factor || pageblock_nr_pages * 4 > zone->managed_pages)
+		return false;
+	max_boost = zone->_watermark[WMARK_HIGH] * (unsigned long)watermark_boost_factor / 10000;
+	if (!max_boost)
+		return false;
+	max_boost = fl_max_ul(pageblock_nr_pages, max_boost);
+	set_watermark_boost(zone, fl_min_ul(zone->watermark_boost + pageblock_nr_pages, max_boost));
+	return true;
+}
+
+/*
+ * should_try_claim_block(): claim the whole pageblock for a fallback of
+ * half a pageblock or more, and for every unmovable or reclaimable one
+ * (they would pollute it for good); small movable ones only steal.
+ */
+static bool should_try_claim_block(unsigned int order, int start_mt)
+{
+	return order >= pageblock_order / 2 || start_mt == MIGRATE_RECLAIMABLE ||
+	       start_mt == MIGRATE_UNMOVABLE;
+}
+
+/* find_suitable_fallback(): the first fallback type with a block of @order; -2: not claimable */
+static int find_suitable_fallback(struct zone *zone, unsigned int order, int mt, bool claimable)
+{
+	int i;
+
+	if (claimable && !should_try_claim_block(order, mt))
+		return -2;
+	for (i = 0; i < MIGRATE_PCPTYPES - 1; i++)
+		if (!free_area_empty(zone, order, fallbacks[mt][i]))
+			return fallbacks[mt][i];
+	return -1;
+}
+
+/* Move every free block of the pageblock at @start to @new_mt's lists (at their tails). */
+static void move_freepages_block(struct zone *zone, unsigned long start, int new_mt)
+{
+	unsigned long pfn = start;
+
+	while (pfn < start + pageblock_nr_pages) {
+		struct page *page = pfn_to_page(pfn);
+		unsigned int order;
+
+		if (!fl_test_bit(PG_buddy, &page->flags)) {
+			pfn++;
+			continue;
+		}
+		order = (unsigned int)page->private;
+		list_move_tail(&page->lru, &zone->free_area[order].free_list[new_mt]);
+		pfn += 1ul << order;
+	}
+}
+
+/* the pageblock's free pages, and its pages that could move (on an LRU) */
+static void count_block_pages(unsigned long start, int *num_free, int *num_movable)
+{
+	unsigned long pfn = start;
+
+	*num_free = *num_movable = 0;
+	while (pfn < start + pageblock_nr_pages) {
+		struct page *page = pfn_to_page(pfn);
+
+		if (fl_test_bit(PG_buddy, &page->flags)) {
+			int nr = 1 << page->private;
+
+			*num_free += nr;
+			pfn += (unsigned long)nr;
+			continue;
+		}
+		*num_movable += fl_test_bit(PG_lru, &page->flags);
+		pfn++;
+	}
+}
+
+/*
+ * try_to_claim_block() - take over the block @page heads (on @block_mt's
+ * list at @current_order) for @start_mt: the whole range when it is a
+ * pageblock or more; else boost the watermarks and claim the pageblock
+ * when half of it is free or alike (movable pages for a movable request;
+ * for an unmovable or reclaimable one, the pages of a movable block that
+ * are neither free nor movable). Return: the allocated page or NULL.
+ */
+static struct page *try_to_claim_block(struct zone *zone, struct page *page,
+				       unsigned int current_order, unsigned int order, int start_mt,
+				       int block_mt, unsigned int alloc_flags)
+{
+	unsigned long start;
+	int free_pages, movable_pages, alike_pages;
+
+	if (current_order >= pageblock_order) {
+		del_page_from_free_list(page, zone, current_order);
+		change_pageblock_range(page_to_pfn(page), current_order, start_mt);
+		expand(zone, page, order, current_order, start_mt);
+		WRITE_ONCE(zone->free_pages, zone->free_pages - (1l << order));
+		count_fl_stat(FL_EXTFRAG_CLAIM, 1);
+		return page;
+	}
+	if (boost_watermark(zone) && (alloc_flags & ALLOC_KSWAPD))
+		fl_set_bit(ZONE_BOOSTED_WATERMARK_BIT, &zone->flags);
+	start = page_to_pfn(page) & ~(pageblock_nr_pages - 1);
+	count_block_pages(start, &free_pages, &movable_pages);
+	if (start_mt == MIGRATE_MOVABLE)
+		alike_pages = movable_pages;
+	else if (block_mt == MIGRATE_MOVABLE)
+		alike_pages = (int)pageblock_nr_pages - (free_pages + movable_pages);
+	else
+		alike_pages = 0;
+	if (free_pages + alike_pages < (int)(pageblock_nr_pages / 2))
+		return NULL;
+	move_freepages_block(zone, start, start_mt);
+	set_pageblock_migratetype(start, start_mt);
+	count_fl_stat(FL_EXTFRAG_CLAIM, 1);
+	return __rmqueue_smallest(zone, order, start_mt);
+}
+
+/*
+ * __rmqueue_claim() - fall back by claiming a block of another type for
+ * @start_mt, the largest first (a rough stand-in for the block with the
+ * most free pages); with ALLOC_NOFRAGMENT only whole pageblocks.
+ */
+static struct page *__rmqueue_claim(struct zone *zone, unsigned int order, int start_mt,
+				    unsigned int alloc_flags)
+{
+	unsigned int min_order = order;
+	int o;
+
+	if (order < pageblock_order && (alloc_flags & ALLOC_NOFRAGMENT))
+		min_order = pageblock_order;
+	for (o = MAX_PAGE_ORDER; o >= (int)min_order; o--) {
+		int fallback_mt = find_suitable_fallback(zone, (unsigned int)o, start_mt, true);
+		struct page *page;
+
+		if (fallback_mt == -1)
+			continue;
+		if (fallback_mt == -2)
+			break;
+		page = get_page_from_free_area(zone, (unsigned int)o, fallback_mt);
+		page = try_to_claim_block(zone, page, (unsigned int)o, order, start_mt, fallback_mt,
+					  alloc_flags);
+		if (page)
+			return page;
+	}
+	return NULL;
+}
+
+/* __rmqueue_steal() - take the smallest block of another type; its pageblock keeps its type. */
+static struct page *__rmqueue_steal(struct zone *zone, unsigned int order, int start_mt)
+{
+	unsigned int o;
+
+	for (o = order; o < NR_PAGE_ORDERS; o++) {
+		int fallback_mt = find_suitable_fallback(zone, o, start_mt, false);
+		struct page *page;
+
+		if (fallback_mt == -1)
+			continue;
+		page = get_page_from_free_area(zone, o, fallback_mt);
+		page_del_and_expand(zone, page, order, o, fallback_mt);
+		count_fl_stat(FL_EXTFRAG_STEAL, 1);
+		return page;
+	}
+	return NULL;
+}
+
+enum rmqueue_mode { RMQUEUE_NORMAL, RMQUEUE_CLAIM, RMQUEUE_STEAL };
+
+/*
+ * __rmqueue() - @mt's own lists, then a claim, then a steal; *@mode keeps
+ * where a bulk refill found pages, so the next block skips the searches
+ * that failed (a claim refills @mt's lists: back to normal).
+ */
+static __always_inline struct page *__rmqueue(struct zone *zone, unsigned int order, int mt,
+					      unsigned int alloc_flags, enum rmqueue_mode *mode)
+{
+	struct page *page;
+
+	switch (*mode) {
+	case RMQUEUE_NORMAL:
+		page = __rmqueue_smallest(zone, order, mt);
+		if (likely(page))
+			return page;
+		/* fallthrough */
+	case RMQUEUE_CLAIM:
+		page = __rmqueue_claim(zone, order, mt, alloc_flags);
+		if (page) {
+			*mode = RMQUEUE_NORMAL;
+			return page;
+		}
+		/* fallthrough */
+	case RMQUEUE_STEAL:
+		if (!(alloc_flags & ALLOC_NOFRAGMENT)) {
+			page = __rmqueue_steal(zone, order, mt);
+			if (page) {
+				*mode = RMQUEUE_STEAL;
+				return page;
+			}
+		}
+	}
+	return NULL;
+}
+
+/*
+ * buddy_merge_likely() - is the block @pfn's merge with its buddy would
+ * make itself free to merge further? Such a block goes to the tail of its
+ * list, so it is taken last and has time to merge.
+ */
+static inline bool buddy_merge_likely(const struct zone *zone, unsigned long pfn,
+				      unsigned int order)
+{
+	unsigned long higher_buddy;
+
+	if (order >= MAX_PAGE_ORDER - 1)
+		return false;
+	higher_buddy = (pfn & ~(1ul << order)) ^ (2ul << order);
+	return higher_buddy >= zone->zone_start_pfn && higher_buddy < zone->frontier_pfn &&
+	       page_is_buddy(pfn_to_page(higher_buddy), order + 1);
+}
+
+/*
+ * __free_one_page() - zone->lock held: return a block to @mt's lists,
+ * merging it with free buddies. The three types merge with each other
+ * (6.18 refuses only HIGHATOMIC, CMA and ISOLATE, which the model lacks):
+ * a buddy pageblock of another type takes the freed block's type.
+ */
 static void __free_one_page(struct page *page, unsigned long pfn, struct zone *zone,
-			    unsigned int order)
+			    unsigned int order, int mt)
 {
 	unsigned long start = zone->zone_start_pfn;
 	unsigned long limit = zone->frontier_pfn;
@@ -176,12 +513,14 @@ static void __free_one_page(struct page *page, unsigned long pfn, struct zone *z
 		if (!page_is_buddy(buddy, order))
 			break;
 		del_page_from_free_list(buddy, zone, order);
+		if (unlikely(order >= pageblock_order) && get_pfnblock_migratetype(buddy_pfn) != mt)
+			set_pageblock_migratetype(buddy_pfn, mt);
 		pfn &= buddy_pfn;
 		order++;
 	}
 	page = pfn_to_page(pfn);
 	set_buddy_order(page, order, zone->zone_pgdat->node_id);
-	add_to_free_list(page, zone, order);
+	add_to_free_list(page, zone, order, mt, buddy_merge_likely(zone, pfn, order));
 }
 
 static void free_one_page(struct zone *zone, struct page *page, unsigned long pfn,
@@ -190,20 +529,35 @@ static void free_one_page(struct zone *zone, struct page *page, unsigned long pf
 	spin_lock(&zone->lock);
 	fl_cacheline_write(&zone->free_line);
 	fl_cost(FL_COST_BUDDY);
-	__free_one_page(page, pfn, zone, order);
+	__free_one_page(page, pfn, zone, order, get_pfnblock_migratetype(pfn));
 	spin_unlock(&zone->lock);
 	count_vm_events(PGFREE, 1ul << order);
 }
 
-/* zone->lock taken here: move @count blocks of @order onto @list. */
-static int rmqueue_bulk(struct zone *zone, unsigned int order, int count, struct list_head *list)
+/*
+ * A fallback that boosted the watermarks sets ZONE_BOOSTED_WATERMARK; the
+ * next allocation that may wake kswapd does, at order 0. 6.18 looks after
+ * every allocation; the model after those that took the zone lock (where
+ * a boost is set), sparing the pcp fast path the test.
+ */
+static inline void zone_boosted_wake(struct zone *zone, unsigned int alloc_flags)
 {
+	if (unlikely(READ_ONCE(zone->flags)) && (alloc_flags & ALLOC_KSWAPD) &&
+	    fl_test_and_clear_bit(ZONE_BOOSTED_WATERMARK_BIT, &zone->flags))
+		wakeup_kswapd(zone->zone_pgdat, 0);
+}
+
+/* zone->lock taken here: move @count blocks of @order and type @mt onto @list. */
+static int rmqueue_bulk(struct zone *zone, unsigned int order, int count, struct list_head *list,
+			int mt, unsigned int alloc_flags)
+{
+	enum rmqueue_mode mode = RMQUEUE_NORMAL;
 	int i;
 
 	spin_lock(&zone->lock);
 	fl_cacheline_write(&zone->free_line);
 	for (i = 0; i < count; i++) {
-		struct page *page = __rmqueue_smallest(zone, order);
+		struct page *page = __rmqueue(zone, order, mt, alloc_flags, &mode);
 
 		if (!page)
 			break;
@@ -211,6 +565,7 @@ static int rmqueue_bulk(struct zone *zone, unsigned int order, int count, struct
 	}
 	fl_cost_n(FL_COST_BUDDY, (uint64_t)i);
 	spin_unlock(&zone->lock);
+	zone_boosted_wake(zone, alloc_flags);
 	count_fl_stat(FL_PCP_REFILL, 1);
 	return i;
 }
@@ -270,23 +625,26 @@ static void free_pcppages_bulk(struct zone *zone, int count, struct per_cpu_page
 		order = pindex_to_order(pindex);
 		do {
 			struct page *page = list_last_entry(list, struct page, lru);
+			unsigned long pfn = page_to_pfn(page);
 
 			list_del(&page->lru);
 			count -= 1 << order;
 			pcp->count -= 1 << order;
 			fl_cost(FL_COST_BUDDY);
-			__free_one_page(page, page_to_pfn(page), zone, order);
+			/* the block's type now: a claim may have changed it since the free */
+			__free_one_page(page, pfn, zone, order, get_pfnblock_migratetype(pfn));
 		} while (count > 0 && !list_empty(list));
 	}
 	spin_unlock(&zone->lock);
 	count_fl_stat(FL_PCP_FREE_BULK, 1);
 }
 
-static __always_inline struct page *rmqueue_pcplist(struct zone *zone, unsigned int order)
+static __always_inline struct page *rmqueue_pcplist(struct zone *zone, unsigned int order, int mt,
+						    unsigned int alloc_flags)
 {
 	FL_LOCK_SITE(site);
 	struct per_cpu_pages *pcp = &zone->per_cpu_pageset[smp_processor_id()];
-	struct list_head *list = &pcp->lists[order_to_pindex(order)];
+	struct list_head *list = &pcp->lists[order_to_pindex(mt, order)];
 	struct page *page;
 
 	/* like pcp_spin_trylock(): a remote drain in progress means "use the zone" */
@@ -295,7 +653,8 @@ static __always_inline struct page *rmqueue_pcplist(struct zone *zone, unsigned 
 	/* an allocation: fewer pages go back per free from now on */
 	pcp->free_count >>= 1;
 	if (list_empty(list)) {
-		int got = rmqueue_bulk(zone, order, nr_pcp_alloc(pcp, order), list);
+		int got = rmqueue_bulk(zone, order, nr_pcp_alloc(pcp, order), list, mt,
+				       alloc_flags);
 
 		pcp->count += got << order;
 		if (!got) {
@@ -310,13 +669,16 @@ static __always_inline struct page *rmqueue_pcplist(struct zone *zone, unsigned 
 	return page;
 }
 
-static struct page *rmqueue_buddy(struct zone *zone, unsigned int order)
+static struct page *rmqueue_buddy(struct zone *zone, unsigned int order, int mt,
+				  unsigned int alloc_flags)
 {
+	enum rmqueue_mode mode = RMQUEUE_NORMAL;
 	struct page *page;
 
 	spin_lock(&zone->lock);
-	page = __rmqueue_smallest(zone, order);
+	page = __rmqueue(zone, order, mt, alloc_flags, &mode);
 	spin_unlock(&zone->lock);
+	zone_boosted_wake(zone, alloc_flags);
 	return page;
 }
 
@@ -372,14 +734,16 @@ static bool should_fail_alloc_page(unsigned int order)
 	return (READ_ONCE(fl__fail_page_alloc_orders) >> order) & 1;
 }
 
-static __always_inline struct page *rmqueue(struct zone *zone, unsigned int order)
+/* rmqueue() - a block from @zone's pcp lists or buddy lists */
+static __always_inline struct page *rmqueue(struct zone *zone, unsigned int order, int mt,
+					    unsigned int alloc_flags)
 {
 	struct page *page = NULL;
 
 	if (pcp_allowed_order(order))
-		page = rmqueue_pcplist(zone, order);
+		page = rmqueue_pcplist(zone, order, mt, alloc_flags);
 	if (!page)
-		page = rmqueue_buddy(zone, order);
+		page = rmqueue_buddy(zone, order, mt, alloc_flags);
 	return page;
 }
 
@@ -398,10 +762,6 @@ void fl__vm_sysctl_set(int *knob, int value)
 	*knob = value;
 	setup_per_zone_wmarks();
 }
-
-#define ALLOC_WMARK_MASK 0x3u /* enum zone_watermarks */
-#define ALLOC_NO_WATERMARKS 0x4u
-#define ALLOC_MIN_RESERVE 0x8u /* __GFP_HIGH: down to half of min */
 
 /*
  * __zone_watermark_ok() - would @zone stay above @mark with @free_pages
@@ -441,42 +801,70 @@ static __always_inline bool zone_watermark_fast(struct zone *z, unsigned int ord
 
 	if (!order && free_pages > (long)mark)
 		return true;
+	/* __GFP_HIGH at order 0 against min ignores the boost: min is where boosting stops */
+	if (unlikely(!order && (alloc_flags & ALLOC_MIN_RESERVE) && READ_ONCE(z->watermark_boost) &&
+		     (alloc_flags & ALLOC_WMARK_MASK) == WMARK_MIN))
+		mark = z->_watermark[WMARK_MIN];
 	return __zone_watermark_ok(z, order, mark, free_pages, alloc_flags);
 }
 
 /*
  * get_page_from_freelist() - the first zone, from node @nid on (only @nid
  * with __GFP_THISNODE), that meets the watermark @alloc_flags names and
- * has the block. Return: the page (its node in *@pnid) or NULL.
+ * has the block. With ALLOC_NOFRAGMENT, a fallback may claim only whole
+ * pageblocks: before it would go to another node, or when no zone had the
+ * block, it tries again without (fragmenting the local node is preferred
+ * to a remote one). Return: the page (its node in *@pnid) or NULL.
  */
 static __always_inline struct page *get_page_from_freelist(gfp_t gfp, unsigned int order,
 							   unsigned int alloc_flags, int nid,
 							   int *pnid)
 {
+	int mt = gfp_migratetype(gfp);
 	struct page *page;
-	int i, n = nid;
+	int i, n;
 
-	for (i = 0; i < fl__nr_node_ids; i++) {
+retry:
+	for (i = 0, n = nid; i < fl__nr_node_ids; i++) {
 		struct zone *zone;
 
 		if (unlikely(i)) {
 			if (gfp & __GFP_THISNODE)
 				break;
+			if (alloc_flags & ALLOC_NOFRAGMENT) {
+				alloc_flags &= ~ALLOC_NOFRAGMENT;
+				goto retry;
+			}
 			n = nid + i < fl__nr_node_ids ? nid + i : nid + i - fl__nr_node_ids;
 		}
 		zone = &NODE_DATA(n)->node_zones[0];
 		if (!(alloc_flags & ALLOC_NO_WATERMARKS) &&
 		    !zone_watermark_fast(zone, order,
-					 zone->_watermark[alloc_flags & ALLOC_WMARK_MASK],
+					 wmark_pages(zone, alloc_flags & ALLOC_WMARK_MASK),
 					 alloc_flags))
 			continue;
-		page = rmqueue(zone, order);
+		page = rmqueue(zone, order, mt, alloc_flags);
 		if (page) {
 			*pnid = n;
 			return page;
 		}
 	}
+	if (alloc_flags & ALLOC_NOFRAGMENT) {
+		alloc_flags &= ~ALLOC_NOFRAGMENT;
+		goto retry;
+	}
 	return NULL;
+}
+
+/*
+ * alloc_flags_nofragment(): the fast path's flags. 6.18 sets
+ * ALLOC_NOFRAGMENT in a Normal zone with a populated DMA32 zone below it,
+ * which every x86-64 machine past 4 GiB has; the model's one zone stands
+ * for that Normal zone (its DMA32 fallback is not modelled).
+ */
+static __always_inline unsigned int alloc_flags_nofragment(gfp_t gfp)
+{
+	return (gfp & ALLOC_KSWAPD) | ALLOC_NOFRAGMENT;
 }
 
 /* ---- the slow path: reclaim and the OOM report ---- */
@@ -614,12 +1002,14 @@ static struct page *__alloc_pages_direct_reclaim(gfp_t gfp, unsigned int order,
 static noinline struct page *__alloc_pages_slowpath(gfp_t gfp, unsigned int order, int nid,
 						    int *pnid)
 {
-	unsigned int alloc_flags = WMARK_MIN | ((gfp & __GFP_HIGH) ? ALLOC_MIN_RESERVE : 0);
+	unsigned int alloc_flags = WMARK_MIN | ((gfp & __GFP_HIGH) ? ALLOC_MIN_RESERVE : 0) |
+				   (gfp & ALLOC_KSWAPD);
 	int no_progress_loops = 0, tries = 0;
 	struct page *page;
 
 	/* the rest of the fast path's pass: every node at the low watermark */
-	page = get_page_from_freelist(gfp, order, WMARK_LOW, nid, pnid);
+	page = get_page_from_freelist(gfp, order, WMARK_LOW | alloc_flags_nofragment(gfp), nid,
+				      pnid);
 	if (page)
 		return page;
 	if (gfp & __GFP_KSWAPD_RECLAIM)
@@ -628,7 +1018,9 @@ static noinline struct page *__alloc_pages_slowpath(gfp_t gfp, unsigned int orde
 	if (page)
 		return page;
 	if ((gfp & __GFP_MEMALLOC) && !(gfp & __GFP_NOMEMALLOC))
-		return get_page_from_freelist(gfp, order, ALLOC_NO_WATERMARKS, nid, pnid);
+		return get_page_from_freelist(gfp, order,
+					      ALLOC_NO_WATERMARKS | (gfp & ALLOC_KSWAPD), nid,
+					      pnid);
 	if (!(gfp & __GFP_DIRECT_RECLAIM))
 		return NULL;
 	for (;;) {
@@ -668,7 +1060,7 @@ __always_inline struct page *__alloc_pages(gfp_t gfp, unsigned int order, int ni
 		return NULL;
 	/* get_page_from_freelist()'s first zone inline; the rest in the slow path */
 	if (likely(zone_watermark_fast(zone, order, low_wmark_pages(zone), 0)))
-		page = rmqueue(zone, order);
+		page = rmqueue(zone, order, gfp_migratetype(gfp), alloc_flags_nofragment(gfp));
 	if (unlikely(!page)) {
 		page = __alloc_pages_slowpath(gfp, order, nid, &n);
 		if (!page)
@@ -764,9 +1156,9 @@ static int nr_pcp_high(struct per_cpu_pages *pcp, int batch, bool free_high)
 
 /* pcp->lock held. */
 static __always_inline void free_frozen_page_commit(struct zone *zone, struct per_cpu_pages *pcp,
-						    struct page *page, unsigned int order)
+						    struct page *page, int mt, unsigned int order)
 {
-	int pindex = order_to_pindex(order), batch = pcp->batch, high;
+	int pindex = order_to_pindex(mt, order), batch = pcp->batch, high;
 	bool free_high = false;
 
 	/* a free: the next order-0 refill takes less */
@@ -815,7 +1207,8 @@ void free_frozen_pages(struct page *page, unsigned int order)
 		free_one_page(zone, page, page_to_pfn(page), order);
 		return;
 	}
-	free_frozen_page_commit(zone, pcp, page, order);
+	free_frozen_page_commit(zone, pcp, page, get_pfnblock_migratetype(page_to_pfn(page)),
+				order);
 	spin_unlock(&pcp->lock);
 }
 
@@ -878,7 +1271,8 @@ unsigned long free_unref_folios(struct folio_batch *folios)
 				continue;
 			}
 		}
-		free_frozen_page_commit(zone, pcp, (struct page *)folio, order);
+		free_frozen_page_commit(zone, pcp, (struct page *)folio,
+					get_pfnblock_migratetype(folio_pfn(folio)), order);
 	}
 	if (pcp)
 		spin_unlock(&pcp->lock);
@@ -970,6 +1364,9 @@ static void setup_per_zone_wmarks(void)
 		z->_watermark[WMARK_MIN] = min;
 		z->_watermark[WMARK_LOW] = min + step;
 		z->_watermark[WMARK_HIGH] = min + 2 * step;
+		spin_lock(&z->lock);
+		set_watermark_boost(z, z->watermark_boost);
+		spin_unlock(&z->lock);
 	}
 }
 
@@ -1019,10 +1416,14 @@ int fl__page_alloc_init(unsigned long nr_pages, int nr_nodes, int nr_cpus)
 	clears_bytes = ALIGN_UP((nr_pages + 1) * sizeof(uint32_t), PMD_SIZE);
 	fl__page_cleared.at = fl_reserve(clears_bytes, false);
 	fl__page_cleared.nr = fl__page_cleared.at ? nr_pages + 1 : 0;
+	pageblock_bytes = ALIGN_UP(nr_pages >> pageblock_order, PMD_SIZE);
+	fl__pageblock_mt = fl_reserve(pageblock_bytes, false);
 	fl__cpu_node = fl_calloc((size_t)cpus, sizeof(int));
-	if (!mem_map || !fl__page_tags || !fl__page_lines.cpu || !fl__page_cleared.at ||
-	    !fl__cpu_node)
+	if (!fl__pageblock_mt || !mem_map || !fl__page_tags || !fl__page_lines.cpu ||
+	    !fl__page_cleared.at || !fl__cpu_node)
 		goto err;
+	/* every pageblock starts movable, as memmap_init() makes them */
+	memset(fl__pageblock_mt, MIGRATE_MOVABLE, nr_pages >> pageblock_order);
 	fl__nr_node_ids = nr_nodes;
 	for (cpu = 0; cpu < cpus; cpu++)
 		fl__cpu_node[cpu] = cpu < nr_cpus ? cpu * nr_nodes / nr_cpus
@@ -1041,8 +1442,9 @@ int fl__page_alloc_init(unsigned long nr_pages, int nr_nodes, int nr_cpus)
 		pgdat->node_spanned_pages = per_node;
 		zone = &pgdat->node_zones[0];
 		fl_spin_lock_init(&zone->lock, &zone_lock_class);
-		for (i = 0; i < NR_PAGE_ORDERS; i++)
-			INIT_LIST_HEAD(&zone->free_area[i].free_list);
+		for (i = 0; i < NR_PAGE_ORDERS * MIGRATE_TYPES; i++)
+			INIT_LIST_HEAD(
+				&zone->free_area[i / MIGRATE_TYPES].free_list[i % MIGRATE_TYPES]);
 		zone->name = "Normal";
 		zone->zone_pgdat = pgdat;
 		fl__deferred_split_init(&pgdat->deferred_split_queue);
@@ -1113,6 +1515,8 @@ void fl__page_alloc_exit(void)
 	fl_unreserve(fl__page_cleared.at, clears_bytes);
 	fl__page_cleared.at = NULL;
 	fl__page_cleared.nr = 0;
+	fl_unreserve(fl__pageblock_mt, pageblock_bytes);
+	fl__pageblock_mt = NULL;
 	fl_free(fl__cpu_node);
 	mem_map = NULL;
 	fl__page_tags = NULL;
@@ -1155,6 +1559,45 @@ long fl__page_alloc_check(char *msg, size_t len)
 	if (missing && msg && len && !msg[0])
 		snprintf(msg, len, "%ld frames leaked (not free after teardown)", missing);
 	return missing;
+}
+
+static const char *const migratetype_names[MIGRATE_TYPES] = { "Unmovable", "Movable",
+							      "Reclaimable" };
+
+/*
+ * fl__fraginfo_snapshot() - /proc/buddyinfo's free blocks per order and
+ * the second table of /proc/pagetypeinfo (pageblocks per type), summed
+ * over the nodes, as "buddyinfo/order-N" and "pagetypeinfo/blocks/<Type>".
+ * Never-touched memory counts as the max-order movable blocks it is.
+ * Lockless reads: a snapshot taken while tasks run may be off by a block.
+ * Return: 0 or -ENOMEM.
+ */
+int fl__fraginfo_snapshot(struct fl_counters *c)
+{
+	int64_t blocks[MIGRATE_TYPES] = { 0 }, nr_free[NR_PAGE_ORDERS] = { 0 };
+	char name[64];
+	unsigned long i;
+	int nid, o, ret = 0;
+
+	for_each_online_node (nid) {
+		struct zone *z = &NODE_DATA(nid)->node_zones[0];
+
+		for (o = 0; o < NR_PAGE_ORDERS; o++)
+			nr_free[o] += (int64_t)READ_ONCE(z->free_area[o].nr_free);
+		nr_free[MAX_PAGE_ORDER] +=
+			(int64_t)((zone_end_pfn(z) - READ_ONCE(z->frontier_pfn)) >> MAX_PAGE_ORDER);
+	}
+	for (i = 0; i < fl__max_pfn >> pageblock_order; i++)
+		blocks[READ_ONCE(fl__pageblock_mt[i])]++;
+	for (o = 0; o < NR_PAGE_ORDERS; o++) {
+		snprintf(name, sizeof(name), "buddyinfo/order-%d", o);
+		ret |= fl_counters_set(c, name, nr_free[o]);
+	}
+	for (o = 0; o < MIGRATE_TYPES; o++) {
+		snprintf(name, sizeof(name), "pagetypeinfo/blocks/%s", migratetype_names[o]);
+		ret |= fl_counters_set(c, name, blocks[o]);
+	}
+	return ret;
 }
 
 unsigned long fl__nr_free_pages(void)

@@ -1449,8 +1449,15 @@ static bool kswapd_shrink_node(struct pglist_data *pgdat, struct scan_control *s
  * node is balanced at its high watermark, aging the anon lists first each
  * round; the priority stays while a round scans enough and frees
  * something. A run that frees nothing counts a kswapd failure (16 in a row
- * and kswapd leaves the node to direct reclaim). Return: the order it
- * ended at.
+ * and kswapd leaves the node to direct reclaim).
+ *
+ * A watermark boost (a fallback inside a pageblock) is reclaimed on a
+ * balanced node too, without swap or writeback and at priority 10 at the
+ * lowest, until the boost's worth is freed or a round frees nothing; an
+ * unbalanced node reclaims as usual instead. Either way the boost seen at
+ * the start is taken off the zone at the end, and kcompactd is woken to
+ * put pageblocks together from what was freed. Return: the order it ended
+ * at.
  */
 static int balance_pgdat(struct pglist_data *pgdat, int order)
 {
@@ -1459,29 +1466,46 @@ static int balance_pgdat(struct pglist_data *pgdat, int order)
 				   .swappiness = (int)READ_ONCE(vm_swappiness),
 				   .reclaimer = RECLAIMER_KSWAPD,
 				   .may_unmap = 1 };
+	struct zone *zone = &pgdat->node_zones[0];
+	unsigned long boosted = READ_ONCE(zone->watermark_boost), nr_boost_reclaim = boosted;
 
 	count_vm_event(PAGEOUTRUN);
+restart:
 	sc.priority = DEF_PRIORITY;
 	do {
 		unsigned long nr_reclaimed = sc.nr_reclaimed;
-		bool raise_priority = true;
+		bool raise_priority = true, balanced = pgdat_balanced(pgdat, sc.order);
 
-		if (pgdat_balanced(pgdat, sc.order))
+		if (!balanced && nr_boost_reclaim) {
+			nr_boost_reclaim = 0;
+			goto restart;
+		}
+		if (!nr_boost_reclaim && balanced)
 			goto out;
-		sc.may_writepage = 1;
-		sc.may_swap = 1;
+		if (nr_boost_reclaim && sc.priority == DEF_PRIORITY - 2)
+			raise_priority = false;
+		sc.may_writepage = !nr_boost_reclaim || sc.priority < DEF_PRIORITY - 2;
+		sc.may_swap = !nr_boost_reclaim;
 		kswapd_age_node(pgdat, &sc);
 		sc.nr_scanned = 0;
 		if (kswapd_shrink_node(pgdat, &sc))
 			raise_priority = false;
 		if (fl_atomic_load(&kswapd_should_stop, __ATOMIC_ACQUIRE))
 			break; /* kthread_should_stop() */
-		if (raise_priority || sc.nr_reclaimed == nr_reclaimed)
+		nr_reclaimed = sc.nr_reclaimed - nr_reclaimed;
+		nr_boost_reclaim -= fl_min_ul(nr_boost_reclaim, nr_reclaimed);
+		if (nr_boost_reclaim && !nr_reclaimed)
+			break;
+		if (raise_priority || !nr_reclaimed)
 			sc.priority--;
 	} while (sc.priority >= 1);
 	if (!sc.nr_reclaimed)
 		fl_atomic_fetch_add(&pgdat->kswapd_failures, 1, __ATOMIC_RELAXED);
 out:
+	if (boosted) {
+		zone_unboost(zone, boosted);
+		wakeup_kcompactd(pgdat, pageblock_order);
+	}
 	snapshot_refaults(NULL, pgdat);
 	return sc.order;
 }
@@ -1564,7 +1588,7 @@ void wakeup_kswapd(struct pglist_data *pgdat, int order)
 	if (!fl_waitq_active(&pgdat->kswapd_wait))
 		return;
 	if (fl_atomic_load(&pgdat->kswapd_failures, __ATOMIC_RELAXED) >= MAX_RECLAIM_RETRIES ||
-	    pgdat_balanced(pgdat, order))
+	    (pgdat_balanced(pgdat, order) && !READ_ONCE(pgdat->node_zones[0].watermark_boost)))
 		return;
 	fl_waitq_wake_all(&pgdat->kswapd_wait);
 }

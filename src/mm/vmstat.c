@@ -124,6 +124,8 @@ static const char *const fl_stat_names[NR_FL_STAT_ITEMS] = {
 	[FL_TLB_SHOOTDOWN_WAIT] = "fl_tlb_shootdown_wait",
 	[FL_PCP_REFILL] = "fl_pcp_refill",
 	[FL_PCP_FREE_BULK] = "fl_pcp_free_bulk",
+	[FL_EXTFRAG_CLAIM] = "fl_extfrag_claim",
+	[FL_EXTFRAG_STEAL] = "fl_extfrag_steal",
 	[FL_LIVE_FOLIOS] = "fl_live_folios",
 	[FL_PT_RECLAIM] = "fl_pt_reclaim",
 	[FL_XA_VISIT] = "fl_xa_visit",
@@ -285,6 +287,7 @@ int fl__vmstat_snapshot(struct fl_counters *c)
 	ret |= fl_counters_set(c, "nr_isolated_file", node_stat_sum(NR_ISOLATED_FILE));
 	for (i = 0; i < NR_VM_EVENT_ITEMS; i++)
 		ret |= fl_counters_set(c, vm_event_names[i], sum_event(i));
+	ret |= fl__fraginfo_snapshot(c);
 	if (fl__swap_info) {
 		/* zram's mm_stat (bytes, pages), as the host reports /sys/block/zram0/mm_stat */
 		const struct zram_stats *z = &fl__swap_info->zram;

@@ -148,6 +148,8 @@ enum fl_stat_item {
 	FL_TLB_SHOOTDOWN_WAIT, /* flush_tlb_mm() waited for a CPU mid-access */
 	FL_PCP_REFILL,	       /* rmqueue_bulk() calls */
 	FL_PCP_FREE_BULK,      /* free_pcppages_bulk() calls */
+	FL_EXTFRAG_CLAIM,      /* fallbacks that claimed a block for their type */
+	FL_EXTFRAG_STEAL,      /* fallbacks that took a block of another type as it is */
 	FL_LIVE_FOLIOS,	       /* gauge: allocated blocks not yet freed */
 	FL_PT_RECLAIM,	       /* empty PTE tables freed by MADV_DONTNEED */
 	FL_XA_VISIT,	       /* page-cache XArray nodes a walk entered */

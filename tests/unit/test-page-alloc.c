@@ -516,10 +516,184 @@ static bool test_pcp_free_high_needs_a_run(void)
 	return mm_down();
 }
 
+/* ---- pageblocks and migratetypes ---- */
+
+static int block_mt(unsigned long pfn)
+{
+	return fl__pageblock_mt[pfn >> pageblock_order];
+}
+
+/*
+ * A fresh machine's first unmovable page finds no unmovable block and
+ * claims the largest movable one, a never-touched max-order block: both
+ * its pageblocks become unmovable (a claim of a pageblock or more takes
+ * the whole range, with no boost). A movable page then comes from another
+ * max-order block, and an unmovable one again from the claimed block.
+ */
+static bool test_unmovable_claims_a_block(void)
+{
+	struct page *u, *m, *u2;
+	unsigned long base;
+
+	ASSERT_TRUE(mm_up(64, 1, 1));
+	u = alloc_pages(GFP_KERNEL, 0);
+	ASSERT_TRUE(u != NULL);
+	base = page_to_pfn(u) & ~((1ul << MAX_PAGE_ORDER) - 1);
+	ASSERT_EQ(block_mt(base), MIGRATE_UNMOVABLE);
+	ASSERT_EQ(block_mt(base + pageblock_nr_pages), MIGRATE_UNMOVABLE);
+	ASSERT_EQ(counter("fl_extfrag_claim"), 1);
+	ASSERT_EQ(counter("pagetypeinfo/blocks/Unmovable"), 2);
+	ASSERT_EQ(zone0()->watermark_boost, 0);
+	m = alloc_pages(GFP_HIGHUSER_MOVABLE, 0);
+	ASSERT_TRUE(m != NULL);
+	ASSERT_NE(page_to_pfn(m) >> MAX_PAGE_ORDER, base >> MAX_PAGE_ORDER);
+	ASSERT_EQ(block_mt(page_to_pfn(m)), MIGRATE_MOVABLE);
+	u2 = alloc_pages(GFP_KERNEL, 3); /* another pcp list, refilled from the claimed block */
+	ASSERT_TRUE(u2 != NULL);
+	ASSERT_EQ(page_to_pfn(u2) >> MAX_PAGE_ORDER, base >> MAX_PAGE_ORDER);
+	ASSERT_EQ(counter("fl_extfrag_claim") + counter("fl_extfrag_steal"), 1);
+	__free_pages(u, 0);
+	__free_pages(u2, 3);
+	__free_pages(m, 0);
+	return mm_down();
+}
+
+/*
+ * Merging at pageblock order and above: the three types merge with each
+ * other, and the buddy pageblock takes the freed block's type. In a 4 MiB
+ * machine (one max-order block), a movable order-9 block p and, next to
+ * it, an unmovable one q (claimed whole: its pageblock turns unmovable;
+ * __GFP_MEMALLOC, as the watermarks would not let half the machine go). q freed first waits on
+ * the unmovable list; p freed merges with it into one movable order-10
+ * block.
+ */
+static bool test_merge_retypes_the_buddy_block(void)
+{
+	struct zone *z;
+	struct page *p, *q;
+
+	ASSERT_TRUE(mm_up(4, 1, 1));
+	z = zone0();
+	p = alloc_pages(GFP_HIGHUSER_MOVABLE | __GFP_COMP, 9);
+	ASSERT_TRUE(p != NULL);
+	drain_all_pages(NULL); /* the refill took both halves: give the other back */
+	q = alloc_pages(__GFP_MEMALLOC | __GFP_COMP, 9);
+	ASSERT_TRUE(q != NULL);
+	ASSERT_EQ(page_to_pfn(p) ^ page_to_pfn(q), pageblock_nr_pages); /* buddies */
+	ASSERT_EQ(block_mt(page_to_pfn(q)), MIGRATE_UNMOVABLE);
+	ASSERT_EQ(block_mt(page_to_pfn(p)), MIGRATE_MOVABLE);
+	__free_pages(q, 9);
+	drain_all_pages(NULL);
+	ASSERT_TRUE(!(list_empty(&z->free_area[9].free_list[MIGRATE_UNMOVABLE])));
+	__free_pages(p, 9);
+	drain_all_pages(NULL);
+	ASSERT_EQ(block_mt(page_to_pfn(q)), MIGRATE_MOVABLE);
+	ASSERT_TRUE(list_empty(&z->free_area[9].free_list[MIGRATE_UNMOVABLE]));
+	ASSERT_EQ(z->free_area[9].nr_free, 0);
+	ASSERT_EQ(z->free_area[MAX_PAGE_ORDER].nr_free, 1);
+	ASSERT_TRUE(!list_empty(&z->free_area[MAX_PAGE_ORDER].free_list[MIGRATE_MOVABLE]));
+	return mm_down();
+}
+
+/*
+ * A fallback inside a pageblock. An 8 MiB machine (two max-order blocks,
+ * four pageblocks): the mm's tables claim the first block; @anon_pages of
+ * anon on the LRU fill the third pageblock and part of the fourth.
+ * Unmovable pages are then taken (__GFP_MEMALLOC, below every watermark)
+ * until one has to fall back into the fourth pageblock. Each fallback
+ * inside a pageblock boosts the watermarks by a pageblock (kswapd exists;
+ * the high watermark times 1.5 is below 512 here). The pageblock is
+ * claimed when half of it is free or neither free nor on an LRU (the
+ * alike pages of a movable block, for an unmovable request); else the
+ * page is stolen and the pageblock stays movable.
+ */
+static bool fallback_in_fourth_block(unsigned long anon_pages, bool *claimed)
+{
+	static struct page *held[2048];
+	uint64_t tag = 0x35ull << 40;
+	unsigned long a, n = 0, fallbacks;
+	struct zone *z;
+
+	mm_kswapd = true;
+	ASSERT_TRUE(mm_up_with_mm(8));
+	mm_kswapd = false;
+	z = zone0();
+	a = map(anon_pages * PAGE_SIZE);
+	ASSERT_TRUE(a && write_tags(a, anon_pages, tag));
+	lru_add_drain();
+	drain_all_pages(NULL);
+	ASSERT_EQ(block_mt(0), MIGRATE_UNMOVABLE);
+	ASSERT_EQ(block_mt(3 * pageblock_nr_pages), MIGRATE_MOVABLE);
+	fallbacks = (unsigned long)(counter("fl_extfrag_claim") + counter("fl_extfrag_steal"));
+	while (n < 2048 && (unsigned long)(counter("fl_extfrag_claim") +
+					   counter("fl_extfrag_steal")) == fallbacks) {
+		held[n] = alloc_pages(__GFP_MEMALLOC | __GFP_KSWAPD_RECLAIM, 0);
+		ASSERT_TRUE(held[n] != NULL);
+		n++;
+	}
+	/* a steal goes on stealing for the rest of its pcp refill */
+	ASSERT_GE(counter("fl_extfrag_claim") + counter("fl_extfrag_steal"), fallbacks + 1);
+	ASSERT_EQ(z->watermark_boost, pageblock_nr_pages);
+	ASSERT_EQ(wmark_pages(z, WMARK_MIN), z->_watermark[WMARK_MIN] + pageblock_nr_pages);
+	ASSERT_TRUE(fl_test_bit(ZONE_BOOSTED_WATERMARK_BIT, &z->flags) ||
+		    READ_ONCE(NODE_DATA(0)->kswapd_order) == 0);
+	*claimed = block_mt(3 * pageblock_nr_pages) == MIGRATE_UNMOVABLE;
+	while (n)
+		__free_pages(held[--n], 0);
+	ASSERT_EQ(wrong_tags(a, anon_pages, tag), 0);
+	return mm_down_with_mm();
+}
+
+/* 768 anon pages: 256 of the fourth pageblock on the LRU, the rest free: claimed */
+static bool test_fallback_claims_a_half_free_pageblock(void)
+{
+	bool claimed = false;
+
+	ASSERT_TRUE(fallback_in_fourth_block(768, &claimed));
+	ASSERT_TRUE(claimed);
+	return true;
+}
+
+/* 900 anon pages: 388 of the fourth pageblock on the LRU: stolen, the block stays movable */
+static bool test_fallback_steals_from_a_busy_pageblock(void)
+{
+	bool claimed = true;
+
+	ASSERT_TRUE(fallback_in_fourth_block(900, &claimed));
+	ASSERT_TRUE(!(claimed));
+	return true;
+}
+
+/*
+ * Without kswapd to take it back, a boost would stay for good: a machine
+ * with no kswapd CPU boosts nothing (the model's rule).
+ */
+static bool test_no_boost_without_kswapd(void)
+{
+	struct page *held[1100];
+	unsigned long a;
+	int n = 0;
+
+	ASSERT_TRUE(mm_up_with_mm(8));
+	a = map(768 * PAGE_SIZE);
+	ASSERT_TRUE(a && write_tags(a, 768, 1));
+	lru_add_drain();
+	drain_all_pages(NULL);
+	while (n < 1100 && counter("fl_extfrag_claim") + counter("fl_extfrag_steal") < 2)
+		ASSERT_TRUE((held[n++] = alloc_pages(__GFP_MEMALLOC, 0)) != NULL);
+	ASSERT_EQ(zone0()->watermark_boost, 0);
+	while (n)
+		__free_pages(held[--n], 0);
+	return mm_down_with_mm();
+}
+
 TEST_MAIN(TEST(test_buddy_split_then_merge), TEST(test_buddy_merge_needs_both),
 	  TEST(test_pcp_refill_and_drain), TEST(test_pcp_high_frees_in_batches),
 	  TEST(test_pcp_follows_the_6_18_rule),
 	  TEST(test_pcp_free_high_drains_consecutive_high_order_frees),
 	  TEST(test_pcp_free_high_needs_a_run), TEST(test_node_fallback),
 	  TEST(test_vm_knobs_set_the_watermarks), TEST(test_watermarks_and_oom),
-	  TEST(test_leak_is_reported), TEST(test_huge_machine_boots))
+	  TEST(test_leak_is_reported), TEST(test_huge_machine_boots),
+	  TEST(test_unmovable_claims_a_block), TEST(test_merge_retypes_the_buddy_block),
+	  TEST(test_fallback_claims_a_half_free_pageblock),
+	  TEST(test_fallback_steals_from_a_busy_pageblock), TEST(test_no_boost_without_kswapd))
