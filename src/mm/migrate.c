@@ -206,7 +206,8 @@ int folio_migrate_mapping(struct address_space *mapping, struct folio *newfolio,
 /**
  * folio_migrate_flags() - the page flags and the memcg charge @newfolio
  * takes over from @folio (6.18: referenced, uptodate, active or
- * unevictable, workingset, dirty, young, idle, readahead; the source
+ * unevictable, workingset, the first page's anon-exclusive bit, dirty,
+ * young, idle, readahead; the source
  * leaves the swap cache and drops its private data).
  */
 void folio_migrate_flags(struct folio *newfolio, struct folio *folio)
@@ -223,6 +224,13 @@ void folio_migrate_flags(struct folio *newfolio, struct folio *folio)
 	}
 	if (folio_test_workingset(folio))
 		folio_set_workingset(newfolio);
+	/*
+	 * 6.18 carries PG_anon_exclusive of an unmapped first page here (its
+	 * PG_mappedtodisk alias); mapped pages get it back through their
+	 * migration entries
+	 */
+	if (folio_test_anon(folio) && PageAnonExclusive(folio_page(folio, 0)))
+		fl_set_bit(PG_anon_exclusive, &newfolio->flags);
 	if (folio_test_dirty(folio))
 		folio_set_dirty(newfolio);
 	if (folio_test_young(folio))

@@ -6,7 +6,9 @@
  * allocator. An order-0 anon folio two processes map after fork; a 16K
  * mTHP; a PMD-mapped THP whole, and split when its destination cannot be
  * allocated; a folio someone else holds a reference to; a locked folio
- * in MIGRATE_ASYNC; a shmem folio mapped shared; a swap-cache folio.
+ * in MIGRATE_ASYNC; a shmem folio mapped shared, a 2 MiB shmem folio, a
+ * shmem folio moved to another node; a swap-cache folio; a memcg's folio;
+ * a partially mapped mTHP split first.
  *
  * Conventions in this file: the expected counts follow 6.18's
  * mm/migrate.c rules (migrate_pages(), migrate_pages_batch(),
@@ -388,6 +390,104 @@ static bool test_shmem_folio(void)
 }
 
 /*
+ * A 2 MiB shmem folio (huge=always), not mapped: the page cache's
+ * multi-index entry is replaced whole (every index of the range finds the
+ * new folio, still of order 9); thp_migration_success 1 (PMD-sized),
+ * pgmigrate_success 512; nr_shmem_hugepages does not change (same node).
+ */
+static bool test_shmem_thp(void)
+{
+	static uint64_t tags[512];
+	struct shmem_sb_info *sb;
+	struct inode *ino;
+	struct folio *folio, *dst;
+	int64_t shmem_thps;
+	char err[256];
+	unsigned long i;
+	LIST_HEAD(l);
+
+	ASSERT_TRUE(mm_up(64, 1, 1));
+	ASSERT_EQ(fl__shmem_mount("/mnt", "size=16m,huge=always", &sb, err, sizeof(err)), 0);
+	ASSERT_EQ(fl__shmem_create(sb, "f", &ino), 0);
+	ASSERT_EQ(fl__shmem_truncate(ino, SZ_2M), 0);
+	ASSERT_EQ(fl__shmem_write_tags(ino, 0, 512, BASE, 1), 0);
+	lru_add_drain();
+	folio = xa_load(&ino->i_mapping->i_pages, 0);
+	ASSERT_TRUE(folio && folio_order(folio) == PMD_ORDER);
+	shmem_thps = counter("nr_shmem_hugepages");
+	ASSERT_EQ(shmem_thps, 1);
+	ASSERT_TRUE(isolate(folio, &l));
+	ASSERT_EQ(migrate(&l, MIGRATE_SYNC, NULL), 0);
+	dst = xa_load(&ino->i_mapping->i_pages, 0);
+	ASSERT_TRUE(dst && dst != folio && folio_order(dst) == PMD_ORDER);
+	ASSERT_EQ(xa_get_order(&ino->i_mapping->i_pages, 0), PMD_ORDER);
+	for (i = 0; i < 512; i += 37)
+		ASSERT_TRUE(xa_load(&ino->i_mapping->i_pages, i) == dst);
+	ASSERT_TRUE(xa_load(&ino->i_mapping->i_pages, 511) == dst);
+	ASSERT_EQ(counter("thp_migration_success"), 1);
+	ASSERT_EQ(counter("pgmigrate_success"), 512);
+	ASSERT_EQ(counter("nr_shmem_hugepages"), shmem_thps);
+	ASSERT_EQ(fl__shmem_read_tags(ino, 0, 512, tags), 512);
+	for (i = 0; i < 512; i++)
+		ASSERT_EQ(tags[i], BASE + i);
+	ASSERT_EQ(fl__shmem_unlink(ino), 0);
+	fl__iput(ino);
+	ASSERT_EQ(fl__shmem_umount(sb), 0);
+	return mm_down();
+}
+
+static struct folio *new_folio_node1(struct folio *src, unsigned long private)
+{
+	(void)private;
+	return (struct folio *)__alloc_pages(GFP_HIGHUSER_MOVABLE | __GFP_COMP | __GFP_THISNODE,
+					     folio_order(src), 1);
+}
+
+/*
+ * Two nodes, a shmem folio on node 0 migrated to node 1 (as move_pages()
+ * would): __folio_migrate_mapping() moves nr_file_pages and nr_shmem from
+ * node 0 to node 1 (the zone changed); their sums do not change.
+ */
+static bool test_shmem_to_other_node(void)
+{
+	struct shmem_sb_info *sb;
+	struct inode *ino;
+	struct folio *folio, *dst;
+	unsigned long f0, s0, f1, s1;
+	char err[256];
+	uint64_t t = 0;
+	LIST_HEAD(l);
+
+	ASSERT_TRUE(mm_up(64, 2, 1));
+	ASSERT_EQ(fl__shmem_mount("/mnt", "size=16m,huge=never", &sb, err, sizeof(err)), 0);
+	ASSERT_EQ(fl__shmem_create(sb, "f", &ino), 0);
+	ASSERT_EQ(fl__shmem_truncate(ino, PAGE_SIZE), 0);
+	ASSERT_EQ(fl__shmem_write_tags(ino, 0, 1, BASE, 1), 0);
+	lru_add_drain();
+	folio = xa_load(&ino->i_mapping->i_pages, 0);
+	ASSERT_TRUE(folio && folio_nid(folio) == 0);
+	f0 = node_page_state(NODE_DATA(0), NR_FILE_PAGES);
+	s0 = node_page_state(NODE_DATA(0), NR_SHMEM);
+	f1 = node_page_state(NODE_DATA(1), NR_FILE_PAGES);
+	s1 = node_page_state(NODE_DATA(1), NR_SHMEM);
+	ASSERT_TRUE(isolate(folio, &l));
+	ASSERT_EQ(migrate_pages(&l, new_folio_node1, NULL, 0, MIGRATE_SYNC, MR_SYSCALL, NULL), 0);
+	dst = xa_load(&ino->i_mapping->i_pages, 0);
+	ASSERT_TRUE(dst && dst != folio && folio_nid(dst) == 1);
+	ASSERT_EQ(node_page_state(NODE_DATA(0), NR_FILE_PAGES), f0 - 1);
+	ASSERT_EQ(node_page_state(NODE_DATA(0), NR_SHMEM), s0 - 1);
+	ASSERT_EQ(node_page_state(NODE_DATA(1), NR_FILE_PAGES), f1 + 1);
+	ASSERT_EQ(node_page_state(NODE_DATA(1), NR_SHMEM), s1 + 1);
+	ASSERT_EQ(node_page_state(NODE_DATA(0), NR_ISOLATED_ANON), 0ul);
+	ASSERT_EQ(fl__shmem_read_tags(ino, 0, 1, &t), 1);
+	ASSERT_EQ(t, BASE);
+	ASSERT_EQ(fl__shmem_unlink(ino), 0);
+	fl__iput(ino);
+	ASSERT_EQ(fl__shmem_umount(sb), 0);
+	return mm_down();
+}
+
+/*
  * A swap-cache folio (swapped out, the slot shared by a fork, read back
  * by the parent: mapped and in the cache): the slot's swap-table entry
  * names the new folio, which is in the swap cache with the same entry;
@@ -523,5 +623,6 @@ static bool test_partially_mapped_split_first(void)
 
 TEST_MAIN(TEST(test_order0_after_fork), TEST(test_mthp_whole), TEST(test_pmd_thp_whole),
 	  TEST(test_thp_split_when_no_destination), TEST(test_extra_reference_fails),
-	  TEST(test_async_locked_fails), TEST(test_shmem_folio), TEST(test_swapcache_folio),
-	  TEST(test_memcg_charge_moves), TEST(test_partially_mapped_split_first))
+	  TEST(test_async_locked_fails), TEST(test_shmem_folio), TEST(test_shmem_thp),
+	  TEST(test_shmem_to_other_node), TEST(test_swapcache_folio), TEST(test_memcg_charge_moves),
+	  TEST(test_partially_mapped_split_first))
