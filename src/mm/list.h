@@ -94,9 +94,60 @@ static inline void list_splice(const struct list_head *list, struct list_head *h
 	at->prev = last;
 }
 
+/* list_splice_init() - list_splice(), then @list is empty. */
+static inline void list_splice_init(struct list_head *list, struct list_head *head)
+{
+	list_splice(list, head);
+	INIT_LIST_HEAD(list);
+}
+
+/* list_splice_tail() - put @list's entries at the end of @head (@list is left as it was). */
+static inline void list_splice_tail(const struct list_head *list, struct list_head *head)
+{
+	struct list_head *first = list->next, *last = list->prev, *at = head->prev;
+
+	if (first == list)
+		return;
+	first->prev = at;
+	WRITE_ONCE(at->next, first);
+	WRITE_ONCE(last->next, head);
+	head->prev = last;
+}
+
+static inline void list_splice_tail_init(struct list_head *list, struct list_head *head)
+{
+	list_splice_tail(list, head);
+	INIT_LIST_HEAD(list);
+}
+
+/*
+ * list_cut_before() - move @head's entries before @entry (not @entry
+ * itself) to the empty @list; @entry == @head moves them all.
+ */
+static inline void list_cut_before(struct list_head *list, struct list_head *head,
+				   struct list_head *entry)
+{
+	if (head->next == entry) {
+		INIT_LIST_HEAD(list);
+		return;
+	}
+	list->next = head->next;
+	list->next->prev = list;
+	list->prev = entry->prev;
+	list->prev->next = list;
+	WRITE_ONCE(head->next, entry);
+	entry->prev = head;
+}
+
+static inline bool list_is_singular(const struct list_head *head)
+{
+	return !list_empty(head) && head->next == head->prev;
+}
+
 #define list_entry(ptr, type, member) container_of(ptr, type, member)
 #define list_first_entry(head, type, member) list_entry((head)->next, type, member)
 #define list_last_entry(head, type, member) list_entry((head)->prev, type, member)
+#define list_next_entry(pos, member) list_entry((pos)->member.next, __typeof__(*(pos)), member)
 #define list_for_each(pos, head) for ((pos) = (head)->next; (pos) != (head); (pos) = (pos)->next)
 #define list_for_each_safe(pos, n, head)                                                           \
 	for ((pos) = (head)->next, (n) = (pos)->next; (pos) != (head);                             \

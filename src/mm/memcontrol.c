@@ -552,6 +552,27 @@ void __mem_cgroup_uncharge(struct folio *folio, unsigned long nr)
 	folio->memcg_data = 0;
 }
 
+/*
+ * mem_cgroup_migrate() - the charge moves from @old to @new as it is, no
+ * page counter touched (6.18: commit_charge() on @new, then @old's
+ * memcg_data cleared); @old leaves the deferred split queue first, as
+ * that queue is its memcg's.
+ * Context: both folios locked, @old off the LRU.
+ */
+void mem_cgroup_migrate(struct folio *old, struct folio *new)
+{
+	struct mem_cgroup *memcg = folio_memcg(old);
+
+	VM_BUG_ON(folio_test_anon(old) != folio_test_anon(new));
+	VM_BUG_ON(folio_nr_pages(old) != folio_nr_pages(new));
+	VM_BUG_ON(folio_test_lru(old));
+	if (!memcg)
+		return; /* the root is never charged */
+	WRITE_ONCE(new->memcg_data, (unsigned long)memcg);
+	folio_unqueue_deferred_split(old);
+	old->memcg_data = 0;
+}
+
 /**
  * mem_cgroup_try_charge_swap() - @folio's new slots at @entry charge its
  * memcg's memory.swap.current and record the memcg (the swap_cgroup).

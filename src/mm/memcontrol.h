@@ -220,6 +220,8 @@ int mem_cgroup_charge(struct folio *folio, struct mm_struct *mm, gfp_t gfp);
 int mem_cgroup_swapin_charge_folio(struct folio *folio, struct mm_struct *mm, gfp_t gfp,
 				   swp_entry_t entry);
 void __mem_cgroup_uncharge(struct folio *folio, unsigned long nr);
+/* mem_cgroup_migrate() - @new takes over @old's charge (migration); @old is left uncharged */
+void mem_cgroup_migrate(struct folio *old, struct folio *new);
 int mem_cgroup_try_charge_swap(struct folio *folio, swp_entry_t entry);
 void mem_cgroup_uncharge_swap(swp_entry_t entry, unsigned int nr);
 void mem_cgroup_handle_over_high(void);
