@@ -27,7 +27,7 @@
 #define FL_VALUE_MAX 48
 #define FL_MAX_KNOBS 64
 #define FL_MAX_PARAMS 16
-#define FL_MAX_METRICS 32
+#define FL_MAX_METRICS 48 /* fragment: 5 for each of 8 sizes, and its own */
 
 /*
  * Where a counter's value comes from. The model's counters count the model

@@ -909,6 +909,89 @@ else
 	skip "pageout counts" "python3 is not installed"
 	skip "lazyfree counts" "python3 is not installed"
 fi
+# fragment on the model (thpscale's shape): a 256 MiB machine filled to
+# 0.8 with mixed order-0 pages, every other one freed, then each enabled
+# size faulted. Whatever compaction does, each size's faults are
+# fault-size / size, and each either got its size or fell back:
+# anon_fault_alloc + anon_fault_fallback of the size's window is that
+# count (thp_fault_* too at 2M); every page reads back its tag. 16K and
+# 64K beside each other: each 16K fault in a mapping of its own.
+bad "fragment --fill 0.9" "--fill 0.9: accepted a number 0..0.85" run fragment --fill 0.9
+bad "fragment --fill with --fill-size" "--fill and --fill-size: give one" \
+	run fragment --fill 0.5 --fill-size 64M
+bad "fragment --fill-size 1M" "--fill-size 1M: accepted 0 (use --fill) or at least 4M" \
+	run fragment --fill-size 1M
+bad "fragment --free-pattern none without --fault-size" "--free-pattern none frees nothing" \
+	run fragment --free-pattern none
+bad "fragment --free-pattern zigzag" "--free-pattern zigzag: accepted alternate, none, all" \
+	run fragment --free-pattern zigzag
+bad "fragment --fault-size 3M" "--fault-size 3M: must be a multiple of 2M" \
+	run fragment --fault-size 3M
+bad "fragment --advise maybe" "--advise maybe: accepted hugepage, none" run fragment --advise maybe
+bad "fragment in too small a machine" "--mem 64M is too small: fragment with these options needs" \
+	run fragment --mem 64M
+# fr_sizes FILE SIZE_KB...: per size "faults alloc+fallback" (and thp_fault_* at 2M)
+fr_sizes() {
+	python3 -c '
+import json, sys
+r = json.load(open(sys.argv[1]))["results"][0]
+c, m = r["counters"], r["metrics"]
+out = []
+for kb in sys.argv[2:]:
+    w = "fault-%skB:" % kb
+    out.append("%d %d" % (m.get(kb + "kB_faults", -1),
+                          c.get(w + "hugepages-%skB/stats/anon_fault_alloc" % kb, 0) +
+                          c.get(w + "hugepages-%skB/stats/anon_fault_fallback" % kb, 0)))
+    if kb == "2048":
+        out.append("%d" % (c.get(w + "thp_fault_alloc", 0) + c.get(w + "thp_fault_fallback", 0)))
+out.append("%d %d" % (c.get("fl_tag_checked", 0) > 0, c.get("fl_tag_mismatch", -1)))
+print(" ".join(out))' "$@"
+}
+if command -v python3 >/dev/null; then
+	"$FL" run fragment --mem 256M --mthp 2M --json "$T/fr.json" >"$T/stdout" 2>"$T/stderr"
+	rc=$?
+	# the fault phase is what the free phase freed, in whole 2 MiB
+	mib=$(python3 -c 'import json,sys; m=json.load(open(sys.argv[1]))["results"][0]["metrics"]; print(int(m["fault_mib"]), int(m["freed_mib"]) // 2 * 2)' "$T/fr.json" 2>/dev/null)
+	got=$(fr_sizes "$T/fr.json" 2048 2>&1)
+	[ -n "$mib" ] || mib="0 0"
+	n2=$(( ${mib%% *} / 2 ))
+	if [ $rc -eq 0 ] && [ "${mib% *}" = "${mib#* }" ] && [ "$got" = "$n2 $n2 $n2 1 0" ]; then
+		ok "fragment 2M: $n2 faults, each got 2M or fell back; tags right"
+	else
+		nok "fragment 2M (exit $rc): '$mib' '$got'"; sed 's/^/# /' "$T/stderr"
+	fi
+	"$FL" run fragment --mem 256M --mthp 16K=always,64K=always --fault-size 8M \
+		--free-pattern all --unmovable 0.1 --json "$T/fr.json" >"$T/stdout" 2>"$T/stderr"
+	rc=$?
+	got=$(fr_sizes "$T/fr.json" 16 64 2>&1)
+	if [ $rc -eq 0 ] && [ "$got" = "512 512 128 128 1 0" ]; then
+		ok "fragment 16K beside 64K, --free-pattern all: 512 and 128 faults, each counted once"
+	else
+		nok "fragment 16K and 64K (exit $rc): '$got'"; sed 's/^/# /' "$T/stderr"
+	fi
+	"$FL" run fragment --mem 128M --mthp 2M --free-pattern none --fill 0.4 --fault-size 16M \
+		--advise none --json "$T/fr.json" >"$T/stdout" 2>"$T/stderr"
+	rc=$?
+	got=$(fr_sizes "$T/fr.json" 2048 2>&1)
+	if [ $rc -eq 0 ] && [ "$got" = "8 8 8 1 0" ]; then
+		ok "fragment --free-pattern none --advise none: 8 faults of 2M counted"
+	else
+		nok "fragment --free-pattern none (exit $rc): '$got'"; sed 's/^/# /' "$T/stderr"
+	fi
+else
+	skip "fragment 2M counts" "python3 is not installed"
+	skip "fragment 16K and 64K counts" "python3 is not installed"
+	skip "fragment --free-pattern none counts" "python3 is not installed"
+fi
+# no size to fault: the run fails before its fill, saying how to give one
+"$FL" run fragment --mem 256M --mthp 4K >"$T/stdout" 2>"$T/stderr"
+rc=$?
+if [ $rc -eq 1 ] && grep -q "FAILED: fragment failed: no mTHP size is enabled for anon faults" "$T/stdout" &&
+	grep -q "data check: 0 page tags" "$T/stdout"; then
+	ok "fragment with every size never: fails before the fill, says to give --mthp"
+else
+	nok "fragment with every size never (exit $rc)"; sed 's/^/# /' "$T/stdout" "$T/stderr" | head -5
+fi
 # fork and copy-on-write on the model, counts from 6.18's rules. cow-reuse
 # --size 8208K at 16K: 513 folios; under pages31 the LRU cache flushes at
 # 32 pages, so the last folio is still in it after the writes (a reference

@@ -623,6 +623,31 @@ else
 fi
 knobs_same "after an anon-split attempt"
 
+# fragment: a small fill (64 MiB of mixed order-0 pages, every other one
+# freed) and 16 MiB of 2M faults: 8 faults, every page's tag read back, the
+# tmpfs gone and the knobs as before; a run that would hold over 70% of
+# MemAvailable is refused before anything runs
+"$FL" run fragment --target=host --fill-size 64M --fault-size 16M --mthp 2M \
+	--json "$T/fr.json" >"$T/out" 2>"$T/err"
+rc=$?
+if [ $rc -eq 0 ] && [ "$(jnum "$T/fr.json" 0 2048kB_faults metrics)" = "8" ] &&
+	[ "$(jnum "$T/fr.json" 0 fl_tag_mismatch)" = "0" ] &&
+	[ "$(jnum "$T/fr.json" 0 fl_tag_checked)" -gt 0 ] &&
+	! grep -q "/foliolab/[0-9]*/tmpfs" /proc/mounts; then
+	ok "fragment on the host: 8 faults of 2M, tags right, the tmpfs gone"
+else
+	nok "fragment on the host (exit $rc)"; sed 's/^/# /' "$T/out" "$T/err" | tail -5
+fi
+"$FL" run fragment --target=host --fill 0.85 >"$T/out" 2>"$T/err"
+rc=$?
+if [ $rc -eq 2 ] && [ "$(wc -l <"$T/err")" -eq 1 ] && ! [ -s "$T/out" ] &&
+	grep -q "fragment on the host would hold .* over 70% of MemAvailable" "$T/err"; then
+	ok "fragment on the host over 70% of MemAvailable: refused before anything runs"
+else
+	nok "fragment over 70% of MemAvailable (exit $rc)"; sed 's/^/# /' "$T/err"
+fi
+knobs_same "after the fragment runs"
+
 # foliolab calibrate: a cost file with its provenance, the check printed at
 # the end (each row within 15% or marked OUTSIDE: this machine's noise
 # decides which, so either exit status is accepted), the file usable by a

@@ -52,8 +52,8 @@ static bool test_counters_and_config(void)
 	ASSERT_EQ(fl_config_set_param(&cfg, "threads", "3"), 0); /* replaces */
 	ASSERT_EQ(cfg.nr_params, 1);
 	ASSERT_STREQ(fl_config_param(&cfg, "threads"), "3");
-	/* lru-microbench .. memcg-build, cow-reuse, fork-cow, khugepaged-lazyfree */
-	ASSERT_EQ(fl_workload_count(), 12);
+	/* lru-microbench .. memcg-build, cow-reuse, fork-cow, khugepaged-lazyfree, fragment */
+	ASSERT_EQ(fl_workload_count(), 13);
 	ASSERT_TRUE(fl_workload_find("page-fault1") != NULL);
 	ASSERT_TRUE(fl_workload_find("shmem-split") != NULL);
 	ASSERT_TRUE(fl_workload_find("no-such") == NULL);
