@@ -136,10 +136,72 @@ static inline unsigned long high_wmark_pages(const struct zone *z)
 #define MAX_SWAPPINESS 200
 unsigned long try_to_free_pages(gfp_t gfp_mask, int order, int nid);
 bool zone_watermark_ok(struct zone *z, unsigned int order, unsigned long mark);
-void wakeup_kswapd(struct pglist_data *pgdat, int order);
+void wakeup_kswapd(struct pglist_data *pgdat, gfp_t gfp, int order);
 void zone_unboost(struct zone *zone, unsigned long boost);
 int fl__fraginfo_snapshot(struct fl_counters *c);
+bool free_area_empty(struct zone *zone, unsigned int order, int mt);
+int find_suitable_fallback(struct zone *zone, unsigned int order, int mt, bool claimable);
+unsigned long __isolate_free_page(struct page *page, unsigned int order);
+void fl__prep_isolated_page(struct page *page, unsigned int order);
+bool fl__free_pages_prepare(struct page *page, unsigned int order);
+bool fl__zone_watermark_ok(struct zone *z, unsigned int order, unsigned long mark, long free_pages,
+			   unsigned int alloc_flags);
+void drain_pages_zone(int cpu, struct zone *zone);
+
+/* gfp_migratetype(): the mobility an allocation asks for */
+static inline int gfp_migratetype(gfp_t gfp)
+{
+	if (gfp & __GFP_MOVABLE)
+		return MIGRATE_MOVABLE;
+	return (gfp & __GFP_RECLAIMABLE) ? MIGRATE_RECLAIMABLE : MIGRATE_UNMOVABLE;
+}
+
+/* ---- compaction.c (include/linux/compaction.h) ---- */
+
+/* how hard direct compaction tries: sync-full, sync-light, async */
+enum compact_priority {
+	COMPACT_PRIO_SYNC_FULL,
+	MIN_COMPACT_PRIORITY = COMPACT_PRIO_SYNC_FULL,
+	COMPACT_PRIO_SYNC_LIGHT,
+	MIN_COMPACT_COSTLY_PRIORITY = COMPACT_PRIO_SYNC_LIGHT,
+	DEF_COMPACT_PRIORITY = COMPACT_PRIO_SYNC_LIGHT,
+	COMPACT_PRIO_ASYNC,
+	INIT_COMPACT_PRIORITY = COMPACT_PRIO_ASYNC
+};
+
+/* what a compaction ended with, worst to best as 6.18 orders them */
+enum compact_result {
+	COMPACT_NOT_SUITABLE_ZONE,
+	COMPACT_SKIPPED,  /* not enough order-0 memory for targets, or not worth it */
+	COMPACT_DEFERRED, /* failed at this order lately */
+	COMPACT_NO_SUITABLE_PAGE,
+	COMPACT_CONTINUE,
+	COMPACT_COMPLETE,	 /* the whole zone scanned, nothing found */
+	COMPACT_PARTIAL_SKIPPED, /* the scanners met on a partial scan */
+	COMPACT_CONTENDED,
+	COMPACT_SUCCESS /* a block of the order is free */
+};
+
+#define MAX_COMPACT_RETRIES 16
+
+/* compact_gap(): the free pages compaction wants beside the block: targets for its moves */
+static inline unsigned long compact_gap(unsigned int order)
+{
+	return 2ul << order;
+}
+
+extern int sysctl_compaction_proactiveness;
+extern int sysctl_extfrag_threshold;
+extern int watermark_boost_factor;
+enum compact_result try_to_compact_pages(gfp_t gfp, unsigned int order, unsigned int alloc_flags,
+					 int nid, enum compact_priority prio);
+void compaction_alloc_succeeded(struct zone *zone, unsigned int order);
+bool compaction_zonelist_suitable(int order, int nid, gfp_t gfp);
 void wakeup_kcompactd(struct pglist_data *pgdat, int order);
+void kcompactd_run(struct pglist_data *pgdat);
+void reset_isolation_suitable(struct pglist_data *pgdat);
+void fl__compact_memory(void);
+void fl__compaction_init(struct zone *zone);
 /*
  * kswapd runs on a model CPU of its own per node (the last ones), which
  * the target's machine has when it was booted with room for them.

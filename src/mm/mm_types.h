@@ -309,12 +309,19 @@ struct zone {
 	unsigned long zone_start_pfn;
 	unsigned long spanned_pages;
 	unsigned long managed_pages;
-	unsigned long frontier_pfn;	       /* lock; [frontier, end) is free, never touched */
-	long free_pages;		       /* lock; NR_FREE_PAGES: buddy + frontier */
-	unsigned long _watermark[NR_WMARK];    /* setup_per_zone_wmarks() */
-	unsigned long watermark_boost;	       /* lock: added to every watermark */
-	unsigned long wmark[NR_WMARK];	       /* lock to write: _watermark + watermark_boost */
-	unsigned long flags;		       /* atomic: ZONE_* */
+	unsigned long frontier_pfn;	    /* lock; [frontier, end) is free, never touched */
+	long free_pages;		    /* lock; NR_FREE_PAGES: buddy + frontier */
+	unsigned long _watermark[NR_WMARK]; /* setup_per_zone_wmarks() */
+	unsigned long watermark_boost;	    /* lock: added to every watermark */
+	unsigned long wmark[NR_WMARK];	    /* lock to write: _watermark + watermark_boost */
+	unsigned long flags;		    /* atomic: ZONE_* */
+	/* compaction.c: where the scanners go on, and the deferral of failed orders */
+	unsigned long compact_cached_free_pfn;
+	unsigned long compact_cached_migrate_pfn[2]; /* [async, sync] */
+	unsigned long compact_init_migrate_pfn, compact_init_free_pfn;
+	unsigned int compact_considered, compact_defer_shift;
+	int compact_order_failed;
+	bool compact_blockskip_flush;	       /* clear the skip hints when kswapd sleeps */
 	struct per_cpu_pages *per_cpu_pageset; /* [nr_cpu_ids] */
 	struct pglist_data *zone_pgdat;
 	const char *name;
@@ -335,9 +342,12 @@ struct pglist_data {
 	struct zone node_zones[1]; /* ZONE_NORMAL only */
 	struct lruvec __lruvec;	   /* one lruvec per node until memcg comes */
 	struct deferred_split deferred_split_queue;
-	int kswapd_failures; /* atomic: reclaim runs in a row that freed nothing */
-	int kswapd_order;    /* atomic: the largest order a waker asked for */
-	int kswapd_cpu;	     /* the model CPU kswapd runs on; -1: no kswapd */
+	int kswapd_failures;		 /* atomic: reclaim runs in a row that freed nothing */
+	int kswapd_order;		 /* atomic: the largest order a waker asked for */
+	int kswapd_cpu;			 /* the model CPU kswapd runs on; -1: no kswapd */
+	int kcompactd_max_order;	 /* atomic: the largest order wakeup_kcompactd() asked */
+	uint64_t kcompactd_proactive_ns; /* kswapd's thread: the next proactive check */
+	unsigned int kcompactd_defer_ns; /* the proactive interval, longer after no progress */
 	int memcg_iter_pos;  /* atomic: where partial memcg walks go on (the reclaim cookie) */
 	unsigned long flags; /* atomic: PGDAT_* */
 	struct fl_waitq kswapd_wait;
@@ -355,6 +365,8 @@ extern struct page *mem_map;
 extern uint64_t *fl__page_tags;
 /* each pageblock's migratetype, by pfn >> pageblock_order (zone->lock to write) */
 extern unsigned char *fl__pageblock_mt;
+/* compaction's PB_migrate_skip hint per pageblock, by pfn >> pageblock_order */
+extern unsigned char *fl__pageblock_skip;
 /* sim: each struct page's line (its lru entry, its flags), by pfn */
 extern struct fl_line_table fl__page_lines;
 extern unsigned long fl__max_pfn;

@@ -49,6 +49,7 @@ int fl__nr_node_ids;
 struct page *mem_map;
 uint64_t *fl__page_tags;
 unsigned char *fl__pageblock_mt;
+unsigned char *fl__pageblock_skip;
 unsigned long fl__max_pfn;
 unsigned long fl__zero_pfn;
 int *fl__cpu_node;
@@ -64,6 +65,12 @@ static const struct fl_lock_class pcp_lock_class = {
 	.percpu = true, .name = "pcp->lock", .rank = FL_RANK_PCP, .kind = FL_LOCK_SPIN
 };
 
+static __always_inline void prep_new_page(struct page *page, unsigned int order, gfp_t gfp,
+					  int nid);
+static __always_inline bool free_pages_prepare(struct page *page, unsigned int order);
+static bool __zone_watermark_ok(struct zone *z, unsigned int order, unsigned long mark,
+				long free_pages, unsigned int alloc_flags);
+
 /* a pcp list per (type, order) up to the costly order; the PMD order's two: movable or not */
 static inline int order_to_pindex(int mt, unsigned int order)
 {
@@ -76,14 +83,6 @@ static inline unsigned int pindex_to_order(int pindex)
 {
 	return pindex >= NR_LOWORDER_PCP_LISTS ? HPAGE_PMD_ORDER
 					       : (unsigned int)(pindex / MIGRATE_PCPTYPES);
-}
-
-/* gfp_migratetype(): the mobility an allocation asks for */
-static inline int gfp_migratetype(gfp_t gfp)
-{
-	if (gfp & __GFP_MOVABLE)
-		return MIGRATE_MOVABLE;
-	return (gfp & __GFP_RECLAIMABLE) ? MIGRATE_RECLAIMABLE : MIGRATE_UNMOVABLE;
 }
 
 static inline bool pcp_allowed_order(unsigned int order)
@@ -210,7 +209,7 @@ static struct page *get_page_from_free_area(struct zone *zone, unsigned int orde
 	return page;
 }
 
-static inline bool free_area_empty(struct zone *zone, unsigned int order, int mt)
+bool free_area_empty(struct zone *zone, unsigned int order, int mt)
 {
 	return list_empty(&zone->free_area[order].free_list[mt]) &&
 	       (order != MAX_PAGE_ORDER || mt != MIGRATE_MOVABLE ||
@@ -257,6 +256,12 @@ static const int fallbacks[MIGRATE_PCPTYPES][MIGRATE_PCPTYPES - 1] = {
 
 int watermark_boost_factor = 15000; /* vm.watermark_boost_factor */
 
+bool fl__zone_watermark_ok(struct zone *z, unsigned int order, unsigned long mark, long free_pages,
+			   unsigned int alloc_flags)
+{
+	return __zone_watermark_ok(z, order, mark, free_pages, alloc_flags);
+}
+
 /*
  * boost_watermark() - a fallback inside a pageblock raises the watermarks
  * by a pageblock, up to watermark_boost_factor/10000 of the high one, so
@@ -292,7 +297,7 @@ static bool should_try_claim_block(unsigned int order, int start_mt)
 }
 
 /* find_suitable_fallback(): the first fallback type with a block of @order; -2: not claimable */
-static int find_suitable_fallback(struct zone *zone, unsigned int order, int mt, bool claimable)
+int find_suitable_fallback(struct zone *zone, unsigned int order, int mt, bool claimable)
 {
 	int i;
 
@@ -434,6 +439,49 @@ static struct page *__rmqueue_steal(struct zone *zone, unsigned int order, int s
 	return NULL;
 }
 
+/*
+ * __isolate_free_page() - zone->lock held: take the free block @page of
+ * @order for compaction's free scanner, if the zone stays above min with
+ * it gone (a high-order watermark as an order-0 one raised by the block).
+ * A block of half a pageblock or more makes its pageblocks movable.
+ * Return: the pages taken, or 0.
+ */
+unsigned long __isolate_free_page(struct page *page, unsigned int order)
+{
+	struct zone *zone = page_zone(page);
+	unsigned long pfn = page_to_pfn(page), end = pfn + (1ul << order);
+
+	if (!__zone_watermark_ok(zone, 0, zone->_watermark[WMARK_MIN] + (1ul << order),
+				 zone->free_pages, 0))
+		return 0;
+	del_page_from_free_list(page, zone, order);
+	WRITE_ONCE(zone->free_pages, zone->free_pages - (1l << order));
+	if (order >= pageblock_order - 1)
+		for (pfn &= ~(pageblock_nr_pages - 1); pfn < end; pfn += pageblock_nr_pages)
+			if (get_pfnblock_migratetype(pfn) != MIGRATE_MOVABLE) {
+				move_freepages_block(zone, pfn, MIGRATE_MOVABLE);
+				set_pageblock_migratetype(pfn, MIGRATE_MOVABLE);
+			}
+	return 1ul << order;
+}
+
+/* post_alloc_hook() and prep_compound_page() for a block compaction took off the lists */
+void fl__prep_isolated_page(struct page *page, unsigned int order)
+{
+	WRITE_ONCE(page->private, 0ul);
+	prep_new_page(page, order, __GFP_MOVABLE | __GFP_COMP,
+		      page_zone(page)->zone_pgdat->node_id);
+}
+
+/* compaction_free(): a destination migration did not use, back to a free block of @order */
+bool fl__free_pages_prepare(struct page *page, unsigned int order)
+{
+	if (!free_pages_prepare(page, order))
+		return false;
+	count_fl_stat(FL_LIVE_FOLIOS, -1);
+	return true;
+}
+
 enum rmqueue_mode { RMQUEUE_NORMAL, RMQUEUE_CLAIM, RMQUEUE_STEAL };
 
 /*
@@ -544,7 +592,7 @@ static inline void zone_boosted_wake(struct zone *zone, unsigned int alloc_flags
 {
 	if (unlikely(READ_ONCE(zone->flags)) && (alloc_flags & ALLOC_KSWAPD) &&
 	    fl_test_and_clear_bit(ZONE_BOOSTED_WATERMARK_BIT, &zone->flags))
-		wakeup_kswapd(zone->zone_pgdat, 0);
+		wakeup_kswapd(zone->zone_pgdat, alloc_flags & ALLOC_KSWAPD, 0);
 }
 
 /* zone->lock taken here: move @count blocks of @order and type @mt onto @list. */
@@ -910,12 +958,12 @@ static void out_of_memory(gfp_t gfp, unsigned int order, int nid, int tries)
 		lru[l] = node_lru_pages(NODE_DATA(nid), (enum lru_list)l);
 	snprintf(report, sizeof(report),
 		 "out of memory: an order-%u %s allocation on node %d: %ld pages free "
-		 "(min %lu, low %lu, high %lu) after %d reclaim tries; LRU (inactive + active) "
-		 "anon %lu + %lu, file %lu + %lu; swap free %ld pages",
-		 order, gfp_name(gfp), nid, READ_ONCE(z->free_pages), min_wmark_pages(z),
-		 low_wmark_pages(z), high_wmark_pages(z), tries, lru[LRU_INACTIVE_ANON],
-		 lru[LRU_ACTIVE_ANON], lru[LRU_INACTIVE_FILE], lru[LRU_ACTIVE_FILE],
-		 get_nr_swap_pages());
+		 "(min %lu, low %lu, high %lu, boost %lu) after %d reclaim tries; LRU (inactive + "
+		 "active) anon %lu + %lu, file %lu + %lu; swap free %ld pages",
+		 order, gfp_name(gfp), nid, READ_ONCE(z->free_pages), z->_watermark[WMARK_MIN],
+		 z->_watermark[WMARK_LOW], z->_watermark[WMARK_HIGH], READ_ONCE(z->watermark_boost),
+		 tries, lru[LRU_INACTIVE_ANON], lru[LRU_ACTIVE_ANON], lru[LRU_INACTIVE_FILE],
+		 lru[LRU_ACTIVE_FILE], get_nr_swap_pages());
 	fl__oom_record(report);
 }
 
@@ -938,7 +986,7 @@ static void wake_all_kswapds(unsigned int order, gfp_t gfp, int nid)
 	for (i = 0; i < fl__nr_node_ids; i++) {
 		if (i && (gfp & __GFP_THISNODE))
 			break;
-		wakeup_kswapd(NODE_DATA((nid + i) % fl__nr_node_ids), (int)order);
+		wakeup_kswapd(NODE_DATA((nid + i) % fl__nr_node_ids), gfp, (int)order);
 	}
 }
 
@@ -992,19 +1040,85 @@ static struct page *__alloc_pages_direct_reclaim(gfp_t gfp, unsigned int order,
 }
 
 /*
- * __alloc_pages_slowpath() - the zones are below their low watermark:
- * try down to min (half of it for __GFP_HIGH, all of it for reclaim's own
- * allocations), then reclaim directly if the caller may, each try that
- * made progress retrying the freelists (and draining the pcp lists when
- * that fails), until the allocation succeeds, gives up (a costly order or
- * __GFP_NORETRY after one try) or runs out of hope (out_of_memory()).
+ * __alloc_pages_direct_compact() - compact, then retry the freelists:
+ * compact_stall for every compaction that ran, then compact_success or
+ * compact_fail by whether the retry found the block.
+ */
+static struct page *__alloc_pages_direct_compact(gfp_t gfp, unsigned int order,
+						 unsigned int alloc_flags, int nid, int *pnid,
+						 enum compact_priority prio,
+						 enum compact_result *result)
+{
+	struct page *page;
+
+	*result = try_to_compact_pages(gfp, order, alloc_flags, nid, prio);
+	if (*result == COMPACT_SKIPPED)
+		return NULL;
+	count_vm_event(COMPACTSTALL);
+	page = get_page_from_freelist(gfp, order, alloc_flags, nid, pnid);
+	if (page) {
+		compaction_alloc_succeeded(&NODE_DATA(*pnid)->node_zones[0], order);
+		count_vm_event(COMPACTSUCCESS);
+		return page;
+	}
+	count_vm_event(COMPACTFAIL);
+	return NULL;
+}
+
+/*
+ * should_compact_retry() - after reclaim made progress: retry while
+ * compaction was skipped for want of order-0 memory that reclaim could
+ * give, or succeeded but lost the block (16 times, 4 for a costly order),
+ * else with a higher priority until the highest (sync-light for costly
+ * orders).
+ */
+static bool should_compact_retry(unsigned int order, int nid, gfp_t gfp, enum compact_result result,
+				 enum compact_priority *prio, int *retries)
+{
+	int max_retries = MAX_COMPACT_RETRIES;
+	enum compact_priority min_priority;
+
+	if (!order)
+		return false;
+	if (result == COMPACT_SKIPPED)
+		return compaction_zonelist_suitable((int)order, nid, gfp);
+	if (result == COMPACT_SUCCESS) {
+		if (order > PAGE_ALLOC_COSTLY_ORDER)
+			max_retries /= 4;
+		if (++*retries <= max_retries)
+			return true;
+	}
+	min_priority = order > PAGE_ALLOC_COSTLY_ORDER ? MIN_COMPACT_COSTLY_PRIORITY
+						       : MIN_COMPACT_PRIORITY;
+	if (*prio > min_priority) {
+		(*prio)--;
+		*retries = 0;
+		return true;
+	}
+	return false;
+}
+
+/*
+ * __alloc_pages_slowpath() - the zones are below their low watermark (or
+ * have no block of the order): try down to min (half of it for
+ * __GFP_HIGH, all of it for reclaim's own allocations), then, if the
+ * caller may reclaim: a costly or unmovable high-order allocation
+ * compacts first, async (a costly __GFP_NORETRY one, a THP fault, gives
+ * up if compaction was skipped or deferred); then reclaim and compaction
+ * in turn, each reclaim try that made progress retrying the freelists
+ * (and draining the pcp lists when that fails), until the allocation
+ * succeeds, gives up (__GFP_NORETRY, a costly order: the model has no
+ * __GFP_RETRY_MAYFAIL) or runs out of hope (out_of_memory()).
  */
 static noinline struct page *__alloc_pages_slowpath(gfp_t gfp, unsigned int order, int nid,
 						    int *pnid)
 {
 	unsigned int alloc_flags = WMARK_MIN | ((gfp & __GFP_HIGH) ? ALLOC_MIN_RESERVE : 0) |
 				   (gfp & ALLOC_KSWAPD);
-	int no_progress_loops = 0, tries = 0;
+	enum compact_priority compact_priority = DEF_COMPACT_PRIORITY;
+	enum compact_result compact_result = COMPACT_SKIPPED;
+	bool costly_order = order > PAGE_ALLOC_COSTLY_ORDER;
+	int no_progress_loops = 0, tries = 0, compaction_retries = 0;
 	struct page *page;
 
 	/* the rest of the fast path's pass: every node at the low watermark */
@@ -1023,6 +1137,19 @@ static noinline struct page *__alloc_pages_slowpath(gfp_t gfp, unsigned int orde
 					      pnid);
 	if (!(gfp & __GFP_DIRECT_RECLAIM))
 		return NULL;
+	if (order && (costly_order || gfp_migratetype(gfp) != MIGRATE_MOVABLE) &&
+	    !(gfp & __GFP_MEMALLOC)) {
+		page = __alloc_pages_direct_compact(gfp, order, alloc_flags, nid, pnid,
+						    INIT_COMPACT_PRIORITY, &compact_result);
+		if (page)
+			return page;
+		if (costly_order && (gfp & __GFP_NORETRY)) {
+			if (compact_result == COMPACT_SKIPPED || compact_result == COMPACT_DEFERRED)
+				return NULL;
+			compact_priority =
+				INIT_COMPACT_PRIORITY; /* async only: sync costs too much */
+		}
+	}
 	for (;;) {
 		unsigned long progress;
 
@@ -1036,10 +1163,19 @@ static noinline struct page *__alloc_pages_slowpath(gfp_t gfp, unsigned int orde
 			if (page)
 				return page;
 		}
-		if ((gfp & __GFP_NORETRY) || order > PAGE_ALLOC_COSTLY_ORDER)
+		if (order) {
+			page = __alloc_pages_direct_compact(gfp, order, alloc_flags, nid, pnid,
+							    compact_priority, &compact_result);
+			if (page)
+				return page;
+		}
+		if ((gfp & __GFP_NORETRY) || costly_order)
 			return NULL;
-		if (!should_reclaim_retry(order, alloc_flags, progress != 0, &no_progress_loops,
-					  nid, gfp))
+		if (should_reclaim_retry(order, alloc_flags, progress != 0, &no_progress_loops, nid,
+					 gfp))
+			continue;
+		if (!progress || !should_compact_retry(order, nid, gfp, compact_result,
+						       &compact_priority, &compaction_retries))
 			break;
 	}
 	out_of_memory(gfp, order, nid, tries);
@@ -1282,7 +1418,7 @@ unsigned long free_unref_folios(struct folio_batch *folios)
 }
 
 /* Empty @cpu's lists of @zone, at most 32 batches under each lock hold. */
-static void drain_pages_zone(int cpu, struct zone *zone)
+void drain_pages_zone(int cpu, struct zone *zone)
 {
 	struct per_cpu_pages *pcp = &zone->per_cpu_pageset[cpu];
 	int count;
@@ -1418,9 +1554,10 @@ int fl__page_alloc_init(unsigned long nr_pages, int nr_nodes, int nr_cpus)
 	fl__page_cleared.nr = fl__page_cleared.at ? nr_pages + 1 : 0;
 	pageblock_bytes = ALIGN_UP(nr_pages >> pageblock_order, PMD_SIZE);
 	fl__pageblock_mt = fl_reserve(pageblock_bytes, false);
+	fl__pageblock_skip = fl_reserve(pageblock_bytes, true);
 	fl__cpu_node = fl_calloc((size_t)cpus, sizeof(int));
-	if (!fl__pageblock_mt || !mem_map || !fl__page_tags || !fl__page_lines.cpu ||
-	    !fl__page_cleared.at || !fl__cpu_node)
+	if (!fl__pageblock_mt || !fl__pageblock_skip || !mem_map || !fl__page_tags ||
+	    !fl__page_lines.cpu || !fl__page_cleared.at || !fl__cpu_node)
 		goto err;
 	/* every pageblock starts movable, as memmap_init() makes them */
 	memset(fl__pageblock_mt, MIGRATE_MOVABLE, nr_pages >> pageblock_order);
@@ -1484,6 +1621,7 @@ int fl__page_alloc_init(unsigned long nr_pages, int nr_nodes, int nr_cpus)
 			pcp->flags = PCPF_FREE_HIGH_BATCH;
 		}
 		fl__lruvec_init(&pgdat->__lruvec, pgdat);
+		fl__compaction_init(zone);
 	}
 	min_free_kbytes = calculate_min_free_kbytes(nr_pages);
 	setup_per_zone_wmarks();
@@ -1517,6 +1655,8 @@ void fl__page_alloc_exit(void)
 	fl__page_cleared.nr = 0;
 	fl_unreserve(fl__pageblock_mt, pageblock_bytes);
 	fl__pageblock_mt = NULL;
+	fl_unreserve(fl__pageblock_skip, pageblock_bytes);
+	fl__pageblock_skip = NULL;
 	fl_free(fl__cpu_node);
 	mem_map = NULL;
 	fl__page_tags = NULL;

@@ -1524,9 +1524,10 @@ static bool prepare_kswapd_sleep(struct pglist_data *pgdat, int order)
  * HZ/10, then, if nobody woke it and it is still balanced, sleep until
  * woken. A wake-up during the nap counts kswapd_low_wmark_hit_quickly,
  * finding the node unbalanced kswapd_high_wmark_hit_quickly; either way
- * kswapd goes back to work.
+ * kswapd goes back to work. Before the nap, kcompactd's work for
+ * @alloc_order, the order the last wake-up asked for (kcompactd_run()).
  */
-static void kswapd_try_to_sleep(struct pglist_data *pgdat, int order)
+static void kswapd_try_to_sleep(struct pglist_data *pgdat, int alloc_order, int order)
 {
 	unsigned long seen = fl_waitq_prepare(&pgdat->kswapd_wait);
 	bool remaining = false;
@@ -1534,6 +1535,10 @@ static void kswapd_try_to_sleep(struct pglist_data *pgdat, int order)
 	if (fl_atomic_load(&kswapd_should_stop, __ATOMIC_ACQUIRE))
 		goto done;
 	if (prepare_kswapd_sleep(pgdat, order)) {
+		/* what was freed may now be compacted: kcompactd's turn, its hints anew */
+		reset_isolation_suitable(pgdat);
+		wakeup_kcompactd(pgdat, alloc_order);
+		kcompactd_run(pgdat);
 		remaining = fl_waitq_sleep_timeout(&pgdat->kswapd_wait, seen, KSWAPD_NAP_NS);
 		seen = fl_atomic_load(&pgdat->kswapd_wait.seq, __ATOMIC_ACQUIRE);
 	}
@@ -1556,15 +1561,21 @@ done:
 static void kswapd(void *arg)
 {
 	struct pglist_data *pgdat = arg;
-	int alloc_order, reclaim_order = 0;
+	int alloc_order = 0, reclaim_order = 0;
 
 	for (;;) {
-		kswapd_try_to_sleep(pgdat, reclaim_order);
+		kswapd_try_to_sleep(pgdat, alloc_order, reclaim_order);
 		if (fl_atomic_load(&kswapd_should_stop, __ATOMIC_ACQUIRE))
 			break;
 		uint64_t t0;
 
 		alloc_order = fl_atomic_xchg(&pgdat->kswapd_order, 0, __ATOMIC_RELAXED);
+		/* woken for kcompactd alone (the model's kcompactd runs on this thread) */
+		if (!alloc_order && fl_atomic_load(&pgdat->kcompactd_max_order, __ATOMIC_RELAXED) &&
+		    pgdat_balanced(pgdat, 0) && !READ_ONCE(pgdat->node_zones[0].watermark_boost)) {
+			kcompactd_run(pgdat);
+			continue;
+		}
 		t0 = fl_clock_ns();
 		reclaim_order = balance_pgdat(pgdat, alloc_order);
 		count_fl_stat(FL_KSWAPD_NS, (long)(fl_clock_ns() - t0));
@@ -1576,7 +1587,7 @@ static void kswapd(void *arg)
  * on @pgdat: raise kswapd's order and wake it if it sleeps, unless the
  * node is hopeless or balanced after all.
  */
-void wakeup_kswapd(struct pglist_data *pgdat, int order)
+void wakeup_kswapd(struct pglist_data *pgdat, gfp_t gfp, int order)
 {
 	int cur = fl_atomic_load(&pgdat->kswapd_order, __ATOMIC_RELAXED);
 
@@ -1588,8 +1599,12 @@ void wakeup_kswapd(struct pglist_data *pgdat, int order)
 	if (!fl_waitq_active(&pgdat->kswapd_wait))
 		return;
 	if (fl_atomic_load(&pgdat->kswapd_failures, __ATOMIC_RELAXED) >= MAX_RECLAIM_RETRIES ||
-	    (pgdat_balanced(pgdat, order) && !READ_ONCE(pgdat->node_zones[0].watermark_boost)))
+	    (pgdat_balanced(pgdat, order) && !READ_ONCE(pgdat->node_zones[0].watermark_boost))) {
+		/* free memory, maybe in pieces: kcompactd, unless the allocation compacts itself */
+		if (!(gfp & __GFP_DIRECT_RECLAIM))
+			wakeup_kcompactd(pgdat, order);
 		return;
+	}
 	fl_waitq_wake_all(&pgdat->kswapd_wait);
 }
 

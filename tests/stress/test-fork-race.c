@@ -158,7 +158,6 @@ static bool test_fork_while_faulting_zapping_swapping_collapsing(void)
 {
 	unsigned long r = seed, forks = 0, i;
 	int64_t reuse0;
-	unsigned long collapse_nomem = 0;
 	pthread_t t[2];
 	uint64_t t0;
 	char in[128];
@@ -204,13 +203,10 @@ static bool test_fork_while_faulting_zapping_swapping_collapsing(void)
 
 			/*
 			 * busy pages (the writer's, the zapper's) may refuse: EAGAIN,
-			 * EINVAL; with memory in order-0 pieces (swap-cache folios read
-			 * ahead; the model does not compact) the THP may not come:
-			 * ENOMEM, counted in thp_collapse_alloc_failed
+			 * EINVAL; memory in order-0 pieces (swap-cache folios read
+			 * ahead) is compacted for the THP (GFP_TRANSHUGE): no ENOMEM
 			 */
-			if (ret == -ENOMEM)
-				collapse_nomem++;
-			else if (ret && ret != -EAGAIN && ret != -EINVAL && ret != -EBUSY)
+			if (ret && ret != -EAGAIN && ret != -EINVAL && ret != -EBUSY)
 				note_bad("MADV_COLLAPSE", 0, (uint64_t)ret);
 		}
 	}
@@ -231,8 +227,7 @@ static bool test_fork_while_faulting_zapping_swapping_collapsing(void)
 	ASSERT_GT(counter("pswpout"), 0);
 	ASSERT_GT(counter("swap_ra"), 0); /* the children read shared slots with readahead */
 	ASSERT_GT(counter("thp_collapse_alloc"), 0);
-	if (collapse_nomem)
-		ASSERT_GT(counter("thp_collapse_alloc_failed"), 0);
+	ASSERT_EQ(counter("thp_collapse_alloc_failed"), 0);
 	mmput(mm);
 	mm_swap_mb = 0;
 	return mm_down();
