@@ -518,7 +518,7 @@ static bool suitable_migration_source(struct compact_control *cc, unsigned long 
 
 	if (cc->mode != MIGRATE_ASYNC || !cc->direct_compaction)
 		return true;
-	mt = fl__pageblock_mt[pfn >> pageblock_order];
+	mt = READ_ONCE(fl__pageblock_mt[pfn >> pageblock_order]);
 	return mt == cc->migratetype;
 }
 

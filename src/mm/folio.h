@@ -268,7 +268,8 @@ static inline void folio_put_refs(struct folio *f, int refs)
  */
 static inline void prep_compound_head(struct folio *folio, unsigned int order)
 {
-	folio->_flags_1 = order;
+	/* the flags words of pages 1 and 2: pfn walkers (compaction, claims) read them */
+	WRITE_ONCE(folio->_flags_1, order);
 	folio->_large_mapcount = 0;
 	folio->_entire_mapcount = 0;
 	folio->_nr_pages_mapped = 0;
@@ -278,7 +279,7 @@ static inline void prep_compound_head(struct folio *folio, unsigned int order)
 	folio->_mm_id_mapcount[0] = 0;
 	folio->_mm_id_mapcount[1] = 0;
 	if (order >= 2) {
-		folio->_flags_2 = 0;
+		WRITE_ONCE(folio->_flags_2, 0ul);
 		INIT_LIST_HEAD(&folio->_deferred_list);
 	}
 }

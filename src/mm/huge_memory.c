@@ -1303,7 +1303,7 @@ static void __split_folio_to_order(struct folio *folio, unsigned int old_order,
 			split_prep_compound(new_head, new_order);
 	}
 	if (new_order) {
-		folio->_flags_1 = new_order;
+		WRITE_ONCE(folio->_flags_1, new_order);
 		folio->_folio_nr_pages = (unsigned int)new_nr;
 	} else {
 		/* atomic: a fault on a migration entry may be setting PG_waiters */

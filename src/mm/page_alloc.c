@@ -29,9 +29,16 @@
  * refills double (alloc_factor, up to batch << 5) while allocations
  * follow each other with no free between them. A CPU that keeps freeing
  * high-order pages (order 1..3) without allocating drains up to 32
- * batches at once and lowers its high ("free_high"). Not modelled:
- * ZONE_BELOW_HIGH and ZONE_RECLAIM_ACTIVE, decay of high over time,
- * migratetypes, compaction, highatomic reserves, lowmem_reserve (one zone).
+ * batches at once and lowers its high ("free_high").
+ *
+ * Pageblocks (2 MiB) are unmovable, movable or reclaimable, with free and
+ * pcp lists per type; an allocation falls back to another type's blocks
+ * by claiming or stealing (__rmqueue()), a fallback inside a pageblock
+ * boosts the watermarks, and compaction (compaction.c) takes free blocks
+ * off the lists (__isolate_free_page()). docs/model.md says which rules.
+ * Not modelled: ZONE_BELOW_HIGH and ZONE_RECLAIM_ACTIVE, decay of high
+ * over time, highatomic reserves, CMA, isolation, lowmem_reserve (one
+ * zone), page shuffling.
  *
  * Conventions in this file: @zone is the zone a page belongs to; "block"
  * is a naturally aligned 2^order run of frames; PG_buddy marks the head of
