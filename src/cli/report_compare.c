@@ -247,6 +247,16 @@ static void cmp_row(FILE *f, const struct cmp *c, const struct fl_result *r, con
 	fputc('\n', f);
 }
 
+static bool metric_seen_before(const struct fl_result *r, int j, const char *name)
+{
+	int i;
+
+	for (i = 0; i < j; i++)
+		if (fl_result_metric(&r[i], name))
+			return true;
+	return false;
+}
+
 static bool counter_seen_before(const struct fl_result *r, int j, const char *name)
 {
 	int i;
@@ -604,7 +614,7 @@ int report_compare(FILE *f, const struct fl_result *r, int nr, const struct fl_t
 	double v[CMP_MAX] = { 0 }, nz[CMP_MAX] = { 0 };
 	char name[2 * FL_NAME_MAX + 16];
 	static struct cmp c;
-	int i, j, differs = 0;
+	int i, j, jm, differs = 0;
 
 	if (nr > CMP_MAX)
 		nr = CMP_MAX;
@@ -666,17 +676,23 @@ int report_compare(FILE *f, const struct fl_result *r, int nr, const struct fl_t
 			v[j] = r[j].user_s + r[j].sys_s;
 		cmp_row(f, &c, r, "time: cpu s", v, NULL, false);
 	}
-	for (i = 0; i < r[0].nr_metrics; i++) {
-		bool whole = true; /* integers unless some value has a fraction */
+	/* the metrics, the union over the configurations: '-' where one has none */
+	for (jm = 0; jm < nr; jm++) {
+		for (i = 0; i < r[jm].nr_metrics; i++) {
+			const char *mn = r[jm].metrics[i].name;
+			bool whole = true; /* integers unless some value has a fraction */
 
-		for (j = 0; j < nr; j++) {
-			const struct fl_metric *m = fl_result_metric(&r[j], r[0].metrics[i].name);
+			if (metric_seen_before(r, jm, mn))
+				continue;
+			for (j = 0; j < nr; j++) {
+				const struct fl_metric *m = fl_result_metric(&r[j], mn);
 
-			v[j] = m ? m->value : 0;
-			whole &= report_whole(v[j]);
+				v[j] = m ? m->value : NAN;
+				whole &= !m || report_whole(v[j]);
+			}
+			snprintf(name, sizeof(name), "result: %s", mn);
+			cmp_row(f, &c, r, name, v, NULL, whole);
 		}
-		snprintf(name, sizeof(name), "result: %s", r[0].metrics[i].name);
-		cmp_row(f, &c, r, name, v, NULL, whole);
 	}
 	/*
 	 * Counters that changed, the union over the configurations in record
