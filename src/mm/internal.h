@@ -198,7 +198,7 @@ enum compact_result try_to_compact_pages(gfp_t gfp, unsigned int order, unsigned
 void compaction_alloc_succeeded(struct zone *zone, unsigned int order);
 bool compaction_zonelist_suitable(int order, int nid, gfp_t gfp);
 void wakeup_kcompactd(struct pglist_data *pgdat, int order);
-void kcompactd_run(struct pglist_data *pgdat);
+void kcompactd_run(struct pglist_data *pgdat, int order);
 void reset_isolation_suitable(struct pglist_data *pgdat);
 void fl__compact_memory(void);
 void fl__compaction_init(struct zone *zone);

@@ -1537,8 +1537,7 @@ static void kswapd_try_to_sleep(struct pglist_data *pgdat, int alloc_order, int 
 	if (prepare_kswapd_sleep(pgdat, order)) {
 		/* what was freed may now be compacted: kcompactd's turn, its hints anew */
 		reset_isolation_suitable(pgdat);
-		wakeup_kcompactd(pgdat, alloc_order);
-		kcompactd_run(pgdat);
+		kcompactd_run(pgdat, alloc_order);
 		remaining = fl_waitq_sleep_timeout(&pgdat->kswapd_wait, seen, KSWAPD_NAP_NS);
 		seen = fl_atomic_load(&pgdat->kswapd_wait.seq, __ATOMIC_ACQUIRE);
 	}
@@ -1573,7 +1572,7 @@ static void kswapd(void *arg)
 		/* woken for kcompactd alone (the model's kcompactd runs on this thread) */
 		if (!alloc_order && fl_atomic_load(&pgdat->kcompactd_max_order, __ATOMIC_RELAXED) &&
 		    pgdat_balanced(pgdat, 0) && !READ_ONCE(pgdat->node_zones[0].watermark_boost)) {
-			kcompactd_run(pgdat);
+			kcompactd_run(pgdat, 0);
 			continue;
 		}
 		t0 = fl_clock_ns();

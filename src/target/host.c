@@ -156,6 +156,61 @@ int fl__host_read_counter(const char *path, int64_t *v)
 	return 0;
 }
 
+/*
+ * The Normal zones' free blocks per order (/proc/buddyinfo) and
+ * pageblocks per type (/proc/pagetypeinfo's second table, root only),
+ * summed over the nodes, under the model's names (its one zone a node is
+ * a Normal zone). A file that cannot be read adds nothing.
+ */
+static int host_fraginfo(struct fl_counters *out)
+{
+	static const char *const types[] = { "Unmovable", "Movable", "Reclaimable" };
+	long long order[11] = { 0 }, blocks[3] = { 0 };
+	char line[512], name[FL_NAME_MAX];
+	bool have_blocks = false;
+	int ret = 0, i;
+	FILE *f;
+
+	f = fopen("/proc/buddyinfo", "r");
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f)) {
+		char *p = strstr(line, " Normal ");
+
+		if (!strncmp(line, "Node ", 5) && p) {
+			p += strlen(" Normal ");
+			for (i = 0; i < 11; i++)
+				order[i] += strtoll(p, &p, 10);
+		}
+	}
+	fclose(f);
+	for (i = 0; i < 11; i++) {
+		snprintf(name, sizeof(name), "buddyinfo/order-%d", i);
+		ret |= fl_counters_set_scoped(out, name, order[i], FL_SCOPE_SYSTEM);
+	}
+	f = fopen("/proc/pagetypeinfo", "r");
+	if (!f)
+		return ret;
+	/* "Number of blocks type  Unmovable  Movable  Reclaimable ...", then a row a zone */
+	while (fgets(line, sizeof(line), f)) {
+		char *p = strstr(line, " Normal ");
+
+		if (!strncmp(line, "Number of blocks type", 21))
+			have_blocks = true;
+		else if (have_blocks && !strncmp(line, "Node ", 5) && p) {
+			p += strlen(" Normal ");
+			for (i = 0; i < 3; i++)
+				blocks[i] += strtoll(p, &p, 10);
+		}
+	}
+	fclose(f);
+	for (i = 0; i < 3 && have_blocks; i++) {
+		snprintf(name, sizeof(name), "pagetypeinfo/blocks/%s", types[i]);
+		ret |= fl_counters_set_scoped(out, name, blocks[i], FL_SCOPE_SYSTEM);
+	}
+	return ret;
+}
+
 static int host_counters(struct fl_target *t, struct fl_counters *out)
 {
 	static const char *const items[] = {
@@ -204,6 +259,7 @@ static int host_counters(struct fl_target *t, struct fl_counters *out)
 			ret |= fl_counters_set_scoped(out, name, val, FL_SCOPE_SYSTEM);
 		}
 	}
+	ret |= host_fraginfo(out);
 	if (ht->cfg.swap_bytes)
 		ret |= fl__host_zram_counters(out);
 	for (i = 0; i < 2; i++) {

@@ -188,7 +188,7 @@ static bool test_kcompactd(void)
 	ASSERT_TRUE(no_free_block(HPAGE_PMD_ORDER));
 	wakeup_kcompactd(pgdat, HPAGE_PMD_ORDER);
 	ASSERT_EQ(pgdat->kcompactd_max_order, HPAGE_PMD_ORDER);
-	kcompactd_run(pgdat);
+	kcompactd_run(pgdat, 0);
 	ASSERT_EQ(pgdat->kcompactd_max_order, 0);
 	ASSERT_EQ(counter("compact_daemon_wake"), 1);
 	ASSERT_GT(counter("compact_daemon_migrate_scanned"), 0);
@@ -197,7 +197,7 @@ static bool test_kcompactd(void)
 	drain_all_pages(NULL);
 	ASSERT_TRUE(!no_free_block(HPAGE_PMD_ORDER));
 	wakeup_kcompactd(pgdat, HPAGE_PMD_ORDER);
-	kcompactd_run(pgdat);
+	kcompactd_run(pgdat, 0);
 	ASSERT_EQ(counter("compact_daemon_wake"), 1);
 	ASSERT_EQ(wrong_after_fragment(a), 0);
 	return mm_down_with_mm();
