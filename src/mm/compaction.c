@@ -71,11 +71,6 @@ static inline bool is_via_compact_memory(int order)
 	return order == -1;
 }
 
-static inline unsigned long zone_end_pfn(const struct zone *zone)
-{
-	return zone->zone_start_pfn + zone->spanned_pages;
-}
-
 /* the end of what was ever handed out: past it every block is a free max-order one */
 static inline unsigned long zone_used_end(const struct zone *zone)
 {
@@ -572,8 +567,7 @@ static void fill_contig_page_info(struct zone *zone, unsigned int order,
 		unsigned long blocks = READ_ONCE(zone->free_area[o].nr_free);
 
 		if (o == MAX_PAGE_ORDER)
-			blocks += (zone_end_pfn(zone) - READ_ONCE(zone->frontier_pfn)) >>
-				  MAX_PAGE_ORDER;
+			blocks += zone_frontier_blocks(zone);
 		info->free_blocks_total += blocks;
 		info->free_pages += blocks << o;
 		if (o >= order)

@@ -148,6 +148,18 @@ bool fl__zone_watermark_ok(struct zone *z, unsigned int order, unsigned long mar
 			   unsigned int alloc_flags);
 void drain_pages_zone(int cpu, struct zone *zone);
 
+/* zone_end_pfn(): the first pfn past @zone */
+static inline unsigned long zone_end_pfn(const struct zone *zone)
+{
+	return zone->zone_start_pfn + zone->spanned_pages;
+}
+
+/* the never-touched max-order blocks past @zone's frontier: free, on no list (racy read) */
+static inline unsigned long zone_frontier_blocks(const struct zone *zone)
+{
+	return (zone_end_pfn(zone) - READ_ONCE(zone->frontier_pfn)) >> MAX_PAGE_ORDER;
+}
+
 /* gfp_migratetype(): the mobility an allocation asks for */
 static inline int gfp_migratetype(gfp_t gfp)
 {

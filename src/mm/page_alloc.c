@@ -102,11 +102,6 @@ static inline struct zone *page_zone(const struct page *page)
 	return &NODE_DATA(folio_nid((const struct folio *)page))->node_zones[0];
 }
 
-static inline unsigned long zone_end_pfn(const struct zone *zone)
-{
-	return zone->zone_start_pfn + zone->spanned_pages;
-}
-
 static inline bool page_is_buddy(const struct page *page, unsigned int order)
 {
 	/* racy by design, as in the kernel: the zone lock guards only free pages */
@@ -206,8 +201,7 @@ static struct page *get_page_from_free_area(struct zone *zone, unsigned int orde
 
 	if (likely(!list_empty(list)))
 		return list_first_entry(list, struct page, lru);
-	if (order != MAX_PAGE_ORDER || mt != MIGRATE_MOVABLE ||
-	    zone->frontier_pfn >= zone_end_pfn(zone))
+	if (order != MAX_PAGE_ORDER || mt != MIGRATE_MOVABLE || !zone_frontier_blocks(zone))
 		return NULL;
 	page = pfn_to_page(zone->frontier_pfn);
 	WRITE_ONCE(zone->frontier_pfn, zone->frontier_pfn + (1ul << MAX_PAGE_ORDER));
@@ -219,8 +213,7 @@ static struct page *get_page_from_free_area(struct zone *zone, unsigned int orde
 bool free_area_empty(struct zone *zone, unsigned int order, int mt)
 {
 	return list_empty(&zone->free_area[order].free_list[mt]) &&
-	       (order != MAX_PAGE_ORDER || mt != MIGRATE_MOVABLE ||
-		zone->frontier_pfn >= zone_end_pfn(zone));
+	       (order != MAX_PAGE_ORDER || mt != MIGRATE_MOVABLE || !zone_frontier_blocks(zone));
 }
 
 /* zone->lock held: take the free block @page of @high on @mt's lists, split to @low. */
@@ -1731,8 +1724,7 @@ int fl__fraginfo_snapshot(struct fl_counters *c)
 
 		for (o = 0; o < NR_PAGE_ORDERS; o++)
 			nr_free[o] += (int64_t)READ_ONCE(z->free_area[o].nr_free);
-		nr_free[MAX_PAGE_ORDER] +=
-			(int64_t)((zone_end_pfn(z) - READ_ONCE(z->frontier_pfn)) >> MAX_PAGE_ORDER);
+		nr_free[MAX_PAGE_ORDER] += (int64_t)zone_frontier_blocks(z);
 	}
 	for (i = 0; i < fl__max_pfn >> pageblock_order; i++)
 		blocks[READ_ONCE(fl__pageblock_mt[i])]++;
